@@ -6,13 +6,14 @@ Docs: https://toolslm-like.github.io/toolslm_like/funccall.html.md"""
 
 # %% auto #0
 __all__ = ['type_formats', 'custom_types', 'type_kinds', 'SchemaError', 'ArgumentError', 'ToolNotFoundError', 'parse_docstring',
-           'hide_params', 'Param', 'ToolInfo', 'tool_info', 'TypeKind', 'AnyKind', 'NoneKind', 'UnionKind',
-           'LiteralKind', 'EnumKind', 'FormatKind', 'PrimitiveKind', 'TupleKind', 'ArrayKind', 'MappingKind', 'Field',
-           'ClassKind', 'TypedDictKind', 'NamedTupleKind', 'DataclassKind', 'PydanticKind', 'CallableKind', 'kind_of',
-           'add_type_kind', 'describe_type', 'SchemaBuilder', 'get_schema', 'PathArg', 'dateArg', 'mk_ns', 'Converter',
-           'accepts_none', 'bind_arguments', 'call_func', 'call_func_async', 'run_code', 'run_with_timeout', 'python']
+           'uses_caller_globals', 'hide_params', 'Param', 'ToolInfo', 'tool_info', 'TypeKind', 'AnyKind', 'NoneKind',
+           'UnionKind', 'LiteralKind', 'EnumKind', 'FormatKind', 'PrimitiveKind', 'TupleKind', 'ArrayKind',
+           'MappingKind', 'Field', 'ClassKind', 'TypedDictKind', 'NamedTupleKind', 'DataclassKind', 'PydanticKind',
+           'CallableKind', 'kind_of', 'add_type_kind', 'describe_type', 'SchemaBuilder', 'get_schema', 'PathArg',
+           'dateArg', 'mk_ns', 'Converter', 'accepts_none', 'bind_arguments', 'call_func', 'call_func_async',
+           'run_code', 'run_with_timeout', 'python']
 
-# %% ../nbs/00_funccall.ipynb #e5606b03
+# %% ../nbs/00_funccall.ipynb #da7c97c2
 import ast, asyncio, contextvars, ctypes, dataclasses, enum, functools, inspect, io, json, keyword, linecache
 import math, re, signal, sys, textwrap, threading, time, tokenize, traceback, types, typing, weakref
 from collections import abc, deque
@@ -22,7 +23,7 @@ from pathlib import Path, PurePath
 from typing import Any, ForwardRef, Literal, Union, get_args, get_origin, get_type_hints
 from uuid import UUID
 
-# %% ../nbs/00_funccall.ipynb #c9f058c0
+# %% ../nbs/00_funccall.ipynb #fd645761
 class SchemaError(TypeError, ValueError):
     "A function cannot be described as a tool (no docstring, a parameter without a type, `*args`, ...)"
 
@@ -35,7 +36,7 @@ class ArgumentError(TypeError, ValueError):
 class ToolNotFoundError(LookupError, ValueError):
     "The name a model asked for is not in the namespace"
 
-# %% ../nbs/00_funccall.ipynb #659e3c75
+# %% ../nbs/00_funccall.ipynb #1e2cd9cd
 def _source_lines(f):
     "Source lines of code object owner `f` from `linecache`, or `None` when there is no source (e.g. made by `exec`)"
     code = getattr(f, '__code__', None)
@@ -90,7 +91,7 @@ def _signature_comments(f)->tuple[dict,str|None]:
     except (tokenize.TokenError, SyntaxError, IndentationError): pass
     return docs,ret
 
-# %% ../nbs/00_funccall.ipynb #6a107133
+# %% ../nbs/00_funccall.ipynb #231890c2
 def _class_field_docs(cls)->dict:
     "Field comments of class `cls` (and of its bases): {field: comment}"
     docs = {}
@@ -148,7 +149,7 @@ def _one_class_field_docs(cls)->dict:
             docs[nm] = inspect.cleandoc(nxt.value.value)
     return docs
 
-# %% ../nbs/00_funccall.ipynb #4207e41d
+# %% ../nbs/00_funccall.ipynb #8fbe9bd2
 _google_hdr = re.compile(r'^(\s*)(Args|Arguments|Parameters|Params|Keyword Args|Keyword Arguments|Other Parameters)\s*:\s*$')
 _google_item = re.compile(r'^\s*\**([A-Za-z_]\w*)\s*(?:\(([^)]*)\))?\s*:\s*(.*)$')
 _numpy_hdr = re.compile(r'^\s*(Parameters|Other Parameters|Keyword Arguments)\s*$')
@@ -191,10 +192,17 @@ def parse_docstring(doc:str|None)->tuple[str,dict]:
     while keep and not keep[-1].strip(): keep.pop()
     return '\n'.join(keep), params
 
-# %% ../nbs/00_funccall.ipynb #40284a74
+# %% ../nbs/00_funccall.ipynb #91c5926c
 _empty = inspect.Parameter.empty
 _VAR_POS,_VAR_KW,_POS_ONLY = inspect.Parameter.VAR_POSITIONAL,inspect.Parameter.VAR_KEYWORD,inspect.Parameter.POSITIONAL_ONLY
 _hidden_attr = '__tool_hidden__'
+
+_globals_attr = '__tool_caller_globals__'
+
+def uses_caller_globals(f):
+    "Decorator: `f` looks up its caller's globals (as `python` does), so `call_func` notes them before calling it"
+    setattr(f, _globals_attr, True)
+    return f
 
 def hide_params(*names):
     "Decorator: keep parameters `names` out of the schema a model sees, and refuse them from a model's calls"
@@ -242,7 +250,7 @@ def _namespaces(f, extra=None):
             except ValueError: pass
     return glb,loc
 
-# %% ../nbs/00_funccall.ipynb #ddb64317
+# %% ../nbs/00_funccall.ipynb #a9fb3a92
 @dataclasses.dataclass
 class Param:
     "One parameter of a tool"
@@ -253,9 +261,12 @@ class Param:
 @dataclasses.dataclass
 class ToolInfo:
     "What a callable looks like as a tool: its name, description, parameters and return"
-    name:str; doc:str|None; description:str; params:list; returns:Any; returns_doc:str|None; var_kw:bool; is_async:bool
+    name:str; doc:str|None; description:str; params:list; returns:Any; returns_doc:str|None; var_kw:bool; is_async:bool; wants_globals:bool=False
     def param(self, name): return self._by_name.get(name)
-    def __post_init__(self): self._by_name = {p.name:p for p in self.params}
+    def __post_init__(self):
+        self._by_name,self.all_names = {p.name:p for p in self.params},{p.name for p in self.params}
+        self.named = {p.name:p for p in self.params if not p.hidden and p.kind not in (_VAR_POS, _VAR_KW, _POS_ONLY)} # what a model may send
+        self.required = [p for p in self.params if p.required and p.kind not in (_VAR_POS, _VAR_KW)]
 
 def _cache_key(f):
     if inspect.ismethod(f): return f.__func__, type(f.__self__) if not inspect.isclass(f.__self__) else f.__self__
@@ -263,13 +274,20 @@ def _cache_key(f):
     return f, None
 
 class _WeakCache:
-    "A cache keyed on (object, qualifier) that does not keep the object alive"
-    def __init__(self): self._d = weakref.WeakKeyDictionary(); self._strong = {}
+    "A cache keyed on (object, qualifier) that does not keep the object alive; plain functions take a faster path by `id`"
+    def __init__(self): self._d,self._fn = weakref.WeakKeyDictionary(),{}
     def get(self, f):
+        if type(f) is types.FunctionType:
+            e = self._fn.get(id(f))
+            return e[1] if e is not None and e[0]() is f else None
         k,q = _cache_key(f)
         try: return self._d.get(k, {}).get(q)
-        except TypeError: return self._strong.get((id(k), q))
+        except TypeError: return None # not weakly referenceable (or unhashable): not cached
     def set(self, f, v):
+        if type(f) is types.FunctionType:
+            i,fn = id(f),self._fn
+            fn[i] = (weakref.ref(f, lambda _, i=i: fn.pop(i, None)), v)
+            return v
         k,q = _cache_key(f)
         try: self._d.setdefault(k, {})[q] = v
         except TypeError: pass
@@ -318,7 +336,8 @@ def tool_info(f, localns=None)->ToolInfo:
         params.append(Param(p.name, ann, p.default, comments.get(p.name) or d or doc_params.get(p.name, ''), p.kind, p.name in hidden))
     try: ret = _resolve(sig.return_annotation, glb, loc)
     except Exception: ret = sig.return_annotation
-    info = ToolInfo(_tool_name(f), doc, description, params, ret, ret_doc, var_kw, _is_async(f))
+    wants = bool(getattr(f, _globals_attr, False) or getattr(u, _globals_attr, False))
+    info = ToolInfo(_tool_name(f), doc, description, params, ret, ret_doc, var_kw, _is_async(f), wants)
     return info if localns else _info_cache.set(f, info)
 
 def _annotated_doc(ann):
@@ -329,7 +348,7 @@ def _annotated_doc(ann):
             if isinstance(getattr(m, 'description', None), str): return m.description, ann
     return None, ann
 
-# %% ../nbs/00_funccall.ipynb #8c6c130c
+# %% ../nbs/00_funccall.ipynb #72180222
 class _Bad(Exception):
     "One problem converting a value: where (`path`) and what"
     def __init__(self, msg, path=()): self.msg,self.path = msg,tuple(path); super().__init__(msg)
@@ -361,7 +380,7 @@ class TypeKind:
     def convert(self, v, tp, c:'Converter'): return v
     def describe(self, tp)->str: return getattr(tp, '__name__', str(tp))
 
-# %% ../nbs/00_funccall.ipynb #8d4382d9
+# %% ../nbs/00_funccall.ipynb #ff8b99be
 class AnyKind(TypeKind):
     def match(self, tp, origin): return tp is Any or tp is object or (isinstance(tp, typing.TypeVar) and not tp.__bound__ and not tp.__constraints__)
     def schema(self, tp, b): return {}
@@ -455,7 +474,7 @@ class EnumKind(TypeKind):
         raise _Bad(f"expected {self.describe(tp)}, {_got(v)}")
     def describe(self, tp): return f"one of {', '.join(_show(_jsonable(m.value)) for m in tp)}"
 
-# %% ../nbs/00_funccall.ipynb #73d9ef2e
+# %% ../nbs/00_funccall.ipynb #f238c084
 def _parse_date(s): return date.fromisoformat(s)
 def _parse_decimal(s):
     try: return Decimal(str(s))
@@ -489,31 +508,28 @@ _num_re = re.compile(r'\s*[-+]?(\d+(\.\d*)?|\.\d+)([eE][-+]?\d+)?\s*')
 
 class PrimitiveKind(TypeKind):
     names = {bool: ('boolean', 'true or false'), int: ('integer', 'an integer'), float: ('number', 'a number'), str: ('string', 'a string')}
-    def _base(self, tp): return next(t for t in (bool, int, float, str) if issubclass(tp, t))
+    def _base(self, tp):
+        if tp in self.names: return tp
+        return next(t for t in (bool, int, float, str) if issubclass(tp, t))
     def match(self, tp, origin): return isinstance(tp, type) and issubclass(tp, (bool, int, float, str))
     def schema(self, tp, b): return {'type': self.names[self._base(tp)][0]}
     def convert(self, v, tp, c):
-        base,bad = self._base(tp),_Bad(f"expected {self.describe(tp)}, {_got(v)}")
+        base = self._base(tp)
         if base is bool:
             if isinstance(v, bool): return v
             if not c.strict and isinstance(v, str) and v.strip().lower() in ('true', 'false'): return v.strip().lower() == 'true'
-            raise bad
-        if base is str:
+        elif base is str:
             if isinstance(v, str): return v if tp is str else tp(v)
-            raise bad
-        if isinstance(v, bool): raise bad
-        if not c.strict and isinstance(v, str) and _num_re.fullmatch(v): v = float(v) if base is float or not v.strip().lstrip('+-').isdigit() else int(v)
-        if base is int:
-            if isinstance(v, int): return tp(v)
-            if isinstance(v, float) and v.is_integer() and not c.strict: return tp(int(v))
-            raise bad
-        if isinstance(v, (int, float)):
-            if not math.isfinite(v): raise bad
-            return tp(v)
-        raise bad
+        elif not isinstance(v, bool):
+            if not c.strict and isinstance(v, str) and _num_re.fullmatch(v): v = float(v) if base is float or not v.strip().lstrip('+-').isdigit() else int(v)
+            if base is int:
+                if isinstance(v, int): return v if tp is int else tp(v)
+                if isinstance(v, float) and v.is_integer() and not c.strict: return tp(int(v))
+            elif isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v): return tp(v)
+        raise _Bad(f"expected {self.describe(tp)}, {_got(v)}") # made only when needed: formatting it costs more than converting
     def describe(self, tp): return self.names[self._base(tp)][1]
 
-# %% ../nbs/00_funccall.ipynb #85e3eca8
+# %% ../nbs/00_funccall.ipynb #330f46c2
 def _decode_json(v, want, c):
     "A JSON string `v` decoded into a `want` (list or dict), when lax conversion allows it"
     if isinstance(v, str) and not c.strict:
@@ -599,7 +615,7 @@ class MappingKind(TypeKind):
         args = get_args(tp)
         return f"an object (each value {describe_type(args[1])})" if len(args) == 2 else 'an object'
 
-# %% ../nbs/00_funccall.ipynb #5ba8d116
+# %% ../nbs/00_funccall.ipynb #e23eb482
 def _is_typeddict(tp): return isinstance(tp, type) and issubclass(tp, dict) and hasattr(tp, '__required_keys__') and hasattr(tp, '__total__')
 def _is_namedtuple(tp): return isinstance(tp, type) and issubclass(tp, tuple) and hasattr(tp, '_fields')
 def _is_pydantic(tp): return isinstance(tp, type) and hasattr(tp, 'model_json_schema') and hasattr(tp, 'model_validate')
@@ -741,7 +757,7 @@ class CallableKind(ClassKind):
     def build(self, tp, kwargs): return tp(**kwargs)
     def describe(self, tp): return f"an object ({_tool_name(tp)})"
 
-# %% ../nbs/00_funccall.ipynb #dc8c7c66
+# %% ../nbs/00_funccall.ipynb #421f9f21
 type_kinds:list[TypeKind] = [AnyKind(), NoneKind(), UnionKind(), LiteralKind(), EnumKind(), FormatKind(), PrimitiveKind(), TupleKind(),
     TypedDictKind(), NamedTupleKind(), DataclassKind(), PydanticKind(), ArrayKind(), MappingKind(), CallableKind()]
 
@@ -779,7 +795,7 @@ def describe_type(tp)->str:
     k = kind_of(tp)
     return k.describe(tp) if k else getattr(tp, '__name__', str(tp))
 
-# %% ../nbs/00_funccall.ipynb #a44202e9
+# %% ../nbs/00_funccall.ipynb #b50ac824
 def _def_name(s): return re.sub(r'[^A-Za-z0-9_.-]', '_', s)
 
 class SchemaBuilder:
@@ -799,8 +815,12 @@ class SchemaBuilder:
         "A `$ref` to the definition of `tp`, made by `make()` the first time"
         key = self._key(tp)
         if key not in self.names:
-            nm = self.add_def(getattr(tp, '__name__', 'Def'), None, key, qualname=f"{getattr(tp, '__module__', '')}.{getattr(tp, '__qualname__', '')}")
-            self.defs[nm] = make()
+            want = _def_name(getattr(tp, '__name__', 'Def'))
+            nm = self.add_def(want, None, key, qualname=f"{getattr(tp, '__module__', '')}.{getattr(tp, '__qualname__', '')}")
+            self.defs[nm] = s = make()
+            if nm != want and self.defs.get(want) == s: # the same definition is there already (e.g. from a pydantic model's `$defs`)
+                del self.defs[nm]
+                self.names[key] = want
         return {'$ref': f"#/$defs/{self.names[key]}"}
     def add_def(self, name, schema, key, qualname=None)->str:
         "Store `schema` under a collision-free name for `key`; return that name"
@@ -829,7 +849,7 @@ class SchemaBuilder:
             props[f.name] = p
         return props,req
 
-# %% ../nbs/00_funccall.ipynb #f005b808
+# %% ../nbs/00_funccall.ipynb #343c715c
 _schema_cache = _WeakCache()
 
 def _returns_text(info):
@@ -882,7 +902,7 @@ def get_schema(f:typing.Callable|dict, # The function (or class, method, partial
     nm,desc,params = json.loads(txt)
     return {'name': name or nm, 'description': desc, pname: params}
 
-# %% ../nbs/00_funccall.ipynb #4854b89e
+# %% ../nbs/00_funccall.ipynb #b178ee4e
 def PathArg(
     path: str   # A filesystem path
 ): return Path(path)
@@ -891,7 +911,7 @@ def dateArg(
     datestr: str   # A date in ISO format: YYYY-MM-DD
 ): return date.fromisoformat(datestr)
 
-# %% ../nbs/00_funccall.ipynb #cce1c905
+# %% ../nbs/00_funccall.ipynb #cd2db9a9
 def mk_ns(fs)->dict:
     "A namespace (name -> callable) from a function, a list of functions and dicts, or a mapping"
     if fs is None: return {}
@@ -905,15 +925,15 @@ def mk_ns(fs)->dict:
             ns[k] = v
     return ns
 
-# %% ../nbs/00_funccall.ipynb #35bb2d4f
+# %% ../nbs/00_funccall.ipynb #8cfd1d73
 _clean_re = re.compile(r'\W')
 
 class Converter:
     "Converts JSON values to annotated types; `strict` turns off lax coercions (used to pick a `Union` member)"
     def __init__(self, strict=False): self.strict = strict
     def convert(self, v, tp, strict=None):
-        if strict is not None and strict != self.strict: return Converter(strict).convert(v, tp)
-        desc,tp = _annotated_doc(tp)
+        if type(v) is tp and tp in _exact_types: return v # the common case, kept cheap
+        if strict is not None and strict != self.strict: return (_strict if strict else _lax).convert(v, tp)
         tp = _unannotate(tp)
         if tp is _empty: return v
         k = kind_of(tp)
@@ -933,44 +953,62 @@ class Converter:
             if f.required and f.name not in kw: raise _Bad(f"missing required field {f.name!r} ({describe_type(f.annotation)})")
         return kw
 
-# %% ../nbs/00_funccall.ipynb #3929cd52
+# %% ../nbs/00_funccall.ipynb #0b0d55dc
+_exact_types = frozenset({int, float, str, bool, type(None)})
+_lax,_strict = Converter(False),Converter(True)
+
+# %% ../nbs/00_funccall.ipynb #e236216b
 def accepts_none(tp)->bool:
     "Does annotation `tp` take `None`?"
     if tp is _empty: return True
-    try: Converter(strict=True).convert(None, tp); return True
+    try: _strict.convert(None, tp); return True
     except _Bad: return False
 
-# %% ../nbs/00_funccall.ipynb #21444f3f
-def bind_arguments(f, inputs:dict|str, strict=False)->dict:
-    "Keyword arguments for calling `f`, converted from a model's `inputs`; raises `ArgumentError` naming each bad argument"
-    info = tool_info(f)
-    if isinstance(inputs, (str, bytes)):
+# %% ../nbs/00_funccall.ipynb #e01b6ea7
+def _inputs_dict(inputs, tool)->dict:
+    "A model's arguments as a dict: JSON text is parsed, `None` is no arguments, anything else is an error"
+    if isinstance(inputs, (str, bytes, bytearray)):
         try: inputs = json.loads(inputs) if inputs.strip() else {}
-        except ValueError as e: raise ArgumentError(info.name, [f"the arguments are not valid JSON ({e}); send a JSON object"]) from None
-    if inputs is None: inputs = {}
-    if not isinstance(inputs, abc.Mapping): raise ArgumentError(info.name, [f"the arguments must be a JSON object of name: value, {_got(inputs)}"])
-    c,kw,problems,seen = Converter(strict),{},[],set()
+        except ValueError as e: raise ArgumentError(tool, [f"the arguments are not valid JSON ({e}); send a JSON object"]) from None
+    if inputs is None: return {}
+    if not isinstance(inputs, abc.Mapping): raise ArgumentError(tool, [f"the arguments must be a JSON object of name: value, {_got(inputs)}"])
+    return inputs
+
+def _path_str(path): return ''.join(f'[{o!r}]' if isinstance(o, int) else f'.{o}' for o in path)
+
+def _bind(f, inputs, strict=False)->tuple:
+    "(ToolInfo, kwargs) for calling `f` with a model's `inputs`"
+    info = tool_info(f)
+    if type(inputs) is not dict: inputs = _inputs_dict(inputs, info.name)
+    c,named,kw,problems,failed = (_strict if strict else _lax),info.named,{},[],set()
     for k,v in inputs.items():
-        p = info.param(k) if isinstance(k, str) else None
-        if p is None and isinstance(k, str): p = info.param(_clean_re.sub('', k))
-        if p is None or p.hidden or p.kind in (_VAR_POS, _VAR_KW, _POS_ONLY):
-            if info.var_kw and isinstance(k, str) and k.isidentifier() and p is None: kw[k] = v; continue
-            takes = ', '.join(o.name for o in info.params if not o.hidden and o.kind not in (_VAR_POS, _VAR_KW)) or 'no arguments'
-            problems.append(f"{k}: unknown argument; this tool takes: {takes}"); continue
-        if p.name in kw: problems.append(f"{p.name}: given twice"); continue
-        if v is None and not p.required and not accepts_none(p.annotation): continue # null for an optional argument: use its default
-        try: kw[p.name] = c.convert(v, p.annotation) if p.annotation is not _empty else v
-        except _Bad as e:
-            seen.add(p.name)
-            problems.append(f"{p.name}{'' if not e.path else ''.join(f'[{o!r}]' if isinstance(o, int) else f'.{o}' for o in e.path)}: {e.msg}")
-    for p in info.params:
-        if p.required and p.name not in kw and p.name not in seen and p.kind not in (_VAR_POS, _VAR_KW):
+        p = named.get(k)
+        if p is None and isinstance(k, str): p = named.get(_clean_re.sub('', k))
+        if p is None:
+            if info.var_kw and isinstance(k, str) and k.isidentifier() and k not in info.all_names: kw[k] = v; continue
+            problems.append(f"{k}: unknown argument; this tool takes: {', '.join(named) or 'no arguments'}"); continue
+        nm,ann = p.name,p.annotation
+        if nm in kw: problems.append(f"{nm}: given twice"); continue
+        if type(v) is ann and ann in _exact_types: kw[nm] = v; continue # the common case, kept cheap
+        if ann is _empty: kw[nm] = v; continue # unannotated: passed through unchecked
+        if v is None and not p.required and not accepts_none(ann): continue # null for an optional argument: use its default
+        try: kw[nm] = c.convert(v, ann)
+        except _Bad as e: failed.add(nm); problems.append(f"{nm}{_path_str(e.path)}: {e.msg}")
+    for p in info.required:
+        if p.name not in kw and p.name not in failed:
             what = describe_type(p.annotation) if p.annotation is not _empty else 'any value'
             problems.append(f"{p.name}: missing required argument ({what}{': ' + p.doc if p.doc else ''})")
     if problems: raise ArgumentError(info.name, problems)
-    return kw
+    return info,kw
 
-# %% ../nbs/00_funccall.ipynb #614c645b
+def bind_arguments(f, # The tool
+                   inputs:dict|str, # A model's arguments: a dict, or the JSON text of one
+                   strict=False # Refuse lax coercions (`"4"` for an int, a JSON string for a list)?
+                  )->dict: # Keyword arguments, converted to what the annotations ask for
+    "Keyword arguments for calling `f`, converted from a model's `inputs`; raises `ArgumentError` naming each bad argument"
+    return _bind(f, inputs, strict)[1]
+
+# %% ../nbs/00_funccall.ipynb #c520a6d5
 _caller_globals = contextvars.ContextVar('toolslm_like_caller_globals', default=None)
 _internal_modules = ('toolslm_like', 'asyncio', 'concurrent', 'threading', 'contextvars', 'functools', 'fastcore', 'execnb', 'IPython', 'ipykernel', 'runpy', 'tornado', 'anyio')
 
@@ -988,7 +1026,7 @@ def _lookup(fc_name, ns):
     "The tool called `fc_name` in namespace `ns` (exact names only)"
     if callable(fc_name) and not isinstance(fc_name, str): return fc_name
     if not isinstance(fc_name, str): raise ToolNotFoundError(f"A tool name must be a string, got {_show(fc_name)}")
-    ns = mk_ns(ns)
+    if type(ns) is not dict: ns = mk_ns(ns)
     f = ns.get(fc_name) if not (fc_name.startswith('__') and fc_name.endswith('__')) else None
     if f is None or not callable(f) or isinstance(f, types.ModuleType):
         avail = [k for k,v in ns.items() if isinstance(k, str) and not k.startswith('_') and callable(v) and not isinstance(v, types.ModuleType)]
@@ -1002,31 +1040,28 @@ def _tool_traceback(e):
     while tb is not None and tb.tb_frame.f_globals.get('__name__', '').startswith('toolslm_like'): tb = tb.tb_next
     return ''.join(traceback.format_exception(type(e), e, tb))
 
-def _prepare(fc_name, fc_inputs, ns):
-    f = _lookup(fc_name, ns)
-    return f, bind_arguments(f, fc_inputs)
-
 def call_func(fc_name:str, # The tool's name, as the model sent it (or the function itself)
               fc_inputs:dict|str, # Its arguments: a dict, or the JSON text of one
               ns=None, # The namespace to look `fc_name` up in (anything `mk_ns` accepts)
               raise_on_err=True): # Raise errors, or return them as text a model can read?
     "Call the tool `fc_name` in `ns` with `fc_inputs`, converted and checked against its annotations"
-    try: f,kw = _prepare(fc_name, fc_inputs, ns)
+    try: f = _lookup(fc_name, ns); info,kw = _bind(f, fc_inputs)
     except (ArgumentError, ToolNotFoundError, SchemaError) as e:
         if raise_on_err: raise
         return f"{type(e).__name__}: {e}"
-    tok = _caller_globals.set(_caller_globals.get() or _user_globals())
+    tok = _caller_globals.set(_caller_globals.get() or _user_globals()) if info.wants_globals else None
     try: return f(**kw)
     except (Exception, SystemExit) as e:
         if raise_on_err: raise
         return _tool_traceback(e)
-    finally: _caller_globals.reset(tok)
+    finally:
+        if tok is not None: _caller_globals.reset(tok)
 
-# %% ../nbs/00_funccall.ipynb #393ec427
-async def _call_async(f, kw, raise_on_err, glb):
-    tok = _caller_globals.set(glb)
+# %% ../nbs/00_funccall.ipynb #07559b22
+async def _call_async(f, info, kw, raise_on_err, glb):
+    tok = _caller_globals.set(glb) if glb is not None else None
     try:
-        if tool_info(f).is_async: res = await f(**kw)
+        if info.is_async: res = await f(**kw)
         else:
             res = await asyncio.to_thread(f, **kw)
             if inspect.isawaitable(res): res = await res
@@ -1034,7 +1069,8 @@ async def _call_async(f, kw, raise_on_err, glb):
     except (Exception, SystemExit) as e:
         if raise_on_err: raise
         return _tool_traceback(e)
-    finally: _caller_globals.reset(tok)
+    finally:
+        if tok is not None: _caller_globals.reset(tok)
 
 async def _fail(e, raise_on_err):
     if raise_on_err: raise e
@@ -1045,15 +1081,15 @@ def call_func_async(fc_name:str, # The tool's name, as the model sent it (or the
                     ns=None, # The namespace to look `fc_name` up in
                     raise_on_err=True): # Raise errors, or return them as text?
     "Awaitable: call `fc_name` in `ns`, awaiting coroutine functions and running sync tools in a worker thread"
-    glb = _caller_globals.get() or _user_globals()
-    try: f,kw = _prepare(fc_name, fc_inputs, ns)
+    try: f = _lookup(fc_name, ns); info,kw = _bind(f, fc_inputs)
     except (ArgumentError, ToolNotFoundError, SchemaError) as e: return _fail(e, raise_on_err)
-    return _call_async(f, kw, raise_on_err, glb)
+    glb = (_caller_globals.get() or _user_globals()) if info.wants_globals else None
+    return _call_async(f, info, kw, raise_on_err, glb)
 
 if hasattr(asyncio.coroutines, '_is_coroutine'): call_func_async._is_coroutine = asyncio.coroutines._is_coroutine # asyncio.iscoroutinefunction says yes
 if hasattr(inspect, 'markcoroutinefunction'): inspect.markcoroutinefunction(call_func_async)
 
-# %% ../nbs/00_funccall.ipynb #2af62e36
+# %% ../nbs/00_funccall.ipynb #67130da7
 _capture = contextvars.ContextVar('toolslm_like_capture', default=None)
 
 class _RoutedStdout:
@@ -1083,7 +1119,7 @@ class _captured:
             _route_users[0] -= 1
             if _route_users[0] == 0 and isinstance(sys.stdout, _RoutedStdout): sys.stdout = sys.stdout.orig
 
-# %% ../nbs/00_funccall.ipynb #1987d1c6
+# %% ../nbs/00_funccall.ipynb #7673778c
 _code_name = '<python-tool>'
 
 def run_code(code:str, glb:dict, loc:dict|None=None):
@@ -1096,7 +1132,7 @@ def run_code(code:str, glb:dict, loc:dict|None=None):
         val = eval(compile(ast.Expression(last.value), _code_name, 'eval'), glb, loc) if last is not None else None
     return val, cap.buf.getvalue()
 
-# %% ../nbs/00_funccall.ipynb #bef24cff
+# %% ../nbs/00_funccall.ipynb #a711e27f
 class _Timeout(BaseException): "Raised inside code that ran past its time limit"
 
 _refire = 0.1
@@ -1148,7 +1184,8 @@ def _run_watchdog(fn, timeout):
             if state['fired']: _clear_async_exc(tid, None) # drop an exception not yet delivered
         stop.set()
 
-# %% ../nbs/00_funccall.ipynb #141a1889
+# %% ../nbs/00_funccall.ipynb #94720d7b
+@uses_caller_globals
 @hide_params('glb', 'loc')
 def python(code:str, # Python code to run; the value of its last line (if an expression) is returned, else what it printed
            glb:dict|None=None, # Globals to run in (default: those of the caller)

@@ -1,0 +1,43 @@
+"Black-box checks of the installed `toolslm_like.funccall` in a fresh interpreter, where the library's frames are real module frames"
+import subprocess, sys, textwrap
+
+def run(code, tmp_path):
+    script = tmp_path/'script.py' # a real file, so tracebacks and docments have source lines
+    script.write_text(textwrap.dedent(code))
+    r = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120, cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    return r.stdout.strip()
+
+def test_python_uses_the_callers_globals(tmp_path):
+    out = run('''
+        import asyncio
+        from toolslm_like.funccall import python, call_func, call_func_async
+        x = 41
+        print(python('x + 1'), call_func('python', {'code': 'x + 1'}, [python]),
+              asyncio.run(call_func_async('python', {'code': 'x + 1'}, [python])), python('__name__'))
+        python('y = 7')
+        print(y)
+    ''', tmp_path)
+    assert out.splitlines() == ['42 42 42 __main__', '7'], out
+
+def test_tool_traceback_starts_at_the_tool(tmp_path):
+    out = run('''
+        from toolslm_like.funccall import call_func
+        def boom(x:int):
+            "Fails"
+            return 1/x
+        print(call_func('boom', {'x': 0}, [boom], raise_on_err=False))
+    ''', tmp_path)
+    assert 'toolslm_like' not in out and 'return 1/x' in out and out.endswith('ZeroDivisionError: division by zero'), out
+
+def test_timeout_on_the_main_thread_restores_the_handler(tmp_path):
+    out = run('''
+        import signal, time
+        from toolslm_like.funccall import python
+        mine = lambda *a: None
+        signal.signal(signal.SIGALRM, mine)
+        t = time.monotonic()
+        r = python('while True: pass', timeout=1)
+        print(r.startswith('TimeoutError'), 0.9 < time.monotonic()-t < 1.8, signal.getsignal(signal.SIGALRM) is mine)
+    ''', tmp_path)
+    assert out == 'True True True', out
