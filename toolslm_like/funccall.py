@@ -10,11 +10,12 @@ __all__ = ['type_formats', 'custom_types', 'type_kinds', 'SchemaError', 'Argumen
            'UnionKind', 'LiteralKind', 'EnumKind', 'FormatKind', 'PrimitiveKind', 'TupleKind', 'ArrayKind',
            'MappingKind', 'Field', 'ClassKind', 'TypedDictKind', 'NamedTupleKind', 'DataclassKind', 'PydanticKind',
            'CallableKind', 'kind_of', 'add_type_kind', 'describe_type', 'SchemaBuilder', 'get_schema', 'PathArg',
-           'dateArg', 'mk_ns', 'Converter', 'accepts_none', 'bind_arguments', 'call_func', 'call_func_async',
-           'run_code', 'run_with_timeout', 'python']
+           'dateArg', 'mk_ns', 'Converter', 'accepts_none', 'bind_arguments', 'caller_globals', 'using_globals',
+           'lookup_tool', 'tool_traceback', 'prepare_call', 'call_func', 'call_func_async', 'run_code',
+           'run_with_timeout', 'python']
 
-# %% ../nbs/00_funccall.ipynb #da7c97c2
-import ast, asyncio, contextvars, ctypes, dataclasses, enum, functools, inspect, io, json, keyword, linecache
+# %% ../nbs/00_funccall.ipynb #234c98b1
+import ast, asyncio, contextlib, contextvars, ctypes, dataclasses, enum, functools, inspect, io, json, keyword, linecache
 import math, re, signal, sys, textwrap, threading, time, tokenize, traceback, types, typing, weakref
 from collections import abc, deque
 from datetime import date, datetime, time as dtime
@@ -23,7 +24,7 @@ from pathlib import Path, PurePath
 from typing import Any, ForwardRef, Literal, Union, get_args, get_origin, get_type_hints
 from uuid import UUID
 
-# %% ../nbs/00_funccall.ipynb #fd645761
+# %% ../nbs/00_funccall.ipynb #204bbd0c
 class SchemaError(TypeError, ValueError):
     "A function cannot be described as a tool (no docstring, a parameter without a type, `*args`, ...)"
 
@@ -36,7 +37,7 @@ class ArgumentError(TypeError, ValueError):
 class ToolNotFoundError(LookupError, ValueError):
     "The name a model asked for is not in the namespace"
 
-# %% ../nbs/00_funccall.ipynb #1e2cd9cd
+# %% ../nbs/00_funccall.ipynb #bb0bb963
 def _source_lines(f):
     "Source lines of code object owner `f` from `linecache`, or `None` when there is no source (e.g. made by `exec`)"
     code = getattr(f, '__code__', None)
@@ -91,7 +92,7 @@ def _signature_comments(f)->tuple[dict,str|None]:
     except (tokenize.TokenError, SyntaxError, IndentationError): pass
     return docs,ret
 
-# %% ../nbs/00_funccall.ipynb #231890c2
+# %% ../nbs/00_funccall.ipynb #7270798c
 def _class_field_docs(cls)->dict:
     "Field comments of class `cls` (and of its bases): {field: comment}"
     docs = {}
@@ -149,7 +150,7 @@ def _one_class_field_docs(cls)->dict:
             docs[nm] = inspect.cleandoc(nxt.value.value)
     return docs
 
-# %% ../nbs/00_funccall.ipynb #8fbe9bd2
+# %% ../nbs/00_funccall.ipynb #1b2ff40e
 _google_hdr = re.compile(r'^(\s*)(Args|Arguments|Parameters|Params|Keyword Args|Keyword Arguments|Other Parameters)\s*:\s*$')
 _google_item = re.compile(r'^\s*\**([A-Za-z_]\w*)\s*(?:\(([^)]*)\))?\s*:\s*(.*)$')
 _numpy_hdr = re.compile(r'^\s*(Parameters|Other Parameters|Keyword Arguments)\s*$')
@@ -192,7 +193,7 @@ def parse_docstring(doc:str|None)->tuple[str,dict]:
     while keep and not keep[-1].strip(): keep.pop()
     return '\n'.join(keep), params
 
-# %% ../nbs/00_funccall.ipynb #91c5926c
+# %% ../nbs/00_funccall.ipynb #c6b549d1
 _empty = inspect.Parameter.empty
 _VAR_POS,_VAR_KW,_POS_ONLY = inspect.Parameter.VAR_POSITIONAL,inspect.Parameter.VAR_KEYWORD,inspect.Parameter.POSITIONAL_ONLY
 _hidden_attr = '__tool_hidden__'
@@ -250,7 +251,7 @@ def _namespaces(f, extra=None):
             except ValueError: pass
     return glb,loc
 
-# %% ../nbs/00_funccall.ipynb #a9fb3a92
+# %% ../nbs/00_funccall.ipynb #8c749c01
 @dataclasses.dataclass
 class Param:
     "One parameter of a tool"
@@ -348,7 +349,7 @@ def _annotated_doc(ann):
             if isinstance(getattr(m, 'description', None), str): return m.description, ann
     return None, ann
 
-# %% ../nbs/00_funccall.ipynb #72180222
+# %% ../nbs/00_funccall.ipynb #323e078f
 class _Bad(Exception):
     "One problem converting a value: where (`path`) and what"
     def __init__(self, msg, path=()): self.msg,self.path = msg,tuple(path); super().__init__(msg)
@@ -380,7 +381,7 @@ class TypeKind:
     def convert(self, v, tp, c:'Converter'): return v
     def describe(self, tp)->str: return getattr(tp, '__name__', str(tp))
 
-# %% ../nbs/00_funccall.ipynb #ff8b99be
+# %% ../nbs/00_funccall.ipynb #b86c5fdb
 class AnyKind(TypeKind):
     def match(self, tp, origin): return tp is Any or tp is object or (isinstance(tp, typing.TypeVar) and not tp.__bound__ and not tp.__constraints__)
     def schema(self, tp, b): return {}
@@ -474,7 +475,7 @@ class EnumKind(TypeKind):
         raise _Bad(f"expected {self.describe(tp)}, {_got(v)}")
     def describe(self, tp): return f"one of {', '.join(_show(_jsonable(m.value)) for m in tp)}"
 
-# %% ../nbs/00_funccall.ipynb #f238c084
+# %% ../nbs/00_funccall.ipynb #49874d3b
 def _parse_date(s): return date.fromisoformat(s)
 def _parse_decimal(s):
     try: return Decimal(str(s))
@@ -529,7 +530,7 @@ class PrimitiveKind(TypeKind):
         raise _Bad(f"expected {self.describe(tp)}, {_got(v)}") # made only when needed: formatting it costs more than converting
     def describe(self, tp): return self.names[self._base(tp)][1]
 
-# %% ../nbs/00_funccall.ipynb #330f46c2
+# %% ../nbs/00_funccall.ipynb #bf74d7ef
 def _decode_json(v, want, c):
     "A JSON string `v` decoded into a `want` (list or dict), when lax conversion allows it"
     if isinstance(v, str) and not c.strict:
@@ -615,7 +616,7 @@ class MappingKind(TypeKind):
         args = get_args(tp)
         return f"an object (each value {describe_type(args[1])})" if len(args) == 2 else 'an object'
 
-# %% ../nbs/00_funccall.ipynb #e23eb482
+# %% ../nbs/00_funccall.ipynb #cb2b27b4
 def _is_typeddict(tp): return isinstance(tp, type) and issubclass(tp, dict) and hasattr(tp, '__required_keys__') and hasattr(tp, '__total__')
 def _is_namedtuple(tp): return isinstance(tp, type) and issubclass(tp, tuple) and hasattr(tp, '_fields')
 def _is_pydantic(tp): return isinstance(tp, type) and hasattr(tp, 'model_json_schema') and hasattr(tp, 'model_validate')
@@ -757,7 +758,7 @@ class CallableKind(ClassKind):
     def build(self, tp, kwargs): return tp(**kwargs)
     def describe(self, tp): return f"an object ({_tool_name(tp)})"
 
-# %% ../nbs/00_funccall.ipynb #421f9f21
+# %% ../nbs/00_funccall.ipynb #c68636e5
 type_kinds:list[TypeKind] = [AnyKind(), NoneKind(), UnionKind(), LiteralKind(), EnumKind(), FormatKind(), PrimitiveKind(), TupleKind(),
     TypedDictKind(), NamedTupleKind(), DataclassKind(), PydanticKind(), ArrayKind(), MappingKind(), CallableKind()]
 
@@ -795,7 +796,7 @@ def describe_type(tp)->str:
     k = kind_of(tp)
     return k.describe(tp) if k else getattr(tp, '__name__', str(tp))
 
-# %% ../nbs/00_funccall.ipynb #b50ac824
+# %% ../nbs/00_funccall.ipynb #7c47a596
 def _def_name(s): return re.sub(r'[^A-Za-z0-9_.-]', '_', s)
 
 class SchemaBuilder:
@@ -849,7 +850,7 @@ class SchemaBuilder:
             props[f.name] = p
         return props,req
 
-# %% ../nbs/00_funccall.ipynb #343c715c
+# %% ../nbs/00_funccall.ipynb #0631e0ca
 _schema_cache = _WeakCache()
 
 def _returns_text(info):
@@ -902,7 +903,7 @@ def get_schema(f:typing.Callable|dict, # The function (or class, method, partial
     nm,desc,params = json.loads(txt)
     return {'name': name or nm, 'description': desc, pname: params}
 
-# %% ../nbs/00_funccall.ipynb #b178ee4e
+# %% ../nbs/00_funccall.ipynb #47320376
 def PathArg(
     path: str   # A filesystem path
 ): return Path(path)
@@ -911,7 +912,7 @@ def dateArg(
     datestr: str   # A date in ISO format: YYYY-MM-DD
 ): return date.fromisoformat(datestr)
 
-# %% ../nbs/00_funccall.ipynb #cd2db9a9
+# %% ../nbs/00_funccall.ipynb #505c6051
 def mk_ns(fs)->dict:
     "A namespace (name -> callable) from a function, a list of functions and dicts, or a mapping"
     if fs is None: return {}
@@ -925,7 +926,7 @@ def mk_ns(fs)->dict:
             ns[k] = v
     return ns
 
-# %% ../nbs/00_funccall.ipynb #8cfd1d73
+# %% ../nbs/00_funccall.ipynb #1a8b7811
 _clean_re = re.compile(r'\W')
 
 class Converter:
@@ -953,18 +954,18 @@ class Converter:
             if f.required and f.name not in kw: raise _Bad(f"missing required field {f.name!r} ({describe_type(f.annotation)})")
         return kw
 
-# %% ../nbs/00_funccall.ipynb #0b0d55dc
+# %% ../nbs/00_funccall.ipynb #7f3011be
 _exact_types = frozenset({int, float, str, bool, type(None)})
 _lax,_strict = Converter(False),Converter(True)
 
-# %% ../nbs/00_funccall.ipynb #e236216b
+# %% ../nbs/00_funccall.ipynb #5d39dd00
 def accepts_none(tp)->bool:
     "Does annotation `tp` take `None`?"
     if tp is _empty: return True
     try: _strict.convert(None, tp); return True
     except _Bad: return False
 
-# %% ../nbs/00_funccall.ipynb #e01b6ea7
+# %% ../nbs/00_funccall.ipynb #fcc02487
 def _inputs_dict(inputs, tool)->dict:
     "A model's arguments as a dict: JSON text is parsed, `None` is no arguments, anything else is an error"
     if isinstance(inputs, (str, bytes, bytearray)):
@@ -1008,7 +1009,7 @@ def bind_arguments(f, # The tool
     "Keyword arguments for calling `f`, converted from a model's `inputs`; raises `ArgumentError` naming each bad argument"
     return _bind(f, inputs, strict)[1]
 
-# %% ../nbs/00_funccall.ipynb #c520a6d5
+# %% ../nbs/00_funccall.ipynb #1d958a45
 _caller_globals = contextvars.ContextVar('toolslm_like_caller_globals', default=None)
 _internal_modules = ('toolslm_like', 'asyncio', 'concurrent', 'threading', 'contextvars', 'functools', 'fastcore', 'execnb', 'IPython', 'ipykernel', 'runpy', 'tornado', 'anyio')
 
@@ -1022,8 +1023,20 @@ def _user_globals(depth=2)->dict:
         f = f.f_back
     return vars(sys.modules['__main__'])
 
-def _lookup(fc_name, ns):
-    "The tool called `fc_name` in namespace `ns` (exact names only)"
+def caller_globals()->dict:
+    "The globals `python` would run in if called from here: those noted by an enclosing `call_func`, else the nearest caller's outside this library"
+    return _caller_globals.get() or _user_globals(3)
+
+@contextlib.contextmanager
+def using_globals(glb:dict|None):
+    "Within this block (and calls it makes in this context), tools marked `uses_caller_globals` run in `glb`"
+    tok = _caller_globals.set(glb) if glb is not None else None
+    try: yield
+    finally:
+        if tok is not None: _caller_globals.reset(tok)
+
+def lookup_tool(fc_name, ns):
+    "The tool called `fc_name` in namespace `ns` (exact names only); raises `ToolNotFoundError` listing what is available"
     if callable(fc_name) and not isinstance(fc_name, str): return fc_name
     if not isinstance(fc_name, str): raise ToolNotFoundError(f"A tool name must be a string, got {_show(fc_name)}")
     if type(ns) is not dict: ns = mk_ns(ns)
@@ -1034,18 +1047,26 @@ def _lookup(fc_name, ns):
         raise ToolNotFoundError(f"There is no tool named {_show(fc_name)}. Available tools: {', '.join(avail[:40]) or 'none'}{more}")
     return f
 
-def _tool_traceback(e):
+def tool_traceback(e):
     "Traceback text of `e`, starting at the tool (our own frames left out)"
     tb = e.__traceback__
     while tb is not None and tb.tb_frame.f_globals.get('__name__', '').startswith('toolslm_like'): tb = tb.tb_next
     return ''.join(traceback.format_exception(type(e), e, tb))
+
+def prepare_call(fc_name, # The tool's name, as the model sent it (or the function itself)
+                 fc_inputs:dict|str, # Its arguments: a dict, or the JSON text of one
+                 ns=None): # The namespace to look `fc_name` up in
+    "`(function, ToolInfo, kwargs)` for a model's call, looked up and checked but not run (for runners that add timeouts, retries, ...)"
+    f = lookup_tool(fc_name, ns)
+    info,kw = _bind(f, fc_inputs)
+    return f,info,kw
 
 def call_func(fc_name:str, # The tool's name, as the model sent it (or the function itself)
               fc_inputs:dict|str, # Its arguments: a dict, or the JSON text of one
               ns=None, # The namespace to look `fc_name` up in (anything `mk_ns` accepts)
               raise_on_err=True): # Raise errors, or return them as text a model can read?
     "Call the tool `fc_name` in `ns` with `fc_inputs`, converted and checked against its annotations"
-    try: f = _lookup(fc_name, ns); info,kw = _bind(f, fc_inputs)
+    try: f,info,kw = prepare_call(fc_name, fc_inputs, ns)
     except (ArgumentError, ToolNotFoundError, SchemaError) as e:
         if raise_on_err: raise
         return f"{type(e).__name__}: {e}"
@@ -1053,11 +1074,11 @@ def call_func(fc_name:str, # The tool's name, as the model sent it (or the funct
     try: return f(**kw)
     except (Exception, SystemExit) as e:
         if raise_on_err: raise
-        return _tool_traceback(e)
+        return tool_traceback(e)
     finally:
         if tok is not None: _caller_globals.reset(tok)
 
-# %% ../nbs/00_funccall.ipynb #07559b22
+# %% ../nbs/00_funccall.ipynb #b060cc7f
 async def _call_async(f, info, kw, raise_on_err, glb):
     tok = _caller_globals.set(glb) if glb is not None else None
     try:
@@ -1068,7 +1089,7 @@ async def _call_async(f, info, kw, raise_on_err, glb):
         return res
     except (Exception, SystemExit) as e:
         if raise_on_err: raise
-        return _tool_traceback(e)
+        return tool_traceback(e)
     finally:
         if tok is not None: _caller_globals.reset(tok)
 
@@ -1081,7 +1102,7 @@ def call_func_async(fc_name:str, # The tool's name, as the model sent it (or the
                     ns=None, # The namespace to look `fc_name` up in
                     raise_on_err=True): # Raise errors, or return them as text?
     "Awaitable: call `fc_name` in `ns`, awaiting coroutine functions and running sync tools in a worker thread"
-    try: f = _lookup(fc_name, ns); info,kw = _bind(f, fc_inputs)
+    try: f,info,kw = prepare_call(fc_name, fc_inputs, ns)
     except (ArgumentError, ToolNotFoundError, SchemaError) as e: return _fail(e, raise_on_err)
     glb = (_caller_globals.get() or _user_globals()) if info.wants_globals else None
     return _call_async(f, info, kw, raise_on_err, glb)
@@ -1089,7 +1110,7 @@ def call_func_async(fc_name:str, # The tool's name, as the model sent it (or the
 if hasattr(asyncio.coroutines, '_is_coroutine'): call_func_async._is_coroutine = asyncio.coroutines._is_coroutine # asyncio.iscoroutinefunction says yes
 if hasattr(inspect, 'markcoroutinefunction'): inspect.markcoroutinefunction(call_func_async)
 
-# %% ../nbs/00_funccall.ipynb #67130da7
+# %% ../nbs/00_funccall.ipynb #c5b696a0
 _capture = contextvars.ContextVar('toolslm_like_capture', default=None)
 
 class _RoutedStdout:
@@ -1119,7 +1140,7 @@ class _captured:
             _route_users[0] -= 1
             if _route_users[0] == 0 and isinstance(sys.stdout, _RoutedStdout): sys.stdout = sys.stdout.orig
 
-# %% ../nbs/00_funccall.ipynb #7673778c
+# %% ../nbs/00_funccall.ipynb #beef36fa
 _code_name = '<python-tool>'
 
 def run_code(code:str, glb:dict, loc:dict|None=None):
@@ -1132,7 +1153,7 @@ def run_code(code:str, glb:dict, loc:dict|None=None):
         val = eval(compile(ast.Expression(last.value), _code_name, 'eval'), glb, loc) if last is not None else None
     return val, cap.buf.getvalue()
 
-# %% ../nbs/00_funccall.ipynb #a711e27f
+# %% ../nbs/00_funccall.ipynb #a8eff96f
 class _Timeout(BaseException): "Raised inside code that ran past its time limit"
 
 _refire = 0.1
@@ -1184,7 +1205,7 @@ def _run_watchdog(fn, timeout):
             if state['fired']: _clear_async_exc(tid, None) # drop an exception not yet delivered
         stop.set()
 
-# %% ../nbs/00_funccall.ipynb #94720d7b
+# %% ../nbs/00_funccall.ipynb #020696bc
 @uses_caller_globals
 @hide_params('glb', 'loc')
 def python(code:str, # Python code to run; the value of its last line (if an expression) is returned, else what it printed
@@ -1199,5 +1220,5 @@ def python(code:str, # Python code to run; the value of its last line (if an exp
     except KeyboardInterrupt: raise
     except BaseException as e:
         if isinstance(e, SyntaxError): return ''.join(traceback.format_exception_only(type(e), e))
-        return _tool_traceback(e)
+        return tool_traceback(e)
     return val if val is not None else out.rstrip('\n')
