@@ -14,7 +14,7 @@ __all__ = ['type_formats', 'custom_types', 'type_kinds', 'SchemaError', 'Argumen
            'lookup_tool', 'tool_traceback', 'prepare_call', 'call_func', 'call_func_async', 'run_code',
            'run_with_timeout', 'python']
 
-# %% ../nbs/00_funccall.ipynb #234c98b1
+# %% ../nbs/00_funccall.ipynb #2778e484
 import ast, asyncio, contextlib, contextvars, ctypes, dataclasses, enum, functools, inspect, io, json, keyword, linecache
 import math, re, signal, sys, textwrap, threading, time, tokenize, traceback, types, typing, weakref
 from collections import abc, deque
@@ -24,7 +24,7 @@ from pathlib import Path, PurePath
 from typing import Any, ForwardRef, Literal, Union, get_args, get_origin, get_type_hints
 from uuid import UUID
 
-# %% ../nbs/00_funccall.ipynb #204bbd0c
+# %% ../nbs/00_funccall.ipynb #5f01147a
 class SchemaError(TypeError, ValueError):
     "A function cannot be described as a tool (no docstring, a parameter without a type, `*args`, ...)"
 
@@ -37,7 +37,7 @@ class ArgumentError(TypeError, ValueError):
 class ToolNotFoundError(LookupError, ValueError):
     "The name a model asked for is not in the namespace"
 
-# %% ../nbs/00_funccall.ipynb #bb0bb963
+# %% ../nbs/00_funccall.ipynb #06317188
 def _source_lines(f):
     "Source lines of code object owner `f` from `linecache`, or `None` when there is no source (e.g. made by `exec`)"
     code = getattr(f, '__code__', None)
@@ -92,7 +92,7 @@ def _signature_comments(f)->tuple[dict,str|None]:
     except (tokenize.TokenError, SyntaxError, IndentationError): pass
     return docs,ret
 
-# %% ../nbs/00_funccall.ipynb #7270798c
+# %% ../nbs/00_funccall.ipynb #01ede30a
 def _class_field_docs(cls)->dict:
     "Field comments of class `cls` (and of its bases): {field: comment}"
     docs = {}
@@ -150,7 +150,7 @@ def _one_class_field_docs(cls)->dict:
             docs[nm] = inspect.cleandoc(nxt.value.value)
     return docs
 
-# %% ../nbs/00_funccall.ipynb #1b2ff40e
+# %% ../nbs/00_funccall.ipynb #f386226d
 _google_hdr = re.compile(r'^(\s*)(Args|Arguments|Parameters|Params|Keyword Args|Keyword Arguments|Other Parameters)\s*:\s*$')
 _google_item = re.compile(r'^\s*\**([A-Za-z_]\w*)\s*(?:\(([^)]*)\))?\s*:\s*(.*)$')
 _numpy_hdr = re.compile(r'^\s*(Parameters|Other Parameters|Keyword Arguments)\s*$')
@@ -193,7 +193,7 @@ def parse_docstring(doc:str|None)->tuple[str,dict]:
     while keep and not keep[-1].strip(): keep.pop()
     return '\n'.join(keep), params
 
-# %% ../nbs/00_funccall.ipynb #c6b549d1
+# %% ../nbs/00_funccall.ipynb #20b2a012
 _empty = inspect.Parameter.empty
 _VAR_POS,_VAR_KW,_POS_ONLY = inspect.Parameter.VAR_POSITIONAL,inspect.Parameter.VAR_KEYWORD,inspect.Parameter.POSITIONAL_ONLY
 _hidden_attr = '__tool_hidden__'
@@ -251,7 +251,7 @@ def _namespaces(f, extra=None):
             except ValueError: pass
     return glb,loc
 
-# %% ../nbs/00_funccall.ipynb #8c749c01
+# %% ../nbs/00_funccall.ipynb #df534887
 @dataclasses.dataclass
 class Param:
     "One parameter of a tool"
@@ -349,7 +349,7 @@ def _annotated_doc(ann):
             if isinstance(getattr(m, 'description', None), str): return m.description, ann
     return None, ann
 
-# %% ../nbs/00_funccall.ipynb #323e078f
+# %% ../nbs/00_funccall.ipynb #2b455f34
 class _Bad(Exception):
     "One problem converting a value: where (`path`) and what"
     def __init__(self, msg, path=()): self.msg,self.path = msg,tuple(path); super().__init__(msg)
@@ -381,7 +381,7 @@ class TypeKind:
     def convert(self, v, tp, c:'Converter'): return v
     def describe(self, tp)->str: return getattr(tp, '__name__', str(tp))
 
-# %% ../nbs/00_funccall.ipynb #b86c5fdb
+# %% ../nbs/00_funccall.ipynb #14f84945
 class AnyKind(TypeKind):
     def match(self, tp, origin): return tp is Any or tp is object or (isinstance(tp, typing.TypeVar) and not tp.__bound__ and not tp.__constraints__)
     def schema(self, tp, b): return {}
@@ -475,7 +475,7 @@ class EnumKind(TypeKind):
         raise _Bad(f"expected {self.describe(tp)}, {_got(v)}")
     def describe(self, tp): return f"one of {', '.join(_show(_jsonable(m.value)) for m in tp)}"
 
-# %% ../nbs/00_funccall.ipynb #49874d3b
+# %% ../nbs/00_funccall.ipynb #7aa1d26b
 def _parse_date(s): return date.fromisoformat(s)
 def _parse_decimal(s):
     try: return Decimal(str(s))
@@ -530,7 +530,7 @@ class PrimitiveKind(TypeKind):
         raise _Bad(f"expected {self.describe(tp)}, {_got(v)}") # made only when needed: formatting it costs more than converting
     def describe(self, tp): return self.names[self._base(tp)][1]
 
-# %% ../nbs/00_funccall.ipynb #bf74d7ef
+# %% ../nbs/00_funccall.ipynb #ef8f6489
 def _decode_json(v, want, c):
     "A JSON string `v` decoded into a `want` (list or dict), when lax conversion allows it"
     if isinstance(v, str) and not c.strict:
@@ -616,7 +616,7 @@ class MappingKind(TypeKind):
         args = get_args(tp)
         return f"an object (each value {describe_type(args[1])})" if len(args) == 2 else 'an object'
 
-# %% ../nbs/00_funccall.ipynb #cb2b27b4
+# %% ../nbs/00_funccall.ipynb #6d76fffb
 def _is_typeddict(tp): return isinstance(tp, type) and issubclass(tp, dict) and hasattr(tp, '__required_keys__') and hasattr(tp, '__total__')
 def _is_namedtuple(tp): return isinstance(tp, type) and issubclass(tp, tuple) and hasattr(tp, '_fields')
 def _is_pydantic(tp): return isinstance(tp, type) and hasattr(tp, 'model_json_schema') and hasattr(tp, 'model_validate')
@@ -758,7 +758,7 @@ class CallableKind(ClassKind):
     def build(self, tp, kwargs): return tp(**kwargs)
     def describe(self, tp): return f"an object ({_tool_name(tp)})"
 
-# %% ../nbs/00_funccall.ipynb #c68636e5
+# %% ../nbs/00_funccall.ipynb #852a5829
 type_kinds:list[TypeKind] = [AnyKind(), NoneKind(), UnionKind(), LiteralKind(), EnumKind(), FormatKind(), PrimitiveKind(), TupleKind(),
     TypedDictKind(), NamedTupleKind(), DataclassKind(), PydanticKind(), ArrayKind(), MappingKind(), CallableKind()]
 
@@ -796,7 +796,7 @@ def describe_type(tp)->str:
     k = kind_of(tp)
     return k.describe(tp) if k else getattr(tp, '__name__', str(tp))
 
-# %% ../nbs/00_funccall.ipynb #7c47a596
+# %% ../nbs/00_funccall.ipynb #971d24c6
 def _def_name(s): return re.sub(r'[^A-Za-z0-9_.-]', '_', s)
 
 class SchemaBuilder:
@@ -850,7 +850,7 @@ class SchemaBuilder:
             props[f.name] = p
         return props,req
 
-# %% ../nbs/00_funccall.ipynb #0631e0ca
+# %% ../nbs/00_funccall.ipynb #9d27bb54
 _schema_cache = _WeakCache()
 
 def _returns_text(info):
@@ -859,9 +859,18 @@ def _returns_text(info):
     tstr = f"type: {_anno_str(info.returns)}" if has_type else None
     return f"\n\nReturns:\n- {f'{info.returns_doc} ({tstr})' if has_type and info.returns_doc else (tstr or info.returns_doc)}"
 
-def _anno_str(t):
-    if isinstance(t, type) and not get_args(t): return t.__name__
-    return inspect.formatannotation(t).replace('typing.', '')
+_json_names = {int: 'integer', float: 'number', str: 'string', bool: 'boolean', list: 'array', tuple: 'array', set: 'array', frozenset: 'array',
+               dict: 'object', type(None): 'null'}
+
+def _anno_str(t)->str:
+    "Return annotation `t` in JSON schema words, as toolslm and fastcore write it: `integer`, `array[integer]`, `object[string, number]`"
+    if isinstance(t, (str, ForwardRef)): return getattr(t, '__forward_arg__', t)
+    t,o = _unannotate(t),get_origin(_unannotate(t))
+    if o in (Union, types.UnionType): return ' | '.join(_anno_str(a) for a in get_args(t))
+    if o is Literal: return 'one of ' + ', '.join(repr(a) for a in get_args(t))
+    base = _json_names.get(o or t) or getattr(o or t, '__name__', None) or str(t).replace('typing.', '')
+    args = [a for a in get_args(t) if a is not Ellipsis]
+    return f"{base}[{', '.join(_anno_str(a) for a in args)}]" if args else base
 
 def _build_schema(f, skip_hidden=False)->str:
     "JSON text of `[name, description, parameters]` for `f`"
@@ -903,7 +912,7 @@ def get_schema(f:typing.Callable|dict, # The function (or class, method, partial
     nm,desc,params = json.loads(txt)
     return {'name': name or nm, 'description': desc, pname: params}
 
-# %% ../nbs/00_funccall.ipynb #47320376
+# %% ../nbs/00_funccall.ipynb #f79d4eec
 def PathArg(
     path: str   # A filesystem path
 ): return Path(path)
@@ -912,7 +921,7 @@ def dateArg(
     datestr: str   # A date in ISO format: YYYY-MM-DD
 ): return date.fromisoformat(datestr)
 
-# %% ../nbs/00_funccall.ipynb #505c6051
+# %% ../nbs/00_funccall.ipynb #81fe0c1c
 def mk_ns(fs)->dict:
     "A namespace (name -> callable) from a function, a list of functions and dicts, or a mapping"
     if fs is None: return {}
@@ -926,7 +935,7 @@ def mk_ns(fs)->dict:
             ns[k] = v
     return ns
 
-# %% ../nbs/00_funccall.ipynb #1a8b7811
+# %% ../nbs/00_funccall.ipynb #d39c2cac
 _clean_re = re.compile(r'\W')
 
 class Converter:
@@ -954,18 +963,18 @@ class Converter:
             if f.required and f.name not in kw: raise _Bad(f"missing required field {f.name!r} ({describe_type(f.annotation)})")
         return kw
 
-# %% ../nbs/00_funccall.ipynb #7f3011be
+# %% ../nbs/00_funccall.ipynb #0d168ffd
 _exact_types = frozenset({int, float, str, bool, type(None)})
 _lax,_strict = Converter(False),Converter(True)
 
-# %% ../nbs/00_funccall.ipynb #5d39dd00
+# %% ../nbs/00_funccall.ipynb #588337c3
 def accepts_none(tp)->bool:
     "Does annotation `tp` take `None`?"
     if tp is _empty: return True
     try: _strict.convert(None, tp); return True
     except _Bad: return False
 
-# %% ../nbs/00_funccall.ipynb #fcc02487
+# %% ../nbs/00_funccall.ipynb #47a89b12
 def _inputs_dict(inputs, tool)->dict:
     "A model's arguments as a dict: JSON text is parsed, `None` is no arguments, anything else is an error"
     if isinstance(inputs, (str, bytes, bytearray)):
@@ -1009,7 +1018,7 @@ def bind_arguments(f, # The tool
     "Keyword arguments for calling `f`, converted from a model's `inputs`; raises `ArgumentError` naming each bad argument"
     return _bind(f, inputs, strict)[1]
 
-# %% ../nbs/00_funccall.ipynb #1d958a45
+# %% ../nbs/00_funccall.ipynb #0f2bc4d4
 _caller_globals = contextvars.ContextVar('toolslm_like_caller_globals', default=None)
 _internal_modules = ('toolslm_like', 'asyncio', 'concurrent', 'threading', 'contextvars', 'functools', 'fastcore', 'execnb', 'IPython', 'ipykernel', 'runpy', 'tornado', 'anyio')
 
@@ -1078,7 +1087,7 @@ def call_func(fc_name:str, # The tool's name, as the model sent it (or the funct
     finally:
         if tok is not None: _caller_globals.reset(tok)
 
-# %% ../nbs/00_funccall.ipynb #b060cc7f
+# %% ../nbs/00_funccall.ipynb #cc87675e
 async def _call_async(f, info, kw, raise_on_err, glb):
     tok = _caller_globals.set(glb) if glb is not None else None
     try:
@@ -1110,7 +1119,7 @@ def call_func_async(fc_name:str, # The tool's name, as the model sent it (or the
 if hasattr(asyncio.coroutines, '_is_coroutine'): call_func_async._is_coroutine = asyncio.coroutines._is_coroutine # asyncio.iscoroutinefunction says yes
 if hasattr(inspect, 'markcoroutinefunction'): inspect.markcoroutinefunction(call_func_async)
 
-# %% ../nbs/00_funccall.ipynb #c5b696a0
+# %% ../nbs/00_funccall.ipynb #b5c5a29a
 _capture = contextvars.ContextVar('toolslm_like_capture', default=None)
 
 class _RoutedStdout:
@@ -1140,7 +1149,7 @@ class _captured:
             _route_users[0] -= 1
             if _route_users[0] == 0 and isinstance(sys.stdout, _RoutedStdout): sys.stdout = sys.stdout.orig
 
-# %% ../nbs/00_funccall.ipynb #beef36fa
+# %% ../nbs/00_funccall.ipynb #dd285fcd
 _code_name = '<python-tool>'
 
 def run_code(code:str, glb:dict, loc:dict|None=None):
@@ -1153,7 +1162,7 @@ def run_code(code:str, glb:dict, loc:dict|None=None):
         val = eval(compile(ast.Expression(last.value), _code_name, 'eval'), glb, loc) if last is not None else None
     return val, cap.buf.getvalue()
 
-# %% ../nbs/00_funccall.ipynb #a8eff96f
+# %% ../nbs/00_funccall.ipynb #fb6f8c38
 class _Timeout(BaseException): "Raised inside code that ran past its time limit"
 
 _refire = 0.1
@@ -1205,7 +1214,7 @@ def _run_watchdog(fn, timeout):
             if state['fired']: _clear_async_exc(tid, None) # drop an exception not yet delivered
         stop.set()
 
-# %% ../nbs/00_funccall.ipynb #020696bc
+# %% ../nbs/00_funccall.ipynb #61a3283b
 @uses_caller_globals
 @hide_params('glb', 'loc')
 def python(code:str, # Python code to run; the value of its last line (if an expression) is returned, else what it printed
