@@ -14,7 +14,7 @@ __all__ = ['type_formats', 'custom_types', 'type_kinds', 'SchemaError', 'Argumen
            'lookup_tool', 'tool_traceback', 'prepare_call', 'call_func', 'call_func_async', 'run_code',
            'run_with_timeout', 'python']
 
-# %% ../nbs/00_funccall.ipynb #2778e484
+# %% ../nbs/00_funccall.ipynb #8535f9ed
 import ast, asyncio, contextlib, contextvars, ctypes, dataclasses, enum, functools, inspect, io, json, keyword, linecache
 import math, re, signal, sys, textwrap, threading, time, tokenize, traceback, types, typing, weakref
 from collections import abc, deque
@@ -24,7 +24,7 @@ from pathlib import Path, PurePath
 from typing import Any, ForwardRef, Literal, Union, get_args, get_origin, get_type_hints
 from uuid import UUID
 
-# %% ../nbs/00_funccall.ipynb #5f01147a
+# %% ../nbs/00_funccall.ipynb #4dcc519f
 class SchemaError(TypeError, ValueError):
     "A function cannot be described as a tool (no docstring, a parameter without a type, `*args`, ...)"
 
@@ -37,7 +37,7 @@ class ArgumentError(TypeError, ValueError):
 class ToolNotFoundError(LookupError, ValueError):
     "The name a model asked for is not in the namespace"
 
-# %% ../nbs/00_funccall.ipynb #06317188
+# %% ../nbs/00_funccall.ipynb #9372833a
 def _source_lines(f):
     "Source lines of code object owner `f` from `linecache`, or `None` when there is no source (e.g. made by `exec`)"
     code = getattr(f, '__code__', None)
@@ -92,7 +92,7 @@ def _signature_comments(f)->tuple[dict,str|None]:
     except (tokenize.TokenError, SyntaxError, IndentationError): pass
     return docs,ret
 
-# %% ../nbs/00_funccall.ipynb #01ede30a
+# %% ../nbs/00_funccall.ipynb #183bfe23
 def _class_field_docs(cls)->dict:
     "Field comments of class `cls` (and of its bases): {field: comment}"
     docs = {}
@@ -150,7 +150,7 @@ def _one_class_field_docs(cls)->dict:
             docs[nm] = inspect.cleandoc(nxt.value.value)
     return docs
 
-# %% ../nbs/00_funccall.ipynb #f386226d
+# %% ../nbs/00_funccall.ipynb #4126840b
 _google_hdr = re.compile(r'^(\s*)(Args|Arguments|Parameters|Params|Keyword Args|Keyword Arguments|Other Parameters)\s*:\s*$')
 _google_item = re.compile(r'^\s*\**([A-Za-z_]\w*)\s*(?:\(([^)]*)\))?\s*:\s*(.*)$')
 _numpy_hdr = re.compile(r'^\s*(Parameters|Other Parameters|Keyword Arguments)\s*$')
@@ -193,7 +193,7 @@ def parse_docstring(doc:str|None)->tuple[str,dict]:
     while keep and not keep[-1].strip(): keep.pop()
     return '\n'.join(keep), params
 
-# %% ../nbs/00_funccall.ipynb #20b2a012
+# %% ../nbs/00_funccall.ipynb #d94f7a3d
 _empty = inspect.Parameter.empty
 _VAR_POS,_VAR_KW,_POS_ONLY = inspect.Parameter.VAR_POSITIONAL,inspect.Parameter.VAR_KEYWORD,inspect.Parameter.POSITIONAL_ONLY
 _hidden_attr = '__tool_hidden__'
@@ -251,7 +251,7 @@ def _namespaces(f, extra=None):
             except ValueError: pass
     return glb,loc
 
-# %% ../nbs/00_funccall.ipynb #df534887
+# %% ../nbs/00_funccall.ipynb #94dba1fb
 @dataclasses.dataclass
 class Param:
     "One parameter of a tool"
@@ -349,7 +349,7 @@ def _annotated_doc(ann):
             if isinstance(getattr(m, 'description', None), str): return m.description, ann
     return None, ann
 
-# %% ../nbs/00_funccall.ipynb #2b455f34
+# %% ../nbs/00_funccall.ipynb #e372eb28
 class _Bad(Exception):
     "One problem converting a value: where (`path`) and what"
     def __init__(self, msg, path=()): self.msg,self.path = msg,tuple(path); super().__init__(msg)
@@ -381,7 +381,7 @@ class TypeKind:
     def convert(self, v, tp, c:'Converter'): return v
     def describe(self, tp)->str: return getattr(tp, '__name__', str(tp))
 
-# %% ../nbs/00_funccall.ipynb #14f84945
+# %% ../nbs/00_funccall.ipynb #299d20ee
 class AnyKind(TypeKind):
     def match(self, tp, origin): return tp is Any or tp is object or (isinstance(tp, typing.TypeVar) and not tp.__bound__ and not tp.__constraints__)
     def schema(self, tp, b): return {}
@@ -475,7 +475,7 @@ class EnumKind(TypeKind):
         raise _Bad(f"expected {self.describe(tp)}, {_got(v)}")
     def describe(self, tp): return f"one of {', '.join(_show(_jsonable(m.value)) for m in tp)}"
 
-# %% ../nbs/00_funccall.ipynb #7aa1d26b
+# %% ../nbs/00_funccall.ipynb #62d536c1
 def _parse_date(s): return date.fromisoformat(s)
 def _parse_decimal(s):
     try: return Decimal(str(s))
@@ -530,7 +530,7 @@ class PrimitiveKind(TypeKind):
         raise _Bad(f"expected {self.describe(tp)}, {_got(v)}") # made only when needed: formatting it costs more than converting
     def describe(self, tp): return self.names[self._base(tp)][1]
 
-# %% ../nbs/00_funccall.ipynb #ef8f6489
+# %% ../nbs/00_funccall.ipynb #e4e3e078
 def _decode_json(v, want, c):
     "A JSON string `v` decoded into a `want` (list or dict), when lax conversion allows it"
     if isinstance(v, str) and not c.strict:
@@ -616,7 +616,7 @@ class MappingKind(TypeKind):
         args = get_args(tp)
         return f"an object (each value {describe_type(args[1])})" if len(args) == 2 else 'an object'
 
-# %% ../nbs/00_funccall.ipynb #6d76fffb
+# %% ../nbs/00_funccall.ipynb #90e29d7d
 def _is_typeddict(tp): return isinstance(tp, type) and issubclass(tp, dict) and hasattr(tp, '__required_keys__') and hasattr(tp, '__total__')
 def _is_namedtuple(tp): return isinstance(tp, type) and issubclass(tp, tuple) and hasattr(tp, '_fields')
 def _is_pydantic(tp): return isinstance(tp, type) and hasattr(tp, 'model_json_schema') and hasattr(tp, 'model_validate')
@@ -758,7 +758,7 @@ class CallableKind(ClassKind):
     def build(self, tp, kwargs): return tp(**kwargs)
     def describe(self, tp): return f"an object ({_tool_name(tp)})"
 
-# %% ../nbs/00_funccall.ipynb #852a5829
+# %% ../nbs/00_funccall.ipynb #48d774cc
 type_kinds:list[TypeKind] = [AnyKind(), NoneKind(), UnionKind(), LiteralKind(), EnumKind(), FormatKind(), PrimitiveKind(), TupleKind(),
     TypedDictKind(), NamedTupleKind(), DataclassKind(), PydanticKind(), ArrayKind(), MappingKind(), CallableKind()]
 
@@ -796,7 +796,7 @@ def describe_type(tp)->str:
     k = kind_of(tp)
     return k.describe(tp) if k else getattr(tp, '__name__', str(tp))
 
-# %% ../nbs/00_funccall.ipynb #971d24c6
+# %% ../nbs/00_funccall.ipynb #f49b836f
 def _def_name(s): return re.sub(r'[^A-Za-z0-9_.-]', '_', s)
 
 class SchemaBuilder:
@@ -850,7 +850,7 @@ class SchemaBuilder:
             props[f.name] = p
         return props,req
 
-# %% ../nbs/00_funccall.ipynb #9d27bb54
+# %% ../nbs/00_funccall.ipynb #e76019fe
 _schema_cache = _WeakCache()
 
 def _returns_text(info):
@@ -912,7 +912,7 @@ def get_schema(f:typing.Callable|dict, # The function (or class, method, partial
     nm,desc,params = json.loads(txt)
     return {'name': name or nm, 'description': desc, pname: params}
 
-# %% ../nbs/00_funccall.ipynb #f79d4eec
+# %% ../nbs/00_funccall.ipynb #878e63cb
 def PathArg(
     path: str   # A filesystem path
 ): return Path(path)
@@ -921,7 +921,7 @@ def dateArg(
     datestr: str   # A date in ISO format: YYYY-MM-DD
 ): return date.fromisoformat(datestr)
 
-# %% ../nbs/00_funccall.ipynb #81fe0c1c
+# %% ../nbs/00_funccall.ipynb #e02fb007
 def mk_ns(fs)->dict:
     "A namespace (name -> callable) from a function, a list of functions and dicts, or a mapping"
     if fs is None: return {}
@@ -935,7 +935,7 @@ def mk_ns(fs)->dict:
             ns[k] = v
     return ns
 
-# %% ../nbs/00_funccall.ipynb #d39c2cac
+# %% ../nbs/00_funccall.ipynb #9b4f4593
 _clean_re = re.compile(r'\W')
 
 class Converter:
@@ -963,18 +963,18 @@ class Converter:
             if f.required and f.name not in kw: raise _Bad(f"missing required field {f.name!r} ({describe_type(f.annotation)})")
         return kw
 
-# %% ../nbs/00_funccall.ipynb #0d168ffd
+# %% ../nbs/00_funccall.ipynb #d69cd2aa
 _exact_types = frozenset({int, float, str, bool, type(None)})
 _lax,_strict = Converter(False),Converter(True)
 
-# %% ../nbs/00_funccall.ipynb #588337c3
+# %% ../nbs/00_funccall.ipynb #0fb1b1b7
 def accepts_none(tp)->bool:
     "Does annotation `tp` take `None`?"
     if tp is _empty: return True
     try: _strict.convert(None, tp); return True
     except _Bad: return False
 
-# %% ../nbs/00_funccall.ipynb #47a89b12
+# %% ../nbs/00_funccall.ipynb #fa495cad
 def _inputs_dict(inputs, tool)->dict:
     "A model's arguments as a dict: JSON text is parsed, `None` is no arguments, anything else is an error"
     if isinstance(inputs, (str, bytes, bytearray)):
@@ -983,6 +983,19 @@ def _inputs_dict(inputs, tool)->dict:
     if inputs is None: return {}
     if not isinstance(inputs, abc.Mapping): raise ArgumentError(tool, [f"the arguments must be a JSON object of name: value, {_got(inputs)}"])
     return inputs
+
+# Model-written arguments are untrusted: a value nested deeper than this is refused before conversion walks it (recursively)
+_MAX_VALUE_DEPTH = 64
+
+def _too_deep(v, limit=_MAX_VALUE_DEPTH)->bool:
+    "Is JSON value `v` nested more than `limit` levels deep? (iterative, stops early)"
+    stack = [(v, 1)]
+    while stack:
+        o,d = stack.pop()
+        if d > limit: return True
+        if isinstance(o, dict): stack.extend((x, d+1) for x in o.values() if isinstance(x, (dict, list)))
+        elif isinstance(o, list): stack.extend((x, d+1) for x in o if isinstance(x, (dict, list)))
+    return False
 
 def _path_str(path): return ''.join(f'[{o!r}]' if isinstance(o, int) else f'.{o}' for o in path)
 
@@ -1002,6 +1015,8 @@ def _bind(f, inputs, strict=False)->tuple:
         if type(v) is ann and ann in _exact_types: kw[nm] = v; continue # the common case, kept cheap
         if ann is _empty: kw[nm] = v; continue # unannotated: passed through unchecked
         if v is None and not p.required and not accepts_none(ann): continue # null for an optional argument: use its default
+        if isinstance(v, (dict, list)) and _too_deep(v):
+            failed.add(nm); problems.append(f"{nm}: nested more than {_MAX_VALUE_DEPTH} levels deep; send a flatter value"); continue
         try: kw[nm] = c.convert(v, ann)
         except _Bad as e: failed.add(nm); problems.append(f"{nm}{_path_str(e.path)}: {e.msg}")
     for p in info.required:
@@ -1018,7 +1033,7 @@ def bind_arguments(f, # The tool
     "Keyword arguments for calling `f`, converted from a model's `inputs`; raises `ArgumentError` naming each bad argument"
     return _bind(f, inputs, strict)[1]
 
-# %% ../nbs/00_funccall.ipynb #0f2bc4d4
+# %% ../nbs/00_funccall.ipynb #0aeb06fa
 _caller_globals = contextvars.ContextVar('toolslm_like_caller_globals', default=None)
 _internal_modules = ('toolslm_like', 'asyncio', 'concurrent', 'threading', 'contextvars', 'functools', 'fastcore', 'execnb', 'IPython', 'ipykernel', 'runpy', 'tornado', 'anyio')
 
@@ -1076,7 +1091,7 @@ def call_func(fc_name:str, # The tool's name, as the model sent it (or the funct
               raise_on_err=True): # Raise errors, or return them as text a model can read?
     "Call the tool `fc_name` in `ns` with `fc_inputs`, converted and checked against its annotations"
     try: f,info,kw = prepare_call(fc_name, fc_inputs, ns)
-    except (ArgumentError, ToolNotFoundError, SchemaError) as e:
+    except Exception as e: # bad input never crashes the caller's loop
         if raise_on_err: raise
         return f"{type(e).__name__}: {e}"
     tok = _caller_globals.set(_caller_globals.get() or _user_globals()) if info.wants_globals else None
@@ -1087,7 +1102,7 @@ def call_func(fc_name:str, # The tool's name, as the model sent it (or the funct
     finally:
         if tok is not None: _caller_globals.reset(tok)
 
-# %% ../nbs/00_funccall.ipynb #cc87675e
+# %% ../nbs/00_funccall.ipynb #e2072331
 async def _call_async(f, info, kw, raise_on_err, glb):
     tok = _caller_globals.set(glb) if glb is not None else None
     try:
@@ -1112,14 +1127,14 @@ def call_func_async(fc_name:str, # The tool's name, as the model sent it (or the
                     raise_on_err=True): # Raise errors, or return them as text?
     "Awaitable: call `fc_name` in `ns`, awaiting coroutine functions and running sync tools in a worker thread"
     try: f,info,kw = prepare_call(fc_name, fc_inputs, ns)
-    except (ArgumentError, ToolNotFoundError, SchemaError) as e: return _fail(e, raise_on_err)
+    except Exception as e: return _fail(e, raise_on_err)
     glb = (_caller_globals.get() or _user_globals()) if info.wants_globals else None
     return _call_async(f, info, kw, raise_on_err, glb)
 
 if hasattr(asyncio.coroutines, '_is_coroutine'): call_func_async._is_coroutine = asyncio.coroutines._is_coroutine # asyncio.iscoroutinefunction says yes
 if hasattr(inspect, 'markcoroutinefunction'): inspect.markcoroutinefunction(call_func_async)
 
-# %% ../nbs/00_funccall.ipynb #b5c5a29a
+# %% ../nbs/00_funccall.ipynb #60e6ed63
 _capture = contextvars.ContextVar('toolslm_like_capture', default=None)
 
 class _RoutedStdout:
@@ -1149,7 +1164,7 @@ class _captured:
             _route_users[0] -= 1
             if _route_users[0] == 0 and isinstance(sys.stdout, _RoutedStdout): sys.stdout = sys.stdout.orig
 
-# %% ../nbs/00_funccall.ipynb #dd285fcd
+# %% ../nbs/00_funccall.ipynb #67140776
 _code_name = '<python-tool>'
 
 def run_code(code:str, glb:dict, loc:dict|None=None):
@@ -1162,7 +1177,7 @@ def run_code(code:str, glb:dict, loc:dict|None=None):
         val = eval(compile(ast.Expression(last.value), _code_name, 'eval'), glb, loc) if last is not None else None
     return val, cap.buf.getvalue()
 
-# %% ../nbs/00_funccall.ipynb #fb6f8c38
+# %% ../nbs/00_funccall.ipynb #66d2a088
 class _Timeout(BaseException): "Raised inside code that ran past its time limit"
 
 _refire = 0.1
@@ -1214,7 +1229,7 @@ def _run_watchdog(fn, timeout):
             if state['fired']: _clear_async_exc(tid, None) # drop an exception not yet delivered
         stop.set()
 
-# %% ../nbs/00_funccall.ipynb #61a3283b
+# %% ../nbs/00_funccall.ipynb #7616b1b5
 @uses_caller_globals
 @hide_params('glb', 'loc')
 def python(code:str, # Python code to run; the value of its last line (if an expression) is returned, else what it printed
