@@ -6,7 +6,9 @@ Docs: https://toolslm-like.github.io/toolslm_like/toolloop.html.md"""
 
 # %% auto #0
 __all__ = ['TEXT_TOOLS_INTRO', 'TEXT_TOOLS_HOWTO', 'MAX_TEXT_CHARS', 'MAX_JSON_DEPTH', 'MAX_FAILED_SPANS', 'TEXT_RESULTS_INTRO',
-           'text_tools_prompt', 'parse_text_tool_calls', 'text_tool_results']
+           'API_ALIASES', 'DEFAULT_MAX_TOKENS', 'DIALECTS', 'BUDGET_NOTE', 'NOT_RUN_ERROR', 'text_tools_prompt',
+           'parse_text_tool_calls', 'text_tool_results', 'client_api', 'ChatDialect', 'ResponsesDialect',
+           'AnthropicDialect', 'LoopStep', 'ToolHistory', 'tool_loop', 'atool_loop']
 
 # %% ../nbs/04_toolloop.ipynb #77f93f9b
 import ast, asyncio, dataclasses, inspect, json, re
@@ -183,3 +185,270 @@ def text_tool_results(results:list # `[{'id', 'name', 'output', 'error'}]`, as t
         else: d['output'] = _jsonable(r.get('output'))
         lines.append(json.dumps(d, ensure_ascii=False))
     return '\n'.join(lines)
+
+# %% ../nbs/04_toolloop.ipynb #7809453b
+API_ALIASES = {'chat': 'openai', 'openai': 'openai', 'chat-completions': 'openai', 'responses': 'openai-responses',
+               'openai-responses': 'openai-responses', 'anthropic': 'anthropic', 'messages': 'anthropic'}
+
+def _has(obj, *path)->bool:
+    for p in path:
+        obj = getattr(obj, p, None)
+        if obj is None: return False
+    return callable(obj)
+
+def _sdk_of(client)->str|None:
+    "'openai' or 'anthropic': the SDK `client` belongs to, by its class's package or else by the resources it has"
+    for cls in type(client).__mro__:
+        root = (getattr(cls, '__module__', '') or '').split('.')[0]
+        if root in ('openai', 'anthropic'): return root
+    if _has(client, 'messages', 'create'): return 'anthropic'
+    if _has(client, 'chat', 'completions', 'create') or _has(client, 'responses', 'create'): return 'openai'
+    return None
+
+def client_api(client, # An `openai.OpenAI`/`AsyncOpenAI` or `anthropic.Anthropic`/`AsyncAnthropic` client (or one that looks like them)
+               api:str|None=None # 'chat' (the default for OpenAI clients), 'responses', or 'anthropic'; `None` works it out
+              )->tuple[str,bool]: # (provider name as `toolslm_like.providers` spells it, is the client async?)
+    "The API `client` speaks, as a provider name ('openai', 'openai-responses' or 'anthropic'), and whether it is async"
+    sdk = _sdk_of(client)
+    if sdk is None: raise TypeError(f"tool_loop needs an openai or anthropic client (e.g. openai.OpenAI(base_url=...)), got {type(client).__name__}")
+    if api is None: provider = 'anthropic' if sdk == 'anthropic' else 'openai'
+    else:
+        provider = API_ALIASES.get(str(api).lower())
+        if provider is None: raise ValueError(f"Unknown api {api!r}: use 'chat' or 'responses' with an OpenAI client, 'anthropic' with an Anthropic one")
+        if (provider == 'anthropic') != (sdk == 'anthropic'):
+            raise ValueError(f"api={api!r} does not fit a {type(client).__name__} client: use 'chat' or 'responses' with OpenAI clients, 'anthropic' with Anthropic ones")
+    is_async = any(c.__name__.startswith('Async') for c in type(client).__mro__)
+    return provider, is_async
+
+# %% ../nbs/04_toolloop.ipynb #924ca973
+DEFAULT_MAX_TOKENS = 4096 # Anthropic requires `max_tokens`; this leaves room for an answer after tool calls (pass max_tokens= to change it)
+
+def _plain(obj):
+    "A reply object from an SDK as a plain dict of the fields the server sent (dicts are copied)"
+    if isinstance(obj, dict): return dict(obj)
+    if hasattr(obj, 'model_dump'): return obj.model_dump(mode='json', exclude_unset=True, by_alias=True)
+    raise TypeError(f"Expected an SDK model or a dict in the reply, got {type(obj).__name__}")
+
+def _get(obj, key, default=None):
+    return obj.get(key, default) if isinstance(obj, dict) else getattr(obj, key, default)
+
+class ChatDialect:
+    "OpenAI Chat Completions, as OpenAI, vLLM, Ollama, llama.cpp and other compatible servers speak it"
+    provider,text_type = 'openai','text'
+    def create(self, client): return client.chat.completions.create
+    def request(self, model, history, schemas, system, final, options)->dict:
+        req = {**options, 'model': model, 'messages': ([{'role': 'system', 'content': system}] if system else []) + list(history)}
+        if schemas and not final: req['tools'] = schemas
+        else:
+            for k in ('tools', 'tool_choice', 'parallel_tool_calls'): req.pop(k, None) # servers refuse these without tools
+        return req
+    def _message(self, response):
+        choices = _get(response, 'choices') or []
+        if not choices: raise ValueError(f"The server's reply has no choices, so there is no message to continue with: {str(response)[:300]}")
+        return _get(choices[0], 'message')
+    def assistant_messages(self, response)->list:
+        m = self._message(response)
+        msg = {'role': 'assistant', 'content': _get(m, 'content')}
+        if calls := _get(m, 'tool_calls'): msg['tool_calls'] = [_plain(c) for c in calls]
+        if refusal := _get(m, 'refusal'): msg['refusal'] = refusal
+        return [msg]
+    def answer_text(self, response)->str: return _get(self._message(response), 'content') or ''
+
+class ResponsesDialect:
+    "The OpenAI Responses API: `input` items in, `output` items back, calls matched by `call_id`"
+    provider,text_type = 'openai-responses','input_text'
+    def create(self, client): return client.responses.create
+    def request(self, model, history, schemas, system, final, options)->dict:
+        if system and options.get('instructions'): raise ValueError("Pass the system prompt once: as system= or as instructions=, not both")
+        req = {**options, 'model': model, 'input': list(history)}
+        if system: req['instructions'] = system
+        if schemas and not final: req['tools'] = schemas
+        else:
+            for k in ('tools', 'tool_choice', 'parallel_tool_calls'): req.pop(k, None)
+        return req
+    def assistant_messages(self, response)->list: return [_plain(item) for item in _get(response, 'output') or []]
+    def answer_text(self, response)->str:
+        return ''.join(_get(c, 'text') or '' for item in _get(response, 'output') or [] if _get(item, 'type') == 'message'
+                       for c in _get(item, 'content') or [] if _get(c, 'type') == 'output_text')
+
+class AnthropicDialect:
+    "Anthropic Messages: `tool_use` blocks in the assistant's content, all `tool_result` blocks first in the next user message"
+    provider,text_type = 'anthropic','text'
+    def create(self, client): return client.messages.create
+    def request(self, model, history, schemas, system, final, options)->dict:
+        req = {'max_tokens': DEFAULT_MAX_TOKENS, **options, 'model': model, 'messages': list(history)}
+        if system: req['system'] = system
+        if schemas: req['tools'] = schemas # declared even in the final request: Anthropic refuses tool blocks without them
+        if schemas and final: req['tool_choice'] = {'type': 'none'}
+        return req
+    def assistant_messages(self, response)->list:
+        return [{'role': 'assistant', 'content': [_plain(b) for b in _get(response, 'content') or []]}]
+    def answer_text(self, response)->str:
+        return ''.join(_get(b, 'text') or '' for b in _get(response, 'content') or [] if _get(b, 'type') == 'text')
+
+DIALECTS = {d.provider: d for d in (ChatDialect(), ResponsesDialect(), AnthropicDialect())}
+
+# %% ../nbs/04_toolloop.ipynb #1d7af147
+def _with_note(history:list, text:str, text_type:str='text')->list:
+    "`history` with user text `text` added: to the last message if that is a user message, else as a new one (the list is copied, never changed)"
+    last = history[-1] if history else None
+    if isinstance(last, dict) and last.get('role') == 'user' and last.get('type', 'message') == 'message':
+        c = last.get('content')
+        content = f"{c}\n\n{text}" if isinstance(c, str) else list(c or []) + [{'type': text_type, 'text': text}]
+        return history[:-1] + [{**last, 'content': content}]
+    return list(history) + [{'role': 'user', 'content': text}]
+
+# %% ../nbs/04_toolloop.ipynb #1f9bc9d3
+from .providers import tool_schemas, parse_tool_calls, format_tool_results
+from .toolbox import Toolbox
+
+# %% ../nbs/04_toolloop.ipynb #6c3b14fb
+BUDGET_NOTE = ("You have used all {max_iters} rounds of tool calls allowed for this task, so no more tools can be called. "
+               "Answer now, as well as you can, with what you have found so far.")
+NOT_RUN_ERROR = "Not run: the budget of {max_iters} rounds of tool calls had run out. Answer without this tool."
+
+@dataclasses.dataclass
+class LoopStep:
+    "One round of the loop, as the `on_step` callback sees it"
+    iteration:int # 1 for the first request to the model
+    response:Any # the SDK's response object
+    calls:list # the calls the model asked for: `[{'id', 'name', 'arguments'}]`
+    results:list # their results, in the order of the calls (`[]` when the model answered)
+    messages:list # what this step added to the history
+    final:bool=False # is this the model's answer (the last step)?
+    budget_exhausted:bool=False # was this the request made after `max_iters` ran out?
+
+class ToolHistory(list):
+    "The conversation a tool loop produced, in the provider's dialect (a plain `list` of messages), and how it ended"
+    def __init__(self, messages=(), provider:str|None=None):
+        super().__init__(messages)
+        self.provider,self.steps,self.budget_exhausted,self.answer = provider,[],False,None
+    def __repr__(self): return f"ToolHistory({len(self)} messages, {len(self.steps)} steps, budget_exhausted={self.budget_exhausted}, answer={self.answer!r})"
+
+def _as_messages(formatted)->list:
+    "What `format_tool_results` returned (one message or several) as a list of messages"
+    return [formatted] if isinstance(formatted, dict) else list(formatted)
+
+# %% ../nbs/04_toolloop.ipynb #589f1160
+@dataclasses.dataclass
+class _Loop:
+    "The state of one tool loop; `rounds` is the loop, as a generator of what it needs done"
+    dialect:Any; model:str; history:ToolHistory; schemas:list; names:list; max_iters:int; native:bool; system:str|None; options:dict
+
+    def request(self, final=False):
+        system = self.system
+        if not self.native: system = text_tools_prompt(self.schemas) + (f"\n\n{system}" if system else '')
+        return self.dialect.request(self.model, self.history, self.schemas if self.native else None, system, final, self.options)
+
+    def take_reply(self, response, iteration):
+        "Append the model's reply to the history; the step it makes, with the calls it asked for"
+        added = self.dialect.assistant_messages(response)
+        self.history.extend(added)
+        if self.native: calls = parse_tool_calls(response, self.dialect.provider)
+        else: calls = parse_text_tool_calls(self.dialect.answer_text(response), self.names, id_prefix=f"call_{iteration}_")
+        return LoopStep(iteration, response, calls, [], list(added))
+
+    def add_results(self, step, results):
+        step.results = results
+        added = _as_messages(format_tool_results(results, self.dialect.provider)) if self.native else \
+                [{'role': 'user', 'content': text_tool_results(results)}]
+        self.history.extend(added)
+        step.messages += added
+
+    def rounds(self):
+        "The loop: yields ('create', request), ('execute', calls) and ('step', LoopStep), and is sent back their results"
+        for i in range(1, self.max_iters+1):
+            step = self.take_reply((yield 'create', self.request()), i)
+            if not step.calls:
+                step.final = True
+                self.history.answer = self.dialect.answer_text(step.response)
+                self.history.steps.append(step)
+                yield 'step', step
+                return self.history
+            self.add_results(step, (yield 'execute', step.calls))
+            self.history.steps.append(step)
+            yield 'step', step
+        self.history.budget_exhausted = True
+        noted = _with_note(self.history, BUDGET_NOTE.format(max_iters=self.max_iters), self.dialect.text_type)
+        before = len(self.history)-1
+        self.history[before:] = noted[before:]
+        step = self.take_reply((yield 'create', self.request(final=True)), self.max_iters+1)
+        step.final = step.budget_exhausted = True
+        self.history.answer = self.dialect.answer_text(step.response)
+        if step.calls: # asked anyway: answer each call, so the history stays valid to continue
+            self.add_results(step, [{'id': c['id'], 'name': c['name'], 'output': None,
+                                     'error': NOT_RUN_ERROR.format(max_iters=self.max_iters)} for c in step.calls])
+        self.history.steps.append(step)
+        yield 'step', step
+        return self.history
+
+# %% ../nbs/04_toolloop.ipynb #0e584665
+def _setup(client, messages, tools, model, max_iters, api, native, system, strict, options):
+    "(driver state, create method, toolbox, is_async) for a tool loop, after checking the arguments"
+    provider,is_async = client_api(client, api)
+    if not isinstance(model, str) or not model: raise ValueError("tool_loop needs model='...': the model name the server knows")
+    if isinstance(max_iters, bool) or not isinstance(max_iters, int) or max_iters < 1:
+        raise ValueError(f"max_iters must be a whole number of rounds of tool calls, at least 1; got {max_iters!r}")
+    if isinstance(messages, str): messages = [{'role': 'user', 'content': messages}]
+    if not isinstance(messages, (list, tuple)) or not messages:
+        raise TypeError("messages must be a non-empty list of messages in the provider's dialect (or a str: the user's first message)")
+    toolbox = tools if isinstance(tools, Toolbox) else Toolbox(tools)
+    ns = toolbox.ns
+    if not ns: raise ValueError("tool_loop needs at least one tool: pass a function, a list of them, or a namespace dict")
+    schemas = tool_schemas(ns, provider, strict=strict) if native else tool_schemas(ns, 'json_schema')
+    dialect = DIALECTS[provider]
+    loop = _Loop(dialect, model, ToolHistory(messages, provider), schemas, list(ns), max_iters, native, system, dict(options))
+    return loop, dialect.create(client), toolbox, is_async
+
+def _drive(loop, create, toolbox, on_step, execute_options):
+    gen = loop.rounds()
+    try:
+        what,arg = next(gen)
+        while True:
+            if what == 'create': got = create(**arg)
+            elif what == 'execute': got = toolbox.execute(arg, **execute_options)
+            else: got = on_step(arg) if on_step else None
+            what,arg = gen.send(got)
+    except StopIteration as stop: return stop.value
+
+async def _adrive(loop, create, toolbox, on_step, execute_options, is_async):
+    gen = loop.rounds()
+    try:
+        what,arg = next(gen)
+        while True:
+            if what == 'create': got = await create(**arg) if is_async else await asyncio.to_thread(create, **arg)
+            elif what == 'execute': got = await toolbox.aexecute(arg, **execute_options)
+            else:
+                got = on_step(arg) if on_step else None
+                if inspect.isawaitable(got): got = await got
+            what,arg = gen.send(got)
+    except StopIteration as stop: return stop.value
+
+# %% ../nbs/04_toolloop.ipynb #2989eed2
+def tool_loop(client, # `openai.OpenAI`/`AsyncOpenAI` (Chat Completions or Responses) or `anthropic.Anthropic`/`AsyncAnthropic`
+              messages:list|str, # The conversation so far, in that API's dialect (a str is the user's first message)
+              tools, # The tools: a function, a list of them, a namespace dict, or a `Toolbox`
+              model:str=None, # The model's name, as the server knows it
+              max_iters:int=8, # Rounds of tool calls allowed; then one final request without tools asks for the answer
+              *,
+              api:str|None=None, # For OpenAI clients: 'chat' (default) or 'responses'
+              native:bool=True, # Use the API's tool calling? `False`: tools in the system prompt, calls parsed from the text
+              system:str|None=None, # A system prompt (Chat: a first system message; Responses: `instructions`; Anthropic: `system`)
+              on_step:Callable|None=None, # Called with each `LoopStep` (for progress display and logging); may be async with async clients
+              parallel:bool=True, # Run the calls of one turn in parallel?
+              strict:bool|str=False, # OpenAI strict schemas (`True`, `'auto'`), as `tool_schemas` takes it
+              execute_options:dict|None=None, # More options for `Toolbox.execute`, e.g. `{'timeout': 10, 'retries': 2}`
+              **create_options # Passed to every request, e.g. `temperature=0`, `max_tokens=1024`
+             )->ToolHistory: # The whole history: the messages, then the model's replies and the tool results
+    "Send `messages` and `tools` to `client`, run the calls the model asks for and send back the results, until it answers in plain text"
+    loop,create,toolbox,is_async = _setup(client, messages, tools, model, max_iters, api, native, system, strict, create_options)
+    opts = {'parallel': parallel, **(execute_options or {})}
+    if is_async: return _adrive(loop, create, toolbox, on_step, opts, True)
+    return _drive(loop, create, toolbox, on_step, opts)
+
+async def atool_loop(client, messages:list|str, tools, model:str=None, max_iters:int=8, *, api:str|None=None, native:bool=True,
+                     system:str|None=None, on_step:Callable|None=None, parallel:bool=True, strict:bool|str=False,
+                     execute_options:dict|None=None, **create_options)->ToolHistory:
+    "`tool_loop` as a coroutine, for async or sync clients (a sync client's requests run in a worker thread)"
+    loop,create,toolbox,is_async = _setup(client, messages, tools, model, max_iters, api, native, system, strict, create_options)
+    return await _adrive(loop, create, toolbox, on_step, {'parallel': parallel, **(execute_options or {})}, is_async)
