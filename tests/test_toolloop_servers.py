@@ -1,0 +1,235 @@
+"""`tool_loop` driven with the real `openai` and `anthropic` clients against local servers that speak each API's wire
+format, play back a scripted conversation and check every request (see `scripted_servers.py`)"""
+import asyncio, json, sys, threading
+from pathlib import Path
+import pytest, openai, anthropic
+
+sys.path.insert(0, str(Path(__file__).parent))
+from scripted_servers import ChatServer, ResponsesServer, AnthropicServer
+from toolslm_like.toolloop import tool_loop, atool_loop, LoopStep
+
+def add(a:int, # first number
+        b:int # second number
+       )->int:
+    "Add two integers"
+    return a + b
+
+def multiply(a:int, b:int)->int:
+    "Multiply two integers"
+    return a * b
+
+def divide(a:float, b:float)->float:
+    "Divide a by b"
+    return a / b
+
+TOOLS = [add, multiply, divide]
+QUESTION = 'What are 2+3, 4*5 and 1/0?'
+ANSWER = '2+3 is 5, 4*5 is 20, and 1/0 has no value.'
+SCRIPT = [[('add', {'a': 2, 'b': 3}), ('multiply', {'a': 4, 'b': 5})], [('divide', {'a': 1, 'b': 0})], ANSWER]
+
+SERVERS = {'chat': ChatServer, 'responses': ResponsesServer, 'anthropic': AnthropicServer}
+
+def client_for(api, srv, is_async=False):
+    "The real SDK client for `api`, pointed at the local server `srv`"
+    if api == 'anthropic': cls = anthropic.AsyncAnthropic if is_async else anthropic.Anthropic
+    else: cls = openai.AsyncOpenAI if is_async else openai.OpenAI
+    return cls(api_key='dummy-key', base_url=srv.base_url, max_retries=0)
+
+def run_loop(api, srv, is_async=False, **kw):
+    client = client_for(api, srv, is_async)
+    kw.setdefault('api', api)
+    res = tool_loop(client, kw.pop('messages', QUESTION), kw.pop('tools', TOOLS), model=kw.pop('model', 'test-model'), **kw)
+    return asyncio.run(res) if is_async else res
+
+# what each API's requests look like, for the assertions below
+def tool_names_sent(api, req):
+    if api == 'chat': return [t['function']['name'] for t in req.get('tools', [])]
+    return [t['name'] for t in req.get('tools', [])]
+
+def conversation(api, req): return req['input'] if api == 'responses' else req['messages']
+
+def results_in(api, req):
+    "(id, content, is_error) of the tool results in the last turn of request `req`"
+    conv = conversation(api, req)
+    if api == 'chat':
+        out = []
+        for m in reversed(conv):
+            if m['role'] != 'tool': break
+            out.insert(0, (m['tool_call_id'], m['content'], None))
+        return out
+    if api == 'responses':
+        out = []
+        for it in reversed(conv):
+            if it.get('type') != 'function_call_output': break
+            out.insert(0, (it['call_id'], it['output'], None))
+        return out
+    last = conv[-1]
+    assert last['role'] == 'user'
+    return [(b['tool_use_id'], b['content'], b.get('is_error')) for b in last['content'] if b['type'] == 'tool_result']
+
+def calls_in(api, req):
+    "(id, name) of the calls of the last assistant turn of request `req`"
+    conv = conversation(api, req)
+    if api == 'chat':
+        m = [m for m in conv if m['role'] == 'assistant'][-1]
+        return [(c['id'], c['function']['name']) for c in m['tool_calls']]
+    if api == 'responses':
+        last_out = max(i for i,it in enumerate(conv) if it.get('type') == 'function_call_output')
+        first = last_out
+        while conv[first-1].get('type') != 'function_call': first -= 1
+        start = first
+        while start > 0 and conv[start-1].get('type') == 'function_call': start -= 1
+        return [(it['call_id'], it['name']) for it in conv[start:first]]
+    m = [m for m in conv if m['role'] == 'assistant'][-1]
+    return [(b['id'], b['name']) for b in m['content'] if b['type'] == 'tool_use']
+
+@pytest.mark.parametrize('is_async', [False, True], ids=['sync', 'async'])
+@pytest.mark.parametrize('api', list(SERVERS))
+def test_scripted_conversation(api, is_async):
+    "Two calls in parallel, a failing tool, then the answer: every request is what the API requires"
+    steps = []
+    with SERVERS[api](SCRIPT) as srv: history = run_loop(api, srv, is_async, on_step=steps.append)
+    assert srv.problems == []
+    assert len(srv.requests) == 3
+    for req in srv.requests: assert tool_names_sent(api, req) == ['add', 'multiply', 'divide']
+    # request 2 answers both parallel calls, by id, in the order of the calls
+    r2 = results_in(api, srv.requests[1])
+    assert [i for i,_,_ in r2] == [i for i,_ in calls_in(api, srv.requests[1])] and len(r2) == 2
+    assert [json.loads(c) for _,c,_ in r2] == [5, 20]
+    # request 3 carries the failing tool's error as its result, marked as an error where the API has a place for it
+    (cid,content,is_error), = results_in(api, srv.requests[2])
+    assert cid == calls_in(api, srv.requests[2])[0][0]
+    text = content if isinstance(content, str) else json.dumps(content)
+    assert 'ZeroDivisionError' in text
+    if api == 'anthropic': assert is_error is True
+    # the history: everything sent, plus the answer
+    assert history.answer == ANSWER and not history.budget_exhausted
+    assert list(history[:-1]) == conversation(api, srv.requests[2])
+    assert [(s.iteration, len(s.calls), len(s.results), s.final) for s in steps] == [(1, 2, 2, False), (2, 1, 1, False), (3, 0, 0, True)]
+    assert all(isinstance(s, LoopStep) for s in steps) and steps == history.steps
+
+def test_anthropic_results_first_in_one_user_message():
+    with AnthropicServer(SCRIPT) as srv: history = run_loop('anthropic', srv)
+    assert srv.problems == []
+    msgs = srv.requests[1]['messages']
+    assert [m['role'] for m in msgs] == ['user', 'assistant', 'user']
+    assert [b['type'] for b in msgs[1]['content']] == ['text', 'tool_use', 'tool_use']
+    assert [b['type'] for b in msgs[2]['content']] == ['tool_result', 'tool_result']
+    assert [b['tool_use_id'] for b in msgs[2]['content']] == [b['id'] for b in msgs[1]['content'][1:]]
+    assert srv.requests[0]['max_tokens'] > 0
+
+@pytest.mark.parametrize('api', list(SERVERS))
+def test_parallel_calls_run_at_the_same_time(api):
+    "Both calls of a turn must be in flight together to get past the barrier (no timing involved)"
+    barrier = threading.Barrier(2, timeout=10)
+    def wait_a(x:int)->int:
+        "Wait for the other call, then return x"
+        barrier.wait(); return x
+    def wait_b(x:int)->int:
+        "Wait for the other call, then return x"
+        barrier.wait(); return x
+    with SERVERS[api]([[('wait_a', {'x': 1}), ('wait_b', {'x': 2})], 'done']) as srv:
+        history = run_loop(api, srv, tools=[wait_a, wait_b])
+    assert srv.problems == []
+    assert [json.loads(c) for _,c,_ in results_in(api, srv.requests[1])] == [1, 2]
+    assert not barrier.broken
+
+@pytest.mark.parametrize('is_async', [False, True], ids=['sync', 'async'])
+@pytest.mark.parametrize('api', list(SERVERS))
+def test_budget_runs_out(api, is_async):
+    "After max_iters rounds: a note in the history, then a final request where no tool can be called"
+    turns = [[('add', {'a': i, 'b': 1})] for i in range(3)] + ['I stopped: 2+1 is 3.']
+    with SERVERS[api](turns) as srv: history = run_loop(api, srv, is_async, max_iters=3)
+    assert srv.problems == []
+    assert len(srv.requests) == 4 and history.budget_exhausted and history.answer == 'I stopped: 2+1 is 3.'
+    final = srv.requests[-1]
+    if api == 'anthropic': assert final['tool_choice'] == {'type': 'none'} and final['tools'] # Anthropic refuses tool blocks without tools
+    else: assert 'tools' not in final and 'tool_choice' not in final
+    assert all(tool_names_sent(api, r) for r in srv.requests[:-1])
+    sent = json.dumps(conversation(api, final))
+    assert 'all 3 rounds of tool calls' in sent
+    assert 'all 3 rounds of tool calls' in json.dumps(list(history))
+    assert history.steps[-1].budget_exhausted and history.steps[-1].final
+
+@pytest.mark.parametrize('api', list(SERVERS))
+def test_history_can_be_continued(api):
+    "The returned history, with a new user message, is a valid conversation for another loop"
+    with SERVERS[api](SCRIPT + [[('add', {'a': 5, 'b': 5})], 'And 5+5 is 10.']) as srv:
+        history = run_loop(api, srv)
+        history2 = run_loop(api, srv, messages=list(history) + [{'role': 'user', 'content': 'And 5+5?'}])
+    assert srv.problems == []
+    assert history2.answer == 'And 5+5 is 10.' and list(history2[:len(history)]) == list(history)
+    assert json.loads(json.dumps(list(history2))) == list(history2) # plain JSON all the way
+
+@pytest.mark.parametrize('api', list(SERVERS))
+def test_unknown_tool_and_bad_arguments_go_back_as_results(api):
+    with SERVERS[api]([[('nope', {}), ('add', {'a': 'two', 'b': 1})], 'Sorry.']) as srv: history = run_loop(api, srv)
+    assert srv.problems == []
+    (_,c1,_),(_,c2,_) = results_in(api, srv.requests[1])
+    assert 'nope' in str(c1) and 'add' in str(c1) # says what is available
+    assert "'a'" in str(c2) or 'a:' in str(c2) or '"a"' in str(c2)
+    assert history.answer == 'Sorry.'
+
+def test_async_tools_and_async_callback_with_async_client():
+    seen = []
+    async def slow_add(a:int, b:int)->int:
+        "Add, asynchronously"
+        await asyncio.sleep(0.01); return a + b
+    async def on_step(step): await asyncio.sleep(0); seen.append(step.iteration)
+    with ChatServer([[('slow_add', {'a': 1, 'b': 2})], 'It is 3.']) as srv:
+        history = asyncio.run(atool_loop(client_for('chat', srv, True), 'Add 1 and 2', [slow_add], model='m', on_step=on_step))
+    assert srv.problems == [] and seen == [1, 2] and history.answer == 'It is 3.'
+    assert results_in('chat', srv.requests[1])[0][1] == '3'
+
+def test_atool_loop_with_a_sync_client():
+    with AnthropicServer(SCRIPT) as srv: history = asyncio.run(atool_loop(client_for('anthropic', srv), QUESTION, TOOLS, model='m'))
+    assert srv.problems == [] and history.answer == ANSWER
+
+@pytest.mark.parametrize('api', list(SERVERS))
+def test_prompt_only_mode(api):
+    "native=False: no tools in the request, the tools in the system prompt, calls read from text, results as a user message"
+    turns = ['Let me compute.\n```json\n{"name": "add", "arguments": {"a": 2, "b": 3}}\n```\nand\n'
+             "{'name': 'multiply', 'arguments': {'a': 4, 'b': 5,},}\nThen I will answer.",
+             '<tool_call>{"name": "divide", "arguments": {"a": 1, "b": 0}}</tool_call>', ANSWER]
+    with SERVERS[api](turns) as srv: history = run_loop(api, srv, native=False, system='Be brief.')
+    assert srv.problems == []
+    for req in srv.requests:
+        assert 'tools' not in req
+        system = {'chat': lambda r: r['messages'][0]['content'], 'responses': lambda r: r['instructions'],
+                  'anthropic': lambda r: r['system']}[api](req)
+        assert '## add' in system and '## divide' in system and '"arguments"' in system and system.endswith('Be brief.')
+    conv = conversation(api, srv.requests[1])
+    res = conv[-1]
+    assert res['role'] == 'user'
+    lines = [json.loads(l) for l in res['content'].splitlines()[1:]]
+    assert lines == [{'id': 'call_1_1', 'name': 'add', 'output': 5}, {'id': 'call_1_2', 'name': 'multiply', 'output': 20}]
+    assert 'ZeroDivisionError' in conversation(api, srv.requests[2])[-1]['content']
+    assert history.answer == ANSWER
+
+def test_prompt_only_budget_note_joins_the_results():
+    with AnthropicServer(['{"name": "add", "arguments": {"a": 1, "b": 1}}', 'Two.']) as srv:
+        history = run_loop('anthropic', srv, native=False, max_iters=1)
+    assert srv.problems == [] and history.budget_exhausted
+    last = srv.requests[-1]['messages'][-1]
+    assert last['role'] == 'user' and last['content'].startswith('Results of your tool calls') and 'all 1 rounds' in last['content']
+
+@pytest.mark.parametrize('api', list(SERVERS))
+def test_servers_refuse_broken_conversations(api):
+    "The checks the servers make can fail: a call left without its result is refused, as the real APIs do"
+    with SERVERS[api](['never']) as srv:
+        client = client_for(api, srv)
+        err = anthropic.BadRequestError if api == 'anthropic' else openai.BadRequestError
+        with pytest.raises(err):
+            if api == 'chat':
+                client.chat.completions.create(model='m', messages=[{'role': 'user', 'content': 'hi'},
+                    {'role': 'assistant', 'content': None, 'tool_calls': [{'id': 'c1', 'type': 'function', 'function': {'name': 'add', 'arguments': '{}'}}]},
+                    {'role': 'user', 'content': 'and?'}])
+            elif api == 'responses':
+                client.responses.create(model='m', input=[{'role': 'user', 'content': 'hi'},
+                    {'type': 'function_call', 'call_id': 'c1', 'name': 'add', 'arguments': '{}'},
+                    {'type': 'function_call_output', 'call_id': 'c2', 'output': '1'}])
+            else:
+                client.messages.create(model='m', max_tokens=10, tools=[{'name': 'add', 'input_schema': {'type': 'object'}}], messages=[
+                    {'role': 'user', 'content': 'hi'}, {'role': 'assistant', 'content': [{'type': 'tool_use', 'id': 't1', 'name': 'add', 'input': {}}]},
+                    {'role': 'user', 'content': [{'type': 'text', 'text': 'first'}, {'type': 'tool_result', 'tool_use_id': 't1', 'content': '1'}]}])
+    assert srv.problems, 'the server let a broken conversation through'
