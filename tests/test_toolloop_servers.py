@@ -233,3 +233,12 @@ def test_servers_refuse_broken_conversations(api):
                     {'role': 'user', 'content': 'hi'}, {'role': 'assistant', 'content': [{'type': 'tool_use', 'id': 't1', 'name': 'add', 'input': {}}]},
                     {'role': 'user', 'content': [{'type': 'text', 'text': 'first'}, {'type': 'tool_result', 'tool_use_id': 't1', 'content': '1'}]}])
     assert srv.problems, 'the server let a broken conversation through'
+
+@pytest.mark.parametrize('is_async', [False, True], ids=['sync', 'async'])
+def test_a_failed_request_keeps_the_history(is_async):
+    "The server refuses the second request (its script is over): the error carries the history so far"
+    with ChatServer([SCRIPT[0]]) as srv:
+        with pytest.raises(openai.BadRequestError) as info: run_loop('chat', srv, is_async)
+    assert srv.problems == ['request 2: the script has no turn left']
+    h = info.value.tool_history
+    assert [m['role'] for m in h] == ['user', 'assistant', 'tool', 'tool'] and len(h.steps) == 1

@@ -298,8 +298,8 @@ def _with_note(history:list, text:str, text_type:str='text')->list:
         return history[:-1] + [{**last, 'content': content}]
     return list(history) + [{'role': 'user', 'content': text}]
 
-# %% ../nbs/04_toolloop.ipynb #1f9bc9d3
-from .providers import tool_schemas, parse_tool_calls, format_tool_results
+# %% ../nbs/04_toolloop.ipynb #b7e3177d
+from .providers import tool_schemas, tool_names, parse_tool_calls, format_tool_results, tool_output_text
 from .toolbox import Toolbox
 
 # %% ../nbs/04_toolloop.ipynb #6c3b14fb
@@ -329,11 +329,11 @@ def _as_messages(formatted)->list:
     "What `format_tool_results` returned (one message or several) as a list of messages"
     return [formatted] if isinstance(formatted, dict) else list(formatted)
 
-# %% ../nbs/04_toolloop.ipynb #589f1160
+# %% ../nbs/04_toolloop.ipynb #f741352a
 @dataclasses.dataclass
 class _Loop:
     "The state of one tool loop; `rounds` is the loop, as a generator of what it needs done"
-    dialect:Any; model:str; history:ToolHistory; schemas:list; names:list; max_iters:int; native:bool; system:str|None; options:dict
+    dialect:Any; model:str; history:ToolHistory; schemas:list; names:Any; max_iters:int; native:bool; system:str|None; options:dict
 
     def request(self, final=False):
         system = self.system
@@ -344,13 +344,13 @@ class _Loop:
         "Append the model's reply to the history; the step it makes, with the calls it asked for"
         added = self.dialect.assistant_messages(response)
         self.history.extend(added)
-        if self.native: calls = parse_tool_calls(response, self.dialect.provider)
+        if self.native: calls = parse_tool_calls(response, self.dialect.provider, names=self.names)
         else: calls = parse_text_tool_calls(self.dialect.answer_text(response), self.names, id_prefix=f"call_{iteration}_")
         return LoopStep(iteration, response, calls, [], list(added))
 
     def add_results(self, step, results):
         step.results = results
-        added = _as_messages(format_tool_results(results, self.dialect.provider)) if self.native else \
+        added = _as_messages(format_tool_results(results, self.dialect.provider, calls=step.calls)) if self.native else \
                 [{'role': 'user', 'content': text_tool_results(results)}]
         self.history.extend(added)
         step.messages += added
@@ -382,9 +382,46 @@ class _Loop:
         yield 'step', step
         return self.history
 
-# %% ../nbs/04_toolloop.ipynb #0e584665
-def _setup(client, messages, tools, model, max_iters, api, native, system, strict, options):
-    "(driver state, create method, toolbox, is_async) for a tool loop, after checking the arguments"
+# %% ../nbs/04_toolloop.ipynb #e255ae85
+@dataclasses.dataclass
+class _Run:
+    "A tool loop with what it needs to run: the client's `create`, the toolbox, the callback"
+    loop:_Loop; create:Callable; toolbox:Any; owns_toolbox:bool; is_async:bool; on_step:Callable|None; execute_options:dict
+
+    def run(self)->ToolHistory:
+        "Drive the loop with blocking calls"
+        gen = self.loop.rounds()
+        try:
+            what,arg = next(gen)
+            while True:
+                if what == 'create': got = self.create(**arg)
+                elif what == 'execute': got = self.toolbox.execute(arg, **self.execute_options)
+                else: got = self.on_step(arg) if self.on_step else None
+                what,arg = gen.send(got)
+        except StopIteration as stop: return stop.value
+        except Exception as e: e.tool_history = self.loop.history; raise
+        finally:
+            if self.owns_toolbox: self.toolbox.close()
+
+    async def arun(self)->ToolHistory:
+        "Drive the loop on the running event loop"
+        gen = self.loop.rounds()
+        try:
+            what,arg = next(gen)
+            while True:
+                if what == 'create': got = await (self.create(**arg) if self.is_async else asyncio.to_thread(self.create, **arg))
+                elif what == 'execute': got = await self.toolbox.aexecute(arg, **self.execute_options)
+                else:
+                    got = self.on_step(arg) if self.on_step else None
+                    if inspect.isawaitable(got): got = await got
+                what,arg = gen.send(got)
+        except StopIteration as stop: return stop.value
+        except Exception as e: e.tool_history = self.loop.history; raise
+        finally:
+            if self.owns_toolbox: self.toolbox.close()
+
+def _setup(client, messages, tools, model, max_iters, api, native, system, on_step, parallel, strict, execute_options, create_options)->_Run:
+    "A `_Run` for one tool loop, after checking the arguments"
     provider,is_async = client_api(client, api)
     if not isinstance(model, str) or not model: raise ValueError("tool_loop needs model='...': the model name the server knows")
     if isinstance(max_iters, bool) or not isinstance(max_iters, int) or max_iters < 1:
@@ -392,39 +429,17 @@ def _setup(client, messages, tools, model, max_iters, api, native, system, stric
     if isinstance(messages, str): messages = [{'role': 'user', 'content': messages}]
     if not isinstance(messages, (list, tuple)) or not messages:
         raise TypeError("messages must be a non-empty list of messages in the provider's dialect (or a str: the user's first message)")
+    if on_step is not None and not callable(on_step): raise TypeError(f"on_step must be callable (it gets each LoopStep), got {on_step!r}")
     toolbox = tools if isinstance(tools, Toolbox) else Toolbox(tools)
     ns = toolbox.ns
     if not ns: raise ValueError("tool_loop needs at least one tool: pass a function, a list of them, or a namespace dict")
     schemas = tool_schemas(ns, provider, strict=strict) if native else tool_schemas(ns, 'json_schema')
+    names = tool_names(ns) if native else list(ns) # native: the names the provider saw, to map back; text: the tools' own names
     dialect = DIALECTS[provider]
-    loop = _Loop(dialect, model, ToolHistory(messages, provider), schemas, list(ns), max_iters, native, system, dict(options))
-    return loop, dialect.create(client), toolbox, is_async
+    loop = _Loop(dialect, model, ToolHistory(messages, provider), schemas, names, max_iters, native, system, dict(create_options))
+    return _Run(loop, dialect.create(client), toolbox, toolbox is not tools, is_async, on_step, {'parallel': parallel, **(execute_options or {})})
 
-def _drive(loop, create, toolbox, on_step, execute_options):
-    gen = loop.rounds()
-    try:
-        what,arg = next(gen)
-        while True:
-            if what == 'create': got = create(**arg)
-            elif what == 'execute': got = toolbox.execute(arg, **execute_options)
-            else: got = on_step(arg) if on_step else None
-            what,arg = gen.send(got)
-    except StopIteration as stop: return stop.value
-
-async def _adrive(loop, create, toolbox, on_step, execute_options, is_async):
-    gen = loop.rounds()
-    try:
-        what,arg = next(gen)
-        while True:
-            if what == 'create': got = await create(**arg) if is_async else await asyncio.to_thread(create, **arg)
-            elif what == 'execute': got = await toolbox.aexecute(arg, **execute_options)
-            else:
-                got = on_step(arg) if on_step else None
-                if inspect.isawaitable(got): got = await got
-            what,arg = gen.send(got)
-    except StopIteration as stop: return stop.value
-
-# %% ../nbs/04_toolloop.ipynb #2989eed2
+# %% ../nbs/04_toolloop.ipynb #71523a3d
 def tool_loop(client, # `openai.OpenAI`/`AsyncOpenAI` (Chat Completions or Responses) or `anthropic.Anthropic`/`AsyncAnthropic`
               messages:list|str, # The conversation so far, in that API's dialect (a str is the user's first message)
               tools, # The tools: a function, a list of them, a namespace dict, or a `Toolbox`
@@ -441,14 +456,12 @@ def tool_loop(client, # `openai.OpenAI`/`AsyncOpenAI` (Chat Completions or Respo
               **create_options # Passed to every request, e.g. `temperature=0`, `max_tokens=1024`
              )->ToolHistory: # The whole history: the messages, then the model's replies and the tool results
     "Send `messages` and `tools` to `client`, run the calls the model asks for and send back the results, until it answers in plain text"
-    loop,create,toolbox,is_async = _setup(client, messages, tools, model, max_iters, api, native, system, strict, create_options)
-    opts = {'parallel': parallel, **(execute_options or {})}
-    if is_async: return _adrive(loop, create, toolbox, on_step, opts, True)
-    return _drive(loop, create, toolbox, on_step, opts)
+    run = _setup(client, messages, tools, model, max_iters, api, native, system, on_step, parallel, strict, execute_options, create_options)
+    return run.arun() if run.is_async else run.run()
 
 async def atool_loop(client, messages:list|str, tools, model:str=None, max_iters:int=8, *, api:str|None=None, native:bool=True,
                      system:str|None=None, on_step:Callable|None=None, parallel:bool=True, strict:bool|str=False,
                      execute_options:dict|None=None, **create_options)->ToolHistory:
     "`tool_loop` as a coroutine, for async or sync clients (a sync client's requests run in a worker thread)"
-    loop,create,toolbox,is_async = _setup(client, messages, tools, model, max_iters, api, native, system, strict, create_options)
-    return await _adrive(loop, create, toolbox, on_step, {'parallel': parallel, **(execute_options or {})}, is_async)
+    run = _setup(client, messages, tools, model, max_iters, api, native, system, on_step, parallel, strict, execute_options, create_options)
+    return await run.arun()
