@@ -139,7 +139,7 @@ def tool_specs(tools # A function, a schema dict, a list of them, or a namespace
         seen[s['name']] = f
     return specs
 
-# %% ../nbs/01_providers.ipynb #ea9d3ddf
+# %% ../nbs/01_providers.ipynb #59662f9e
 class StrictSchemaError(SchemaError):
     "A tool's parameters cannot be expressed in OpenAI strict mode"
 
@@ -160,7 +160,7 @@ def _note(s:dict, text:str)->dict:
     return {**s, 'description': f"{d} ({text})" if d else text}
 
 def _keyword_note(k, v)->str:
-    if k == 'default': return f"default: {json.dumps(v, ensure_ascii=False)}"
+    if k == 'default': return '' if v is None else f"default: {json.dumps(v, ensure_ascii=False)}" # a null default says nothing the type does not
     if k == 'uniqueItems': return 'items must be unique' if v else ''
     if k == 'prefixItems': return 'exactly these items in order: ' + ', '.join(_type_words(o) for o in v if isinstance(o, dict))
     return f"{k}: {json.dumps(v, ensure_ascii=False)}"
@@ -201,7 +201,7 @@ def _resolve_ref(ref, root:dict)->dict:
     if not isinstance(o, dict): raise SchemaError(f"The $ref {ref!r} does not point to a schema")
     return o
 
-# %% ../nbs/01_providers.ipynb #b91f4418
+# %% ../nbs/01_providers.ipynb #dfe41d7b
 class _Budget:
     "Counts schema nodes visited, so a pathological schema fails fast instead of exhausting memory"
     def __init__(self, tool): self.n,self.tool = 0,tool
@@ -237,6 +237,7 @@ class _Strict:
         for k,v in s.items():
             if k in ('properties', 'items', 'anyOf', '$defs', 'required', 'additionalProperties'): continue
             if k == 'format' and v not in _STRICT_FORMATS: notes.append(f"format: {v}"); continue
+            if k == 'description' and not v: continue
             if k in _STRICT_KEYWORDS: out[k] = v
             elif (n := _keyword_note(k, v)): notes.append(n)
         if notes: out = _note(out, '; '.join(notes))
@@ -278,7 +279,7 @@ def strict_schema(parameters:dict, # A tool's parameters schema (JSON Schema, `$
     if '$defs' in parameters: out['$defs'] = {k: st.node(v, ['$defs', k], 1) for k,v in parameters['$defs'].items()}
     return out
 
-# %% ../nbs/01_providers.ipynb #59b417e9
+# %% ../nbs/01_providers.ipynb #e2022696
 GEMINI_MAX_REF_DEPTH = 3 # how many levels of a self-referencing type are spelled out for Gemini; deeper levels are sent as JSON text
 # What a Gemini `Schema` has (its OpenAPI subset); other keywords are dropped or moved into the description
 _GEMINI_KEYWORDS = frozenset({'type', 'format', 'description', 'nullable', 'enum', 'maxItems', 'minItems', 'properties', 'required', 'minProperties',
@@ -321,6 +322,7 @@ class _Gemini:
         out,notes = {'type': _GEMINI_TYPES.get(t, 'STRING')},[]
         for k,v in s.items():
             if k in ('type', 'properties', 'items', 'prefixItems', 'required', 'enum', 'format', 'nullable') or k in _DROP_FOR_GEMINI: continue
+            if k == 'description' and not v: continue
             if k in _GEMINI_KEYWORDS: out[k] = v
             elif (n := _keyword_note(k, v)): notes.append(n)
         if 'prefixItems' in s: notes.append(_keyword_note('prefixItems', s['prefixItems']))
@@ -492,7 +494,7 @@ def parse_arguments(text, # A model's arguments: JSON text, a dict, or None
     if not isinstance(v, dict): return {},f"The arguments for {tool!r} must be a JSON object of name: value pairs, got {type(v).__name__}: {text[:80]}"
     return v,None
 
-# %% ../nbs/01_providers.ipynb #43f19f86
+# %% ../nbs/01_providers.ipynb #105a968c
 def _plain(o):
     "An SDK object (pydantic model) as plain data; JSON text parsed; plain data as it is"
     if isinstance(o, (str, bytes, bytearray)):
@@ -539,6 +541,7 @@ def _walk(d, out:list, hint=None)->str|None:
         return 'gemini'
     if 'tool_calls' in d or (d.get('role') == 'assistant' and isinstance(d.get('content'), (str, type(None))) and hint != 'anthropic'): # OpenAI message
         _walk(d.get('tool_calls') or [], out, 'openai')
+        if isinstance(fc := d.get('function_call'), abc.Mapping): out.append(_found('openai', None, fc.get('name'), fc.get('arguments'))) # the legacy `functions` API
         return 'openai'
     if d.get('object') == 'response' or (isinstance(d.get('output'), list) and typ is None): # Responses API Response
         _walk(d['output'], out, 'openai-responses')
@@ -547,7 +550,7 @@ def _walk(d, out:list, hint=None)->str|None:
     if typ == 'tool_use': out.append(_found('anthropic', d.get('id'), d.get('name'), d.get('input'))); return 'anthropic'
     if typ == 'function_call': out.append(_found('openai-responses', d.get('call_id') or d.get('id'), d.get('name'), d.get('arguments'))); return 'openai-responses'
     if typ == 'custom_tool_call': out.append(_found('openai-responses', d.get('call_id') or d.get('id'), d.get('name'), {'input': d.get('input', '')}, True)); return 'openai-responses'
-    if typ == 'function' and isinstance(d.get('function'), abc.Mapping):
+    if typ in ('function', None) and isinstance(d.get('function'), abc.Mapping):
         fn = d['function']; out.append(_found('openai', d.get('id'), fn.get('name'), fn.get('arguments'))); return 'openai'
     if typ == 'custom' and isinstance(d.get('custom'), abc.Mapping):
         c = d['custom']; out.append(_found('openai', d.get('id'), c.get('name'), {'input': c.get('input', '')}, True)); return 'openai'
