@@ -242,3 +242,16 @@ def test_a_failed_request_keeps_the_history(is_async):
     assert srv.problems == ['request 2: the script has no turn left']
     h = info.value.tool_history
     assert [m['role'] for m in h] == ['user', 'assistant', 'tool', 'tool'] and len(h.steps) == 1
+
+@pytest.mark.parametrize('api', list(SERVERS))
+def test_tool_names_the_provider_cannot_take_are_mapped_and_back(api):
+    "A namespace name with a dot or non-ASCII letters reaches the provider as a valid name, and its calls run the right tool"
+    from toolslm_like.providers import provider_tool_name
+    ns = {'math.add': add, 'añadir': add}
+    sent = [provider_tool_name(n) for n in ns]
+    assert sent[0] != 'math.add' and sent[1] != 'añadir'
+    with SERVERS[api]([[(sent[0], {'a': 1, 'b': 2}), (sent[1], {'a': 3, 'b': 4})], 'Done.']) as srv: history = run_loop(api, srv, tools=ns)
+    assert srv.problems == [] # the server checks names against ^[a-zA-Z0-9_-]{1,64}$
+    assert tool_names_sent(api, srv.requests[0]) == sent
+    assert [json.loads(c) for _,c,_ in results_in(api, srv.requests[1])] == [3, 7]
+    assert [c['name'] for c in history.steps[0].calls] == ['math.add', 'añadir']

@@ -10,9 +10,11 @@ __all__ = ['TEXT_TOOLS_INTRO', 'TEXT_TOOLS_HOWTO', 'MAX_TEXT_CHARS', 'MAX_JSON_D
            'parse_text_tool_calls', 'text_tool_results', 'client_api', 'ChatDialect', 'ResponsesDialect',
            'AnthropicDialect', 'LoopStep', 'ToolHistory', 'tool_loop', 'atool_loop']
 
-# %% ../nbs/04_toolloop.ipynb #77f93f9b
+# %% ../nbs/04_toolloop.ipynb #e5b2465f
 import ast, asyncio, dataclasses, inspect, json, re
 from typing import Any, Callable
+from .providers import tool_schemas, tool_names, parse_tool_calls, format_tool_results, tool_output_text
+from .toolbox import Toolbox
 
 # %% ../nbs/04_toolloop.ipynb #25545eb9
 _SAMPLE_VALUES = {'string': '...', 'integer': 1, 'number': 1.5, 'boolean': True, 'array': [], 'object': {}, 'null': None}
@@ -167,13 +169,16 @@ def parse_text_tool_calls(text:str, # What the model wrote
         seen.add(c['id'])
     return calls
 
-# %% ../nbs/04_toolloop.ipynb #118ec8e9
+# %% ../nbs/04_toolloop.ipynb #8d4a335a
 TEXT_RESULTS_INTRO = "Results of your tool calls (one JSON object per call, matched by id):"
 
 def _jsonable(v):
-    "`v` as something `json.dumps` writes: itself if it can, else its `str`"
+    "`v` itself if `json.dumps` can write it, else the JSON value (or text) `tool_output_text` makes of it"
     try: json.dumps(v); return v
-    except (TypeError, ValueError): return str(v)
+    except (TypeError, ValueError): pass
+    text = tool_output_text(v)
+    try: return json.loads(text)
+    except ValueError: return text
 
 def text_tool_results(results:list # `[{'id', 'name', 'output', 'error'}]`, as the `Toolbox` returns them
                      )->str: # A message text for a model without native tool calling
@@ -297,10 +302,6 @@ def _with_note(history:list, text:str, text_type:str='text')->list:
         content = f"{c}\n\n{text}" if isinstance(c, str) else list(c or []) + [{'type': text_type, 'text': text}]
         return history[:-1] + [{**last, 'content': content}]
     return list(history) + [{'role': 'user', 'content': text}]
-
-# %% ../nbs/04_toolloop.ipynb #b7e3177d
-from .providers import tool_schemas, tool_names, parse_tool_calls, format_tool_results, tool_output_text
-from .toolbox import Toolbox
 
 # %% ../nbs/04_toolloop.ipynb #6c3b14fb
 BUDGET_NOTE = ("You have used all {max_iters} rounds of tool calls allowed for this task, so no more tools can be called. "
