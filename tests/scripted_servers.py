@@ -68,13 +68,9 @@ class ScriptedServer:
     def error(self, msg): return {'error': {'message': msg, 'type': 'invalid_request_error'}}
 
 
-def _json_object(s, where, problems):
-    "Parse `s` as the JSON text of an object, noting a problem if it is not"
-    if not isinstance(s, str): problems.append(f"{where} must be a JSON string, got {type(s).__name__}"); return None
-    try: v = json.loads(s)
-    except ValueError: problems.append(f"{where} is not valid JSON: {s[:80]!r}"); return None
-    if not isinstance(v, dict): problems.append(f"{where} must be a JSON object, got {s[:80]!r}")
-    return v
+def _arguments_text(args):
+    "A call's arguments as the OpenAI APIs send them: JSON text (a str in the script is sent as it is, e.g. broken JSON)"
+    return args if isinstance(args, str) else json.dumps(args)
 
 def _text_content(c, where, problems, types=('text',)):
     if isinstance(c, str): return
@@ -120,7 +116,7 @@ class ChatServer(ScriptedServer):
                     if not isinstance(c.get('id'), str) or c.get('type') != 'function': p.append(f"messages[{i}].tool_calls[{j}]: needs an `id` and `type: function`"); continue
                     f = c.get('function') or {}
                     if not isinstance(f.get('name'), str): p.append(f"messages[{i}].tool_calls[{j}]: function name missing")
-                    _json_object(f.get('arguments'), f"messages[{i}].tool_calls[{j}].function.arguments", p)
+                    if not isinstance(f.get('arguments'), str): p.append(f"messages[{i}].tool_calls[{j}].function.arguments must be a string")
                 pending = [c.get('id') for c in calls]
             else: _text_content(m.get('content'), f"messages[{i}]", p)
         if pending: p.append(f"the last assistant message's tool calls have no `tool` messages: {', '.join(pending)}")
@@ -131,7 +127,7 @@ class ChatServer(ScriptedServer):
         if isinstance(turn, str): msg['content'],finish = turn,'stop'
         else:
             msg['tool_calls'] = [{'id': f"call_{n}_{k}", 'type': 'function',
-                                  'function': {'name': nm, 'arguments': json.dumps(args)}} for k,(nm,args) in enumerate(turn)]
+                                  'function': {'name': nm, 'arguments': _arguments_text(args)}} for k,(nm,args) in enumerate(turn)]
             finish = 'tool_calls'
         return {'id': f"chatcmpl-{n}", 'object': 'chat.completion', 'created': int(time.time()), 'model': body.get('model'),
                 'choices': [{'index': 0, 'message': msg, 'finish_reason': finish, 'logprobs': None}],
@@ -167,7 +163,7 @@ class ResponsesServer(ScriptedServer):
                 if not isinstance(cid, str) or not isinstance(it.get('name'), str): p.append(f"input[{i}]: a function_call needs `call_id` and `name`"); continue
                 if cid in calls: p.append(f"input[{i}]: duplicate call_id {cid!r}")
                 calls[cid] = i
-                _json_object(it.get('arguments'), f"input[{i}].arguments", p)
+                if not isinstance(it.get('arguments'), str): p.append(f"input[{i}].arguments must be a string")
             elif typ == 'function_call_output':
                 cid = it.get('call_id')
                 if cid not in calls: p.append(f"input[{i}]: No tool call found for function call output with call_id {cid!r}")
@@ -185,7 +181,7 @@ class ResponsesServer(ScriptedServer):
             out = [{'type': 'message', 'id': f"msg_{n}", 'status': 'completed', 'role': 'assistant',
                     'content': [{'type': 'output_text', 'text': turn, 'annotations': []}]}]
         else: out = [{'type': 'function_call', 'id': f"fc_{n}_{k}", 'call_id': f"call_{n}_{k}", 'name': nm,
-                      'arguments': json.dumps(args), 'status': 'completed'} for k,(nm,args) in enumerate(turn)]
+                      'arguments': _arguments_text(args), 'status': 'completed'} for k,(nm,args) in enumerate(turn)]
         return {'id': f"resp_{n}", 'object': 'response', 'created_at': time.time(), 'status': 'completed', 'model': body.get('model'),
                 'output': out, 'parallel_tool_calls': True, 'tool_choice': body.get('tool_choice', 'auto'), 'tools': body.get('tools') or [],
                 'temperature': 1.0, 'top_p': 1.0, 'error': None, 'incomplete_details': None, 'instructions': body.get('instructions'),

@@ -255,3 +255,12 @@ def test_tool_names_the_provider_cannot_take_are_mapped_and_back(api):
     assert tool_names_sent(api, srv.requests[0]) == sent
     assert [json.loads(c) for _,c,_ in results_in(api, srv.requests[1])] == [3, 7]
     assert [c['name'] for c in history.steps[0].calls] == ['math.add', 'añadir']
+
+@pytest.mark.parametrize('api', ['chat', 'responses'])
+def test_unreadable_arguments_go_back_as_an_error(api):
+    "Arguments that are not JSON: that call gets an error result the model can act on, the other call runs, the loop goes on"
+    with SERVERS[api]([[('add', '{"a": 1, "b": '), ('add', {'a': 1, 'b': 2})], 'Fixed.']) as srv: history = run_loop(api, srv)
+    assert srv.problems == []
+    (_,c1,_),(_,c2,_) = results_in(api, srv.requests[1])
+    assert 'JSON' in c1 and c2 == '3'
+    assert history.answer == 'Fixed.'
