@@ -109,10 +109,11 @@ def _read_json_ish(s:str):
     try: return _literal(ast.parse(s.strip(), mode='eval').body)
     except (SyntaxError, ValueError, TypeError, RecursionError, MemoryError): return _unreadable
 
-# %% ../nbs/04_toolloop.ipynb #76b23155
+# %% ../nbs/04_toolloop.ipynb #6c9d0cef
 _name_keys = ('name', 'tool', 'tool_name', 'function_name')
 _argument_keys = ('arguments', 'parameters', 'args', 'input', 'kwargs')
 _list_keys = ('tool_calls', 'calls', 'function_calls', 'tools')
+_bare_call_keys = frozenset(('id', 'type') + _name_keys) # an object with only these keys calls a known tool with no arguments
 
 def _arguments(raw)->tuple[dict,str|None]:
     "(arguments dict, error or None) from what the text gave as a call's arguments"
@@ -134,7 +135,7 @@ def _calls_in(value, names:frozenset|None, depth=0)->list:
     inner = value['function'] if isinstance(value.get('function'), dict) else value
     name = next((inner[k] for k in _name_keys if isinstance(inner.get(k), str)), None)
     arg_key = next((k for k in _argument_keys if k in inner), None)
-    if name is None or (arg_key is None and not (names and name in names)): return []
+    if name is None or (arg_key is None and not (names and name in names and set(inner) <= _bare_call_keys)): return []
     args,err = _arguments(inner.get(arg_key))
     call = {'id': value['id'] if isinstance(value.get('id'), str) else None, 'name': name, 'arguments': args}
     if err:
