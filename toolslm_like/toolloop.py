@@ -6,9 +6,9 @@ Docs: https://toolslm-like.github.io/toolslm_like/toolloop.html.md"""
 
 # %% auto #0
 __all__ = ['TEXT_TOOLS_INTRO', 'TEXT_TOOLS_HOWTO', 'MAX_TEXT_CHARS', 'MAX_JSON_DEPTH', 'MAX_FAILED_SPANS', 'TEXT_RESULTS_INTRO',
-           'API_ALIASES', 'DEFAULT_MAX_TOKENS', 'DIALECTS', 'BUDGET_NOTE', 'NOT_RUN_ERROR', 'text_tools_prompt',
-           'parse_text_tool_calls', 'text_tool_results', 'client_api', 'ChatDialect', 'ResponsesDialect',
-           'AnthropicDialect', 'LoopStep', 'ToolHistory', 'tool_loop', 'atool_loop']
+           'API_ALIASES', 'DEFAULT_MAX_TOKENS', 'DIALECTS', 'BUDGET_NOTE', 'NOT_RUN_ERROR', 'SHOWN_CHARS',
+           'text_tools_prompt', 'parse_text_tool_calls', 'text_tool_results', 'client_api', 'ChatDialect',
+           'ResponsesDialect', 'AnthropicDialect', 'LoopStep', 'ToolHistory', 'tool_loop', 'atool_loop']
 
 # %% ../nbs/04_toolloop.ipynb #e5b2465f
 import ast, asyncio, dataclasses, inspect, json, re
@@ -304,21 +304,42 @@ def _with_note(history:list, text:str, text_type:str='text')->list:
         return history[:-1] + [{**last, 'content': content}]
     return list(history) + [{'role': 'user', 'content': text}]
 
-# %% ../nbs/04_toolloop.ipynb #6c3b14fb
+# %% ../nbs/04_toolloop.ipynb #a94f40dd
 BUDGET_NOTE = ("You have used all {max_iters} rounds of tool calls allowed for this task, so no more tools can be called. "
                "Answer now, as well as you can, with what you have found so far.")
 NOT_RUN_ERROR = "Not run: the budget of {max_iters} rounds of tool calls had run out. Answer without this tool."
 
+SHOWN_CHARS = 80 # how much of an argument, output or answer a step's one-line summary shows
+
+def _short(v)->str:
+    s = v if isinstance(v, str) else json.dumps(v, ensure_ascii=False, default=str)
+    s = ' '.join(s.split())
+    return s if len(s) <= SHOWN_CHARS else s[:SHOWN_CHARS-3] + '...'
+
 @dataclasses.dataclass
 class LoopStep:
-    "One round of the loop, as the `on_step` callback sees it"
+    "One round of the loop, as the `on_step` callback sees it; `print(step)` gives a one-line summary"
     iteration:int # 1 for the first request to the model
     response:Any # the SDK's response object
+    text:str # what the model wrote in this reply (besides its calls)
     calls:list # the calls the model asked for: `[{'id', 'name', 'arguments'}]`
     results:list # their results, in the order of the calls (`[]` when the model answered)
     messages:list # what this step added to the history
     final:bool=False # is this the model's answer (the last step)?
     budget_exhausted:bool=False # was this the request made after `max_iters` ran out?
+
+    def __str__(self):
+        def show(c, r):
+            args = ', '.join(f"{k}={_short(v)}" for k,v in (c.get('arguments') or {}).items())
+            if r is None: got = ''
+            elif r.get('error') is not None: got = ' -> error: ' + _short((str(r['error']).strip().splitlines() or [''])[-1])
+            else: got = ' -> ' + _short(r.get('output'))
+            return f"{c.get('name')}({args}){got}"
+        results = {r.get('id'): r for r in self.results}
+        done = ' | '.join(show(c, results.get(c.get('id'))) for c in self.calls)
+        head = f"step {self.iteration}" + (' (budget exhausted)' if self.budget_exhausted else '')
+        if self.final and self.text: done = f"{done} | answer: {_short(self.text)}" if done else f"answer: {_short(self.text)}"
+        return f"{head}: {done or '(no text)'}"
 
 class ToolHistory(list):
     "The conversation a tool loop produced, in the provider's dialect (a plain `list` of messages), and how it ended"
@@ -331,7 +352,7 @@ def _as_messages(formatted)->list:
     "What `format_tool_results` returned (one message or several) as a list of messages"
     return [formatted] if isinstance(formatted, dict) else list(formatted)
 
-# %% ../nbs/04_toolloop.ipynb #f741352a
+# %% ../nbs/04_toolloop.ipynb #ca51d4e3
 @dataclasses.dataclass
 class _Loop:
     "The state of one tool loop; `rounds` is the loop, as a generator of what it needs done"
@@ -344,11 +365,11 @@ class _Loop:
 
     def take_reply(self, response, iteration):
         "Append the model's reply to the history; the step it makes, with the calls it asked for"
-        added = self.dialect.assistant_messages(response)
+        added,text = self.dialect.assistant_messages(response),self.dialect.answer_text(response)
         self.history.extend(added)
         if self.native: calls = parse_tool_calls(response, self.dialect.provider, names=self.names)
-        else: calls = parse_text_tool_calls(self.dialect.answer_text(response), self.names, id_prefix=f"call_{iteration}_")
-        return LoopStep(iteration, response, calls, [], list(added))
+        else: calls = parse_text_tool_calls(text, self.names, id_prefix=f"call_{iteration}_")
+        return LoopStep(iteration, response, text, calls, [], list(added))
 
     def add_results(self, step, results):
         step.results = results
@@ -363,7 +384,7 @@ class _Loop:
             step = self.take_reply((yield 'create', self.request()), i)
             if not step.calls:
                 step.final = True
-                self.history.answer = self.dialect.answer_text(step.response)
+                self.history.answer = step.text
                 self.history.steps.append(step)
                 yield 'step', step
                 return self.history
@@ -376,7 +397,7 @@ class _Loop:
         self.history[before:] = noted[before:]
         step = self.take_reply((yield 'create', self.request(final=True)), self.max_iters+1)
         step.final = step.budget_exhausted = True
-        self.history.answer = self.dialect.answer_text(step.response)
+        self.history.answer = step.text
         if step.calls: # asked anyway: answer each call, so the history stays valid to continue
             self.add_results(step, [{'id': c['id'], 'name': c['name'], 'output': None,
                                      'error': NOT_RUN_ERROR.format(max_iters=self.max_iters)} for c in step.calls])
