@@ -462,7 +462,7 @@ def _setup(client, messages, tools, model, max_iters, api, native, system, on_st
     loop = _Loop(dialect, model, ToolHistory(messages, provider), schemas, names, max_iters, native, system, dict(create_options))
     return _Run(loop, dialect.create(client), toolbox, toolbox is not tools, is_async, on_step, {'parallel': parallel, **(execute_options or {})})
 
-# %% ../nbs/04_toolloop.ipynb #71523a3d
+# %% ../nbs/04_toolloop.ipynb #6e8a990d
 def tool_loop(client, # `openai.OpenAI`/`AsyncOpenAI` (Chat Completions or Responses) or `anthropic.Anthropic`/`AsyncAnthropic`
               messages:list|str, # The conversation so far, in that API's dialect (a str is the user's first message)
               tools, # The tools: a function, a list of them, a namespace dict, or a `Toolbox`
@@ -471,7 +471,7 @@ def tool_loop(client, # `openai.OpenAI`/`AsyncOpenAI` (Chat Completions or Respo
               *,
               api:str|None=None, # For OpenAI clients: 'chat' (default) or 'responses'
               native:bool=True, # Use the API's tool calling? `False`: tools in the system prompt, calls parsed from the text
-              system:str|None=None, # A system prompt (Chat: a first system message; Responses: `instructions`; Anthropic: `system`)
+              system:str|None=None, # A system prompt, sent with each request but kept out of the history (Chat: a first system message; Responses: `instructions`; Anthropic: `system`)
               on_step:Callable|None=None, # Called with each `LoopStep` (for progress display and logging); may be async with async clients
               parallel:bool=True, # Run the calls of one turn in parallel?
               strict:bool|str=False, # OpenAI strict schemas (`True`, `'auto'`), as `tool_schemas` takes it
