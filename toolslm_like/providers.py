@@ -18,7 +18,7 @@ from .funccall import SchemaError, bind_arguments, get_schema, tool_info
 # %% ../nbs/01_providers.ipynb #a026545a
 PROVIDERS = ('anthropic', 'openai', 'openai-responses', 'gemini', 'gemini-json-schema', 'mcp', 'json_schema')
 
-# %% ../nbs/01_providers.ipynb #c8f07c78
+# %% ../nbs/01_providers.ipynb #7829d3d6
 # A name all of OpenAI, Anthropic and Gemini accept: Gemini adds that the first character is a letter or `_`
 _PORTABLE_NAME = re.compile(r'[A-Za-z_][A-Za-z0-9_-]{0,63}')
 _PROVIDER_NAME = re.compile(r'[a-zA-Z0-9_-]{1,64}') # what OpenAI and Anthropic check
@@ -30,11 +30,13 @@ def _check_name(name):
     if not isinstance(name, str) or not name: raise ValueError(f"A tool name must be a non-empty string, got {name!r}")
     if len(name) > _MAX_INPUT_NAME_CHARS: raise ValueError(f"A tool name of {len(name)} characters is too long (the limit is {_MAX_INPUT_NAME_CHARS}); give the tool a shorter name")
 
-@functools.lru_cache(maxsize=4096)
 def provider_tool_name(name:str)->str: # A name matching `^[A-Za-z_][A-Za-z0-9_-]{0,63}$`
     "The tool name to show providers for the Python (or MCP) tool name `name`"
     _check_name(name)
-    if _PORTABLE_NAME.fullmatch(name): return name
+    return name if _PORTABLE_NAME.fullmatch(name) else _encoded_name(name)
+
+@functools.lru_cache(maxsize=4096)
+def _encoded_name(name:str)->str:
     ascii_ = unicodedata.normalize('NFKD', name).encode('ascii', 'ignore').decode()
     s = re.sub(r'[^A-Za-z0-9_-]', '_', ascii_.replace('.', '-'))
     if not s or not (s[0].isalpha() or s[0] == '_'): s = '_' + s
@@ -42,7 +44,7 @@ def provider_tool_name(name:str)->str: # A name matching `^[A-Za-z_][A-Za-z0-9_-
     h = hashlib.sha256(name.encode('utf-8', 'surrogatepass')).hexdigest()[:_NAME_HASH_CHARS]
     return f"{s[:_MAX_NAME_CHARS-_NAME_HASH_CHARS-1].rstrip('-')}-{h}"
 
-# %% ../nbs/01_providers.ipynb #17745c1f
+# %% ../nbs/01_providers.ipynb #11bb1430
 class ToolNameCollision(ValueError):
     "Two different tools would reach the provider under the same name"
 
@@ -66,11 +68,12 @@ class ToolNames:
     def python(self, provider_name:str)->str:
         "The tool's own name for a name a provider (or model) sent; names this map does not know come back unchanged"
         return self._to_python.get(provider_name, provider_name) if isinstance(provider_name, str) else provider_name
+    def items(self): return self._to_provider.items()
     def __contains__(self, name): return name in self._to_provider
     def __len__(self): return len(self._to_provider)
     def __repr__(self): return f"ToolNames({dict(self._to_provider)!r})"
 
-# %% ../nbs/01_providers.ipynb #45336cdd
+# %% ../nbs/01_providers.ipynb #1751ee97
 # Names handed out by `tool_schemas`, newest last; bounded so a long-lived process serving many MCP servers does not grow without limit
 _MAX_REMEMBERED_NAMES = 50_000
 _AMBIGUOUS = object()
@@ -80,7 +83,6 @@ _names_lock = threading.Lock()
 def _remember_names(m:ToolNames):
     with _names_lock:
         for p,n in m._to_python.items():
-            if p == n and p not in _remembered_names: continue # unchanged names need no memory
             old = _remembered_names.get(p)
             _remembered_names[p] = n if old is None or old == n else _AMBIGUOUS
             _remembered_names.move_to_end(p)
@@ -422,7 +424,7 @@ def tool_names(tools)->ToolNames:
     "The `ToolNames` map for `tools` (anything `tool_schemas` takes), collisions checked"
     return ToolNames(s['name'] for s in tool_specs(tools))
 
-# %% ../nbs/01_providers.ipynb #1caaf256
+# %% ../nbs/01_providers.ipynb #04368ebc
 _KEYWORD = inspect.Parameter.KEYWORD_ONLY
 
 def _gemini_signature(f, info):
@@ -447,7 +449,7 @@ def gemini_callable(f # A tool: function, method, callable object (sync or async
     def _kwargs(sent):
         unknown = [k for k in sent if k not in sig.parameters]
         if unknown: raise TypeError(f"{info.name}() got unexpected arguments {unknown}; it takes: {', '.join(sig.parameters)}")
-        kw = bind_arguments(f, {k:v for k,v in sent.items() if v is not None}) if any(v is not None for v in sent.values()) or info.required else {}
+        kw = bind_arguments(f, {k:v for k,v in sent.items() if v is not None}) # converted and checked, as `call_func` does
         return {**kw, **{k: None for k,v in sent.items() if v is None}} # the model sent null: it gets None, not the default
     if info.is_async:
         async def wrapper(**kwargs): return await f(**_kwargs(kwargs))
@@ -602,15 +604,15 @@ def parse_tool_calls(response, # A model response: SDK object, its dict or JSON 
         _remember_call(id, dialect, custom)
     return calls
 
-# %% ../nbs/01_providers.ipynb #f4c0b54d
+# %% ../nbs/01_providers.ipynb #d9c2a576
 def tool_output_text(output)->str:
     "A tool's return value as text for a model: `str` as it is, anything else as JSON"
     if isinstance(output, str): return output
     if isinstance(output, (bytes, bytearray)): return bytes(output).decode('utf-8', 'replace')
-    try: return json.dumps(output, ensure_ascii=False)
+    try: return json.dumps(output, ensure_ascii=False, allow_nan=False)
     except (TypeError, ValueError): pass
     from toolslm_like.funccall import _jsonable
-    try: return json.dumps(_jsonable(output), ensure_ascii=False)
+    try: return json.dumps(_jsonable(output), ensure_ascii=False, allow_nan=False)
     except (TypeError, ValueError): return str(output)
 
 def _text_and_error(r)->tuple[str,bool]:
