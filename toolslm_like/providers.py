@@ -640,7 +640,7 @@ def _dialect_of(results)->str:
 
 def _is_custom(r): return r.get('type') == 'custom' or (_call_dialects.get(r.get('id')) or (None, False))[1]
 
-# %% ../nbs/01_providers.ipynb #b6d4c798
+# %% ../nbs/01_providers.ipynb #0436ac13
 def _openai_results(rs): return [{'role': 'tool', 'tool_call_id': r.get('id'), 'content': _text_and_error(r)[0]} for r in rs]
 
 def _responses_results(rs):
@@ -663,7 +663,7 @@ def _gemini_results(rs):
         fr = {'name': provider_tool_name(r['name']), 'response': {'error': text} if err else {'output': text}}
         if r.get('id') is not None: fr = {'id': r['id'], **fr}
         parts.append({'function_response': fr})
-    return {'role': 'user', 'parts': parts}
+    return parts
 
 def _mcp_results(rs):
     out = []
