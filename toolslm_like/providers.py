@@ -496,12 +496,12 @@ def parse_arguments(text, # A model's arguments: JSON text, a dict, or None
     if not isinstance(v, dict): return {},f"The arguments for {tool!r} must be a JSON object of name: value pairs, got {type(v).__name__}: {text[:80]}"
     return v,None
 
-# %% ../nbs/01_providers.ipynb #105a968c
+# %% ../nbs/01_providers.ipynb #83e58a83
 def _plain(o):
     "An SDK object (pydantic model) as plain data; JSON text parsed; plain data as it is"
     if isinstance(o, (str, bytes, bytearray)):
         try: return json.loads(o)
-        except ValueError as e: raise ValueError(f"parse_tool_calls got text that is not JSON ({e}); pass the response object, its dict, or its JSON") from None
+        except (ValueError, RecursionError) as e: raise ValueError(f"parse_tool_calls got text that is not JSON it can read ({e or 'nested too deeply'}); pass the response object, its dict, or its JSON") from None
     if hasattr(o, 'model_dump') and not isinstance(o, type):
         return o.model_dump(mode='json', exclude_none=True, warnings=False)
     if isinstance(o, (list, tuple)): return [x if isinstance(x, (str, bytes, bytearray)) else _plain(x) for x in o] # e.g. `message.content`, a list of SDK blocks
@@ -522,8 +522,84 @@ _RESPONSES_ITEMS = frozenset({'message', 'reasoning', 'web_search_call', 'file_s
 
 def _found(provider, id, name, args, custom=False): return (provider, id, name, args, custom)
 
+# One small reader per shape a response (or a piece of one) can have. Each appends the calls it finds to `out` and returns its provider.
+def _chat_completion(d, out, hint):
+    ch = (d['choices'] or [{}])[0] # other choices are alternatives, not more calls
+    _walk(ch.get('message') or ch.get('delta') or {}, out, 'openai')
+    return 'openai'
+
+def _chat_message(d, out, hint):
+    _walk(d.get('tool_calls') or [], out, 'openai')
+    if isinstance(fc := d.get('function_call'), abc.Mapping): out.append(_found('openai', None, fc.get('name'), fc.get('arguments'))) # the legacy `functions` API
+    return 'openai'
+
+def _chat_tool_call(d, out, hint):
+    fn = d['function']; out.append(_found('openai', d.get('id'), fn.get('name'), fn.get('arguments'))); return 'openai'
+
+def _chat_custom_call(d, out, hint):
+    c = d['custom']; out.append(_found('openai', d.get('id'), c.get('name'), {'input': c.get('input', '')}, True)); return 'openai'
+
+def _response(d, out, hint): _walk(d['output'], out, 'openai-responses'); return 'openai-responses'
+
+def _response_call(d, out, hint):
+    custom = d.get('type') == 'custom_tool_call'
+    args = {'input': d.get('input', '')} if custom else d.get('arguments')
+    out.append(_found('openai-responses', d.get('call_id') or d.get('id'), d.get('name'), args, custom)); return 'openai-responses'
+
+def _message_with_blocks(d, out, hint):
+    "An Anthropic `Message` or message dict, or a Responses `message` item (whose blocks are `output_text`)"
+    blocks = d.get('content') if isinstance(d.get('content'), list) else []
+    if hint == 'openai-responses' or any(isinstance(b, abc.Mapping) and b.get('type') in ('output_text', 'refusal') for b in blocks): return 'openai-responses'
+    _walk(blocks, out, 'anthropic')
+    return 'anthropic'
+
+def _tool_use(d, out, hint): out.append(_found('anthropic', d.get('id'), d.get('name'), d.get('input'))); return 'anthropic'
+
+def _gemini_response(d, out, hint):
+    _walk(((d['candidates'] or [{}])[0]).get('content') or {}, out, 'gemini') # the first candidate, as `response.function_calls` does
+    return 'gemini'
+
+def _gemini_content(d, out, hint): _walk(d['parts'] or [], out, 'gemini'); return 'gemini'
+def _gemini_part(d, out, hint): return _gemini_call(_g(d, 'function_call', 'functionCall'), out, hint)
+def _gemini_call(d, out, hint): out.append(_found('gemini', d.get('id'), d.get('name'), d.get('args'))); return 'gemini'
+
+def _mcp_request(d, out, hint):
+    p = d['params']; out.append(_found('mcp', d.get('id'), p.get('name'), p.get('arguments'))); return 'mcp'
+
+def _plain_call(d, out, hint):
+    out.append(_found(hint or 'json_schema', d.get('id'), d.get('name'), d.get('arguments'))); return hint or 'json_schema'
+
+def _no_calls(provider): return lambda d, out, hint: provider
+
+_ANTHROPIC_BLOCKS = frozenset({'text', 'thinking', 'redacted_thinking', 'server_tool_use', 'web_search_tool_result', 'web_fetch_tool_result',
+                               'code_execution_tool_result', 'mcp_tool_use', 'mcp_tool_result', 'container_upload', 'image', 'document', 'tool_result'})
+_RESPONSES_ITEMS = frozenset({'reasoning', 'web_search_call', 'file_search_call', 'computer_call', 'image_generation_call', 'code_interpreter_call',
+                              'local_shell_call', 'mcp_call', 'mcp_list_tools', 'mcp_approval_request', 'function_call_output', 'output_text', 'refusal'})
+_is_map = lambda o: isinstance(o, abc.Mapping)
+
+# (does `d` have this shape, given the provider hint?, its reader): the first match wins, so the specific shapes come before the general ones
+_SHAPES = [
+    (lambda d,h: 'choices' in d, _chat_completion),
+    (lambda d,h: 'candidates' in d, _gemini_response),
+    (lambda d,h: 'tool_calls' in d or (d.get('role') == 'assistant' and isinstance(d.get('content'), (str, type(None))) and h != 'anthropic'), _chat_message),
+    (lambda d,h: d.get('object') == 'response' or (isinstance(d.get('output'), list) and 'type' not in d), _response),
+    (lambda d,h: 'parts' in d, _gemini_content),
+    (lambda d,h: d.get('type') == 'tool_use', _tool_use),
+    (lambda d,h: d.get('type') in ('function_call', 'custom_tool_call'), _response_call),
+    (lambda d,h: d.get('type') in ('function', None) and _is_map(d.get('function')), _chat_tool_call),
+    (lambda d,h: d.get('type') == 'custom' and _is_map(d.get('custom')), _chat_custom_call),
+    (lambda d,h: _is_map(_g(d, 'function_call', 'functionCall')), _gemini_part),
+    (lambda d,h: d.get('type') == 'message' or isinstance(d.get('content'), list), _message_with_blocks),
+    (lambda d,h: d.get('type') in _ANTHROPIC_BLOCKS and h != 'openai-responses', _no_calls('anthropic')),
+    (lambda d,h: d.get('type') in _RESPONSES_ITEMS, _no_calls('openai-responses')),
+    (lambda d,h: d.get('method') == 'tools/call' and _is_map(d.get('params')), _mcp_request),
+    (lambda d,h: 'name' in d and 'args' in d, _gemini_call),
+    (lambda d,h: 'name' in d and 'arguments' in d, _plain_call),
+    (lambda d,h: 'name' in d and 'input' in d, _tool_use),
+]
+
 def _walk(d, out:list, hint=None)->str|None:
-    "Find the tool calls in plain response data `d`, appending to `out`; returns the provider the shape belongs to"
+    "Find the tool calls in plain response data `d`, appending them to `out`; returns the provider the shape belongs to (or `None`)"
     if isinstance(d, (list, tuple)):
         seen = None
         for o in d:
@@ -531,49 +607,10 @@ def _walk(d, out:list, hint=None)->str|None:
             if p and seen and p != seen and {p, seen} != {'mcp', 'json_schema'}: raise ValueError(f"The response mixes {seen} and {p} shapes; pass one response at a time")
             seen = seen or p
         return seen
-    if not isinstance(d, abc.Mapping): return None
-    typ = d.get('type')
-    if 'choices' in d: # OpenAI ChatCompletion
-        ch = d['choices'] or [{}]
-        _walk(ch[0].get('message') or ch[0].get('delta') or {}, out, 'openai')
-        return 'openai'
-    if 'candidates' in d: # Gemini GenerateContentResponse
-        c = (d['candidates'] or [{}])[0]
-        _walk(c.get('content') or {}, out, 'gemini')
-        return 'gemini'
-    if 'tool_calls' in d or (d.get('role') == 'assistant' and isinstance(d.get('content'), (str, type(None))) and hint != 'anthropic'): # OpenAI message
-        _walk(d.get('tool_calls') or [], out, 'openai')
-        if isinstance(fc := d.get('function_call'), abc.Mapping): out.append(_found('openai', None, fc.get('name'), fc.get('arguments'))) # the legacy `functions` API
-        return 'openai'
-    if d.get('object') == 'response' or (isinstance(d.get('output'), list) and typ is None): # Responses API Response
-        _walk(d['output'], out, 'openai-responses')
-        return 'openai-responses'
-    if 'parts' in d: _walk(d['parts'] or [], out, 'gemini'); return 'gemini'
-    if typ == 'tool_use': out.append(_found('anthropic', d.get('id'), d.get('name'), d.get('input'))); return 'anthropic'
-    if typ == 'function_call': out.append(_found('openai-responses', d.get('call_id') or d.get('id'), d.get('name'), d.get('arguments'))); return 'openai-responses'
-    if typ == 'custom_tool_call': out.append(_found('openai-responses', d.get('call_id') or d.get('id'), d.get('name'), {'input': d.get('input', '')}, True)); return 'openai-responses'
-    if typ in ('function', None) and isinstance(d.get('function'), abc.Mapping):
-        fn = d['function']; out.append(_found('openai', d.get('id'), fn.get('name'), fn.get('arguments'))); return 'openai'
-    if typ == 'custom' and isinstance(d.get('custom'), abc.Mapping):
-        c = d['custom']; out.append(_found('openai', d.get('id'), c.get('name'), {'input': c.get('input', '')}, True)); return 'openai'
-    if (fc := _g(d, 'function_call', 'functionCall')) is not None and isinstance(fc, abc.Mapping): # a Gemini Part
-        out.append(_found('gemini', fc.get('id'), fc.get('name'), fc.get('args'))); return 'gemini'
-    if d.get('type') == 'message' or isinstance(d.get('content'), list): # an Anthropic Message, a message dict, or a Responses message item
-        blocks = d.get('content') if isinstance(d.get('content'), list) else []
-        kinds = {b.get('type') for b in blocks if isinstance(b, abc.Mapping)}
-        if kinds & {'output_text', 'refusal'} or hint == 'openai-responses': return 'openai-responses'
-        _walk(blocks, out, 'anthropic')
-        return 'anthropic'
-    if typ in _ANTHROPIC_BLOCKS and hint != 'openai-responses': return 'anthropic'
-    if typ in _RESPONSES_ITEMS: return 'openai-responses'
-    if d.get('method') == 'tools/call' and isinstance(d.get('params'), abc.Mapping): # an MCP request
-        p = d['params']; out.append(_found('mcp', d.get('id'), p.get('name'), p.get('arguments'))); return 'mcp'
-    if 'name' in d and 'args' in d: out.append(_found('gemini', d.get('id'), d.get('name'), d.get('args'))); return 'gemini' # a Gemini FunctionCall
-    if 'name' in d and 'arguments' in d: out.append(_found(hint or 'json_schema', d.get('id'), d.get('name'), d.get('arguments'))); return hint or 'json_schema'
-    if 'name' in d and 'input' in d: out.append(_found('anthropic', d.get('id'), d.get('name'), d.get('input'))); return 'anthropic'
-    return None
+    if not _is_map(d): return None
+    return next((read(d, out, hint) for matches,read in _SHAPES if matches(d, hint)), None)
 
-# %% ../nbs/01_providers.ipynb #df83ce85
+# %% ../nbs/01_providers.ipynb #21807cc3
 def _call(provider, id, name, raw, custom, names)->dict:
     if not isinstance(name, str) or not name:
         c = {'id': id, 'name': name if isinstance(name, str) else '', 'arguments': {}, 'error': f"The tool call has no tool name (got {name!r}); call one of the tools by name"}
@@ -593,7 +630,8 @@ def parse_tool_calls(response, # A model response: SDK object, its dict or JSON 
     "The tool calls in `response`, in order, with tool names mapped back and arguments parsed into dicts"
     if provider is not None: _check_provider(provider)
     found = []
-    detected = _walk(_plain(response), found, provider)
+    try: detected = _walk(_plain(response), found, provider)
+    except RecursionError: raise ValueError("The response is nested too deeply to be a model response; pass the response object, its dict, or its JSON") from None
     want = {'gemini-json-schema': 'gemini'}.get(provider, provider)
     if want and detected and detected != want and detected not in ('json_schema', 'mcp') and want not in ('json_schema', 'mcp'):
         raise ValueError(f"The response looks like {detected!r}, not {provider!r}; pass provider={detected!r} or None")
