@@ -642,7 +642,7 @@ def parse_tool_calls(response, # A model response: SDK object, its dict or JSON 
         _remember_call(id, dialect, custom)
     return calls
 
-# %% ../nbs/01_providers.ipynb #d9c2a576
+# %% ../nbs/01_providers.ipynb #b62623b6
 def tool_output_text(output)->str:
     "A tool's return value as text for a model: `str` as it is, anything else as JSON"
     if isinstance(output, str): return output
@@ -658,15 +658,24 @@ def _text_and_error(r)->tuple[str,bool]:
     if err is not None and err is not False: return (err if isinstance(err, str) else tool_output_text(err)),True
     return tool_output_text(r.get('output')),False
 
+def _match_keys(items)->list:
+    "What pairs a result with its call: the id, or (Gemini calls often have none) the name and how many calls of that name came before"
+    seen,keys = {},[]
+    for o in items:
+        if o.get('id') is not None: keys.append(o['id']); continue
+        n = seen[o.get('name')] = seen.get(o.get('name'), -1) + 1
+        keys.append((o.get('name'), n))
+    return keys
+
 def _order(results, calls)->list:
     "Results in the order of `calls` (matched by id); a call without a result gets one carrying an error"
-    by_id = {}
-    for r in results:
-        if r.get('id') in by_id: raise ValueError(f"Two results have the id {r.get('id')!r}; each call gets exactly one result")
-        by_id[r.get('id')] = r
-    ids = [c.get('id') for c in calls]
-    if (extra := [i for i in by_id if i not in ids]): raise ValueError(f"Results {extra} match no call; the calls' ids are {ids}")
-    return [by_id.get(c.get('id')) or {'id': c.get('id'), 'name': c.get('name'), 'output': None, 'error': 'The tool did not return a result for this call'} for c in calls]
+    by_key = {}
+    for k,r in zip(_match_keys(results), results):
+        if k in by_key: raise ValueError(f"Two results have the id {r.get('id')!r}; each call gets exactly one result")
+        by_key[k] = r
+    keys = _match_keys(calls)
+    if (extra := [k for k in by_key if k not in keys]): raise ValueError(f"Results {extra} match no call; the calls are {keys}")
+    return [by_key.get(k) or {'id': c.get('id'), 'name': c.get('name'), 'output': None, 'error': 'The tool did not return a result for this call'} for k,c in zip(keys, calls)]
 
 def _dialect_of(results)->str:
     for r in results:
