@@ -141,7 +141,7 @@ def tool_specs(tools # A function, a schema dict, a list of them, or a namespace
         seen[s['name']] = f
     return specs
 
-# %% ../nbs/01_providers.ipynb #59662f9e
+# %% ../nbs/01_providers.ipynb #ae53c79a
 class StrictSchemaError(SchemaError):
     "A tool's parameters cannot be expressed in OpenAI strict mode"
 
@@ -194,6 +194,7 @@ def _nullable(s:dict)->dict:
 
 def _resolve_ref(ref, root:dict)->dict:
     "The schema `ref` (`#/$defs/Name` or `#/definitions/Name`) points to in `root`"
+    if ref == '#': return root
     if not isinstance(ref, str) or not ref.startswith('#/'): raise SchemaError(f"Only local $refs ('#/$defs/Name') are supported, got {ref!r}")
     o = root
     for part in ref[2:].split('/'):
@@ -203,7 +204,7 @@ def _resolve_ref(ref, root:dict)->dict:
     if not isinstance(o, dict): raise SchemaError(f"The $ref {ref!r} does not point to a schema")
     return o
 
-# %% ../nbs/01_providers.ipynb #dfe41d7b
+# %% ../nbs/01_providers.ipynb #5c581101
 class _Budget:
     "Counts schema nodes visited, so a pathological schema fails fast instead of exhausting memory"
     def __init__(self, tool): self.n,self.tool = 0,tool
@@ -237,7 +238,7 @@ class _Strict:
         if 'oneOf' in s: s = {**{k:v for k,v in s.items() if k != 'oneOf'}, 'anyOf': s['oneOf']} # checked exactly when the call is bound
         out,notes = {},[]
         for k,v in s.items():
-            if k in ('properties', 'items', 'anyOf', '$defs', 'required', 'additionalProperties'): continue
+            if k in ('properties', 'items', 'anyOf', 'required', 'additionalProperties', *_DEFS_KEYS): continue
             if k == 'format' and v not in _STRICT_FORMATS: notes.append(f"format: {v}"); continue
             if k == 'description' and not v: continue
             if k in _STRICT_KEYWORDS: out[k] = v
@@ -271,17 +272,20 @@ class _Strict:
             new[k] = p if k in req else _nullable(p)
         out['properties'],out['required'],out['additionalProperties'] = new,list(new),False
 
+_DEFS_KEYS = ('$defs', 'definitions') # where definitions live: JSON Schema 2020-12, and draft 7 (still common in MCP servers)
+
 def strict_schema(parameters:dict, # A tool's parameters schema (JSON Schema, `$defs` at its root)
                   tool:str='tool' # The tool's name, for error messages
                  )->dict: # A new schema OpenAI accepts with `strict: true`
     "`parameters` rewritten for OpenAI strict mode; raises `StrictSchemaError` naming a parameter strict mode cannot express"
     st = _Strict(tool, parameters)
     if parameters.get('type') != 'object': raise StrictSchemaError(f"The parameters of tool {tool!r} must be a JSON object schema for strict mode, got type {parameters.get('type')!r}")
-    out = st.node({k:v for k,v in parameters.items() if k != '$defs'}, [])
-    if '$defs' in parameters: out['$defs'] = {k: st.node(v, ['$defs', k], 1) for k,v in parameters['$defs'].items()}
+    out = st.node({k:v for k,v in parameters.items() if k not in _DEFS_KEYS}, [])
+    for dk in _DEFS_KEYS:
+        if isinstance(parameters.get(dk), dict): out[dk] = {k: st.node(v, [dk, k], 1) for k,v in parameters[dk].items()}
     return out
 
-# %% ../nbs/01_providers.ipynb #e2022696
+# %% ../nbs/01_providers.ipynb #957e132d
 GEMINI_MAX_REF_DEPTH = 3 # how many levels of a self-referencing type are spelled out for Gemini; deeper levels are sent as JSON text
 # What a Gemini `Schema` has (its OpenAPI subset); other keywords are dropped or moved into the description
 _GEMINI_KEYWORDS = frozenset({'type', 'format', 'description', 'nullable', 'enum', 'maxItems', 'minItems', 'properties', 'required', 'minProperties',
@@ -301,7 +305,7 @@ class _Gemini:
         self.budget.visit(depth)
         if s is True or not isinstance(s, dict): s = {}
         if '$ref' in s:
-            name = s['$ref'].rsplit('/', 1)[-1]
+            name = s['$ref'].rsplit('/', 1)[-1] or 'parameters'
             target = _resolve_ref(s['$ref'], self.root)
             merged = {**target, **{k:v for k,v in s.items() if k != '$ref' and (k != 'description' or v)}}
             if stack.count(name) >= GEMINI_MAX_REF_DEPTH: return _json_text(merged, f"a {name} object (nested more than {GEMINI_MAX_REF_DEPTH} levels deep)")
