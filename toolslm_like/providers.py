@@ -9,11 +9,11 @@ __all__ = ['PROVIDERS', 'GEMINI_MAX_REF_DEPTH', 'provider_tool_name', 'ToolNameC
            'tool_specs', 'StrictSchemaError', 'strict_schema', 'gemini_schema', 'tool_schemas', 'tool_names',
            'gemini_callable', 'parse_arguments', 'parse_tool_calls', 'tool_output_text', 'format_tool_results']
 
-# %% ../nbs/01_providers.ipynb #bb717e6a
+# %% ../nbs/01_providers.ipynb #6b91a0fb
 import copy, functools, hashlib, inspect, json, re, threading, typing, unicodedata
 from collections import OrderedDict, abc
 from typing import Any, Optional
-from .funccall import SchemaError, bind_arguments, get_schema, tool_info
+from .funccall import SchemaError, _jsonable, bind_arguments, get_schema, tool_info
 
 # %% ../nbs/01_providers.ipynb #a026545a
 PROVIDERS = ('anthropic', 'openai', 'openai-responses', 'gemini', 'gemini-json-schema', 'mcp', 'json_schema')
@@ -204,7 +204,7 @@ def _resolve_ref(ref, root:dict)->dict:
     if not isinstance(o, dict): raise SchemaError(f"The $ref {ref!r} does not point to a schema")
     return o
 
-# %% ../nbs/01_providers.ipynb #5c581101
+# %% ../nbs/01_providers.ipynb #78b6b369
 class _Budget:
     "Counts schema nodes visited, so a pathological schema fails fast instead of exhausting memory"
     def __init__(self, tool): self.n,self.tool = 0,tool
@@ -228,9 +228,10 @@ class _Strict:
         if s is True or s == {} or (isinstance(s, dict) and set(s) <= {'description', 'title', 'default'}): self.fail(path, 'it accepts any value, which strict mode cannot say')
         if not isinstance(s, dict): self.fail(path, f"its schema is {s!r}")
         if '$ref' in s:
-            if len(s) == 1: _resolve_ref(s['$ref'], self.root); return dict(s)
-            target = _resolve_ref(s['$ref'], self.root) # strict mode refuses keywords next to a `$ref`: use the definition itself
-            s = {**target, **{k:v for k,v in s.items() if k != '$ref' and (k != 'description' or v)}}
+            target = _resolve_ref(s['$ref'], self.root)
+            siblings = {k:v for k,v in s.items() if k != '$ref' and (k != 'description' or v)}
+            if not siblings: return {'$ref': s['$ref']}
+            s = {**target, **siblings} # strict mode refuses keywords next to a `$ref`: use the definition itself
         if 'allOf' in s:
             if len(s['allOf']) != 1: self.fail(path, 'it combines several schemas with allOf')
             s = {**{k:v for k,v in s.items() if k != 'allOf'}, **s['allOf'][0]}
@@ -428,7 +429,7 @@ def tool_names(tools)->ToolNames:
     "The `ToolNames` map for `tools` (anything `tool_schemas` takes), collisions checked"
     return ToolNames(s['name'] for s in tool_specs(tools))
 
-# %% ../nbs/01_providers.ipynb #04368ebc
+# %% ../nbs/01_providers.ipynb #3bb5ce28
 _KEYWORD = inspect.Parameter.KEYWORD_ONLY
 
 def _gemini_signature(f, info):
@@ -436,8 +437,8 @@ def _gemini_signature(f, info):
     params = []
     for p in info.params:
         if p.hidden: continue
-        if p.kind in (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD):
-            raise SchemaError(f"Parameter {p.name!r} of {info.name!r} is *args/**kwargs, which a model cannot send; list the parameters by name")
+        if p.kind in (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD, inspect.Parameter.POSITIONAL_ONLY):
+            raise SchemaError(f"Parameter {p.name!r} of {info.name!r} is positional-only or *args/**kwargs, which a model cannot send; make it a named parameter")
         ann,default = p.annotation,p.default
         if default is not inspect.Parameter.empty and default is not None:
             default = None
@@ -500,7 +501,7 @@ def parse_arguments(text, # A model's arguments: JSON text, a dict, or None
     if not isinstance(v, dict): return {},f"The arguments for {tool!r} must be a JSON object of name: value pairs, got {type(v).__name__}: {text[:80]}"
     return v,None
 
-# %% ../nbs/01_providers.ipynb #83e58a83
+# %% ../nbs/01_providers.ipynb #ca67f6fa
 def _plain(o):
     "An SDK object (pydantic model) as plain data; JSON text parsed; plain data as it is"
     if isinstance(o, (str, bytes, bytearray)):
@@ -518,11 +519,6 @@ def _g(d, *keys):
     for k in keys:
         if k in d: return d[k]
     return None
-
-_ANTHROPIC_BLOCKS = frozenset({'text', 'thinking', 'redacted_thinking', 'server_tool_use', 'web_search_tool_result', 'web_fetch_tool_result',
-                               'code_execution_tool_result', 'mcp_tool_use', 'mcp_tool_result', 'container_upload', 'image', 'document', 'tool_result'})
-_RESPONSES_ITEMS = frozenset({'message', 'reasoning', 'web_search_call', 'file_search_call', 'computer_call', 'image_generation_call',
-                              'code_interpreter_call', 'local_shell_call', 'mcp_call', 'mcp_list_tools', 'mcp_approval_request', 'function_call_output', 'output_text', 'refusal'})
 
 def _found(provider, id, name, args, custom=False): return (provider, id, name, args, custom)
 
@@ -614,11 +610,11 @@ def _walk(d, out:list, hint=None)->str|None:
     if not _is_map(d): return None
     return next((read(d, out, hint) for matches,read in _SHAPES if matches(d, hint)), None)
 
-# %% ../nbs/01_providers.ipynb #21807cc3
-def _call(provider, id, name, raw, custom, names)->dict:
+# %% ../nbs/01_providers.ipynb #537b7298
+def _call(id, name, raw, custom, names)->dict:
+    "One parsed call: name mapped back, arguments a dict, or an error saying what was wrong"
     if not isinstance(name, str) or not name:
-        c = {'id': id, 'name': name if isinstance(name, str) else '', 'arguments': {}, 'error': f"The tool call has no tool name (got {name!r}); call one of the tools by name"}
-        return c
+        return {'id': id, 'name': name if isinstance(name, str) else '', 'arguments': {}, 'error': f"The tool call has no tool name (got {name!r}); call one of the tools by name"}
     try: py = python_tool_name(name, names)
     except ToolNameCollision as e: return {'id': id, 'name': name, 'arguments': {}, 'error': str(e)}
     args,err = parse_arguments(raw, py)
@@ -642,18 +638,17 @@ def parse_tool_calls(response, # A model response: SDK object, its dict or JSON 
     calls = []
     for p,id,name,raw,custom in found:
         dialect = want if want and p in ('json_schema', 'mcp') else p
-        calls.append(_call(dialect, id, name, raw, custom, names))
+        calls.append(_call(id, name, raw, custom, names))
         _remember_call(id, dialect, custom)
     return calls
 
-# %% ../nbs/01_providers.ipynb #b62623b6
+# %% ../nbs/01_providers.ipynb #a1da1dcc
 def tool_output_text(output)->str:
     "A tool's return value as text for a model: `str` as it is, anything else as JSON"
     if isinstance(output, str): return output
     if isinstance(output, (bytes, bytearray)): return bytes(output).decode('utf-8', 'replace')
     try: return json.dumps(output, ensure_ascii=False, allow_nan=False)
     except (TypeError, ValueError): pass
-    from toolslm_like.funccall import _jsonable
     try: return json.dumps(_jsonable(output), ensure_ascii=False, allow_nan=False)
     except (TypeError, ValueError): return str(output)
 
@@ -681,15 +676,17 @@ def _order(results, calls)->list:
     if (extra := [k for k in by_key if k not in keys]): raise ValueError(f"Results {extra} match no call; the calls are {keys}")
     return [by_key.get(k) or {'id': c.get('id'), 'name': c.get('name'), 'output': None, 'error': 'The tool did not return a result for this call'} for k,c in zip(keys, calls)]
 
+def _remembered_call(id): return _call_dialects.get(id) if isinstance(id, str) else None
+
 def _dialect_of(results)->str:
     for r in results:
         if r.get('provider') in _DIALECTS: return r['provider']
-        if (hit := _call_dialects.get(r.get('id'))) is not None: return hit[0]
+        if (hit := _remembered_call(r.get('id'))) is not None: return hit[0]
         if isinstance(r.get('id'), str) and r['id'].startswith(('toolu_', 'srvtoolu_')): return 'anthropic'
     if results and all(r.get('id') is None for r in results): return 'gemini'
     raise ValueError("format_tool_results cannot tell which provider these results are for; pass provider= (one of: " + ', '.join(PROVIDERS) + ')')
 
-def _is_custom(r): return r.get('type') == 'custom' or (_call_dialects.get(r.get('id')) or (None, False))[1]
+def _is_custom(r): return r.get('type') == 'custom' or (_remembered_call(r.get('id')) or (None, False))[1]
 
 # %% ../nbs/01_providers.ipynb #0436ac13
 def _openai_results(rs): return [{'role': 'tool', 'tool_call_id': r.get('id'), 'content': _text_and_error(r)[0]} for r in rs]
