@@ -204,7 +204,7 @@ def _resolve_ref(ref, root:dict)->dict:
     if not isinstance(o, dict): raise SchemaError(f"The $ref {ref!r} does not point to a schema")
     return o
 
-# %% ../nbs/01_providers.ipynb #78b6b369
+# %% ../nbs/01_providers.ipynb #a0396410
 class _Budget:
     "Counts schema nodes visited, so a pathological schema fails fast instead of exhausting memory"
     def __init__(self, tool): self.n,self.tool = 0,tool
@@ -217,11 +217,39 @@ def _where(path)->str:
     "A path inside a tool's parameters in words: `to.city`, `tags[]`, `$defs.Address.city`"
     return ''.join(p if p.startswith('[') else f".{p}" for p in path).lstrip('.') or '(the parameters)'
 
+def _refs_in(s)->set:
+    "Names of the definitions `$ref`s in schema `s` point to (not following them)"
+    found,stack = set(),[s]
+    while stack:
+        o = stack.pop()
+        if isinstance(o, dict):
+            if isinstance(r := o.get('$ref'), str): found.add(r.rsplit('/', 1)[-1])
+            stack.extend(o.values())
+        elif isinstance(o, list): stack.extend(o)
+    return found
+
+def _parameters_using(root:dict, name:str)->list:
+    "The top-level parameters of `root` whose types use definition `name`, directly or through other definitions"
+    defs = {k:v for dk in _DEFS_KEYS for k,v in (root.get(dk) or {}).items()}
+    uses = {k: _refs_in(v) for k,v in defs.items()}
+    def reaches(start):
+        seen,todo = set(),list(start)
+        while todo:
+            n = todo.pop()
+            if n in seen: continue
+            seen.add(n); todo.extend(uses.get(n, ()))
+        return name in seen
+    return [p for p,v in (root.get('properties') or {}).items() if reaches(_refs_in(v))]
+
 class _Strict:
     "Rewrites one tool's parameters schema for OpenAI strict mode"
     def __init__(self, tool, root): self.tool,self.root,self.budget,self.props = tool,root,_Budget(tool),0
     def fail(self, path, what):
-        raise StrictSchemaError(f"Parameter {_where(path)!r} of tool {self.tool!r} cannot be expressed in OpenAI strict mode: {what}. "
+        where = f"Parameter {_where(path)!r}"
+        if path and path[0] in _DEFS_KEYS: # inside a definition: say which parameters use it, since that is what the user wrote
+            users = _parameters_using(self.root, path[1])
+            where = f"Field {_where(path[2:]) if len(path) > 2 else path[1]!r} of {path[1]} (used by parameter {', '.join(map(repr, users)) or 'none'})"
+        raise StrictSchemaError(f"{where} of tool {self.tool!r} cannot be expressed in OpenAI strict mode: {what}. "
                                 "Use strict='auto' to send this tool without strict mode, or give the parameter a type with named fields (a dataclass or TypedDict)")
     def node(self, s, path, depth=0, nesting=0)->dict:
         self.budget.visit(depth)
