@@ -398,7 +398,7 @@ def gemini_schema(parameters:dict, # A tool's parameters schema (JSON Schema, `$
     if not parameters.get('properties'): return None # Gemini refuses an object without properties: a tool without parameters has none
     return _Gemini(tool, parameters).node({k:v for k,v in parameters.items() if k not in ('$defs', 'description', 'title')})
 
-# %% ../nbs/01_providers.ipynb #76c49606
+# %% ../nbs/01_providers.ipynb #168e6947
 def _openai_params(spec, strict):
     "(parameters, strict flag) for an OpenAI tool"
     if not strict: return spec['parameters'],False
@@ -453,8 +453,9 @@ def tool_schemas(tools, # A function, a schema dict, a list of them, or a namesp
     if mapped: _remember_names(names)
     return out
 
-def tool_names(tools)->ToolNames:
-    "The `ToolNames` map for `tools` (anything `tool_schemas` takes), collisions checked"
+def tool_names(tools # A function, a schema dict, a list of them, or a namespace: anything `tool_schemas` takes
+              )->ToolNames: # The names' two-way map
+    "The `ToolNames` map for `tools`, collisions checked, without remembering anything process-wide"
     return ToolNames(s['name'] for s in tool_specs(tools))
 
 # %% ../nbs/01_providers.ipynb #3bb5ce28
@@ -670,8 +671,9 @@ def parse_tool_calls(response, # A model response: SDK object, its dict or JSON 
         _remember_call(id, dialect, custom)
     return calls
 
-# %% ../nbs/01_providers.ipynb #a1da1dcc
-def tool_output_text(output)->str:
+# %% ../nbs/01_providers.ipynb #a26c30fc
+def tool_output_text(output # What a tool returned
+                    )->str: # Text for a model
     "A tool's return value as text for a model: `str` as it is, anything else as JSON"
     if isinstance(output, str): return output
     if isinstance(output, (bytes, bytearray)): return bytes(output).decode('utf-8', 'replace')
