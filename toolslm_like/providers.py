@@ -13,7 +13,7 @@ __all__ = ['PROVIDERS', 'GEMINI_MAX_REF_DEPTH', 'provider_tool_name', 'ToolNameC
 import copy, functools, hashlib, inspect, json, re, threading, typing, unicodedata
 from collections import OrderedDict, abc
 from typing import Any, Optional
-from .funccall import SchemaError, _jsonable, bind_arguments, get_schema, tool_info
+from .funccall import SchemaError, to_jsonable, bind_arguments, get_schema, tool_info
 
 # %% ../nbs/01_providers.ipynb #a026545a
 PROVIDERS = ('anthropic', 'openai', 'openai-responses', 'gemini', 'gemini-json-schema', 'mcp', 'json_schema')
@@ -679,7 +679,7 @@ def tool_output_text(output # What a tool returned
     if isinstance(output, (bytes, bytearray)): return bytes(output).decode('utf-8', 'replace')
     try: return json.dumps(output, ensure_ascii=False, allow_nan=False)
     except (TypeError, ValueError): pass
-    try: return json.dumps(_jsonable(output), ensure_ascii=False, allow_nan=False)
+    try: return json.dumps(to_jsonable(output), ensure_ascii=False, allow_nan=False)
     except (TypeError, ValueError): return str(output)
 
 def _text_and_error(r)->tuple[str,bool]:
