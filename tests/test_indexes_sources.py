@@ -95,7 +95,8 @@ def test_default_cache_is_per_user_and_never_the_current_directory(tmp_path, mon
     monkeypatch.setenv('TOOLSLM_LIKE_CACHE', str(tmp_path/'mine'))
     assert default_cache_dir() == tmp_path/'mine'/'indexes'
 
-def test_failed_install_is_retried_next_time(tmp_path):
+def test_failed_install_is_retried_next_time_with_pip_too(tmp_path, monkeypatch):
+    monkeypatch.setenv('TOOLSLM_LIKE_INSTALLER', 'pip') # the installer when uv is not there
     folder = write_files(tmp_path/'plain', {'tools.toml': '[index]\ntools = ["greet.hello"]\n', 'greet.py': 'def hello(): "Hi"\n',
                                             'requirements.txt': '--no-index\n./wheels/missing-0.1-py3-none-any.whl\n'})
     with pytest.raises(ToolIndexError, match='Installing the dependencies'): ToolIndex(folder, cache_dir=tmp_path/'cache')
@@ -110,3 +111,22 @@ def test_tools_toml_problems_name_the_tool(tmp_path):
     with pytest.raises(ToolIndexError) as e: ToolIndex(folder, cache_dir=tmp_path/'cache')
     msg = str(e.value)
     assert "greet.nothing: ToolIndexError: module 'greet' has no function 'nothing'" in msg and "nomod.f: ModuleNotFoundError" in msg, msg
+
+def test_a_remote_source_is_not_fetched_again_unless_its_ref_changes_or_update(tmp_path):
+    repo,v1,v2 = shout_repo(tmp_path/'repo')
+    url,cache = (tmp_path/'repo').as_uri(),tmp_path/'cache' # a file:// URL takes the remote path: no commit lookup in the source
+    with ToolIndex(f"{url}@v1", cache_dir=cache) as idx: assert idx.actions == ['fetch', 'venv', 'install'] and idx.commit == v1
+    with ToolIndex(f"{url}@v1", cache_dir=cache) as idx: assert idx.actions == []
+    with ToolIndex(f"{url}@v1", cache_dir=cache, update=True) as idx: assert idx.actions == ['fetch'] # same commit: the venv stays
+    with ToolIndex(f"{url}@v2", cache_dir=cache) as idx: assert idx.actions == ['fetch', 'venv', 'install'] and idx.ns['shouting.shout']('a') == 'A!!'
+    with ToolIndex(url, cache_dir=cache) as idx: assert idx.actions == ['fetch'] and idx.commit == v2 # the default branch's head
+
+def test_a_changed_dependency_file_reinstalls_a_plain_folder(tmp_path):
+    folder = write_files(tmp_path/'plain', {'tools.toml': '[index]\ntools = ["shouting.shout"]\n', 'shouting.py': SHOUT_TOOL})
+    whl = shout_wheel(folder, '0.1', 1)
+    (folder/'requirements.txt').write_text(f"--no-index\n./wheels/{whl.name}\n")
+    with ToolIndex(folder, cache_dir=tmp_path/'cache') as idx: assert idx.ns['shouting.shout']('a') == 'A!'
+    whl = shout_wheel(folder, '0.2', 3)
+    (folder/'requirements.txt').write_text(f"--no-index\n./wheels/{whl.name}\n")
+    with ToolIndex(folder, cache_dir=tmp_path/'cache') as idx:
+        assert idx.actions == ['copy', 'venv', 'install'] and idx.ns['shouting.shout']('a') == 'A!!!'

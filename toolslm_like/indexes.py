@@ -10,9 +10,10 @@ __all__ = ['MAX_INDEX_TOOLS', 'GIT_TIMEOUT', 'MAX_FOLDER_FILES', 'INSTALL_TIMEOU
            'is_remote', 'parse_source', 'default_cache_dir', 'entry_name', 'read_tool_names', 'read_dependencies',
            'is_git_source', 'fetch_git', 'folder_fingerprint', 'copy_folder', 'venv_python', 'build_venv',
            'prepare_index', 'CannotCross', 'encode_type', 'decode_type', 'describe_tool', 'make_proxy', 'worker_main',
-           'WorkerError', 'ToolTimeoutError', 'worker_env', 'Worker', 'RemoteToolError', 'remote_error', 'ToolIndex']
+           'WorkerError', 'ToolTimeoutError', 'requested_env', 'worker_env', 'Worker', 'RemoteToolError',
+           'remote_error', 'ToolIndex']
 
-# %% ../nbs/05_indexes.ipynb #247fcf4b
+# %% ../nbs/05_indexes.ipynb #ecd307df
 import asyncio, builtins, contextlib, enum, functools, hashlib, importlib, importlib.util, inspect, json, linecache, os, queue, re, shutil
 import signal, subprocess, sys, threading, time, types, typing, weakref
 from collections import abc, deque
@@ -23,7 +24,7 @@ from typing import Any, Literal, Union, get_args, get_origin
 from uuid import UUID
 from .funccall import ArgumentError, Converter, hide_params, tool_info, tool_traceback, _anno_str, _jsonable
 
-# %% ../nbs/05_indexes.ipynb #c3ca3451
+# %% ../nbs/05_indexes.ipynb #3f313d27
 class ToolIndexError(RuntimeError):
     "An index could not be fetched, installed or loaded; the message says which step failed and what to do"
 
@@ -50,7 +51,7 @@ def parse_source(spec:str|os.PathLike # A folder, a git repository path or a git
     if not p.exists(): raise ToolIndexError(f"There is no folder {base!r}: give a folder with a tools.toml, a git repository, or a git URL")
     return str(p.resolve()),ref
 
-# %% ../nbs/05_indexes.ipynb #41758172
+# %% ../nbs/05_indexes.ipynb #24e51d7d
 def default_cache_dir()->Path:
     "The per-user folder indexes are kept in (`$TOOLSLM_LIKE_CACHE`, else the platform's user cache)"
     if d := os.environ.get('TOOLSLM_LIKE_CACHE'): return Path(d).expanduser().resolve()/'indexes'
@@ -66,7 +67,7 @@ def entry_name(source:str)->str:
     stem = re.sub(r'[^A-Za-z0-9_.-]', '_', source.rstrip('/').rsplit('/', 1)[-1].removesuffix('.git'))[:40] or 'index'
     return f"{stem}-{hashlib.sha256(source.encode()).hexdigest()[:16]}"
 
-# %% ../nbs/05_indexes.ipynb #51950984
+# %% ../nbs/05_indexes.ipynb #f69a41cc
 # An index is a handful of tools, each sent to a model as a schema: a list longer than this is a mistake
 MAX_INDEX_TOOLS = 500
 _TOOL_NAME_RE = re.compile(r'[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)+')
@@ -92,7 +93,7 @@ def read_tool_names(folder:Path # The index's folder
     if len(set(tools)) != len(tools): raise ToolIndexError(f"{path} lists a tool twice: {sorted(t for t in tools if tools.count(t) > 1)[0]!r}")
     return tools
 
-# %% ../nbs/05_indexes.ipynb #748a5c0e
+# %% ../nbs/05_indexes.ipynb #2bb90ca2
 def read_dependencies(folder:Path # The index's folder
                      )->tuple[list[str],str|None]: # (installer arguments, hash of the dependency list or None when there is none)
     "What to install for an index, and a hash that changes when the dependency list does"
@@ -109,7 +110,7 @@ def read_dependencies(folder:Path # The index's folder
         return list(deps),hashlib.sha256(json.dumps(['pyproject', deps]).encode()).hexdigest()
     return [],None
 
-# %% ../nbs/05_indexes.ipynb #1c5cc98c
+# %% ../nbs/05_indexes.ipynb #e69520bb
 # Cloning or fetching an index is a small repository; longer than this means a network or credential problem
 GIT_TIMEOUT = 300
 # A plain-folder index is a small project; a tree bigger than this is a wrong path (a home folder, say)
@@ -181,7 +182,7 @@ def copy_folder(source:str, checkout:Path, record:dict)->tuple[str,bool]:
     shutil.copytree(source, checkout, ignore=shutil.ignore_patterns(*_SKIP_DIRS), symlinks=True)
     return fp,True
 
-# %% ../nbs/05_indexes.ipynb #17ab8e57
+# %% ../nbs/05_indexes.ipynb #3e2e1fae
 # Installing an index's dependencies downloads and builds packages; give up (with pip's output) after this long
 INSTALL_TIMEOUT = 1800
 
@@ -189,8 +190,19 @@ def venv_python(venv:Path)->Path:
     "The Python interpreter of `venv`"
     return venv/'Scripts'/'python.exe' if sys.platform == 'win32' else venv/'bin'/'python'
 
+def _uv_binary()->str|None:
+    try:
+        import uv
+        return uv.find_uv_bin()
+    except (ImportError, FileNotFoundError, AttributeError): return shutil.which('uv')
+
 def _installer(python:Path)->list[str]|None:
-    if uv := shutil.which('uv'): return [uv, 'pip', 'install', '--quiet', '--python', str(python)]
+    "The command that installs into the venv of `python`: uv, else this interpreter's pip, else None (the venv's own pip)"
+    choice = os.environ.get('TOOLSLM_LIKE_INSTALLER', '').strip().lower()
+    if choice not in ('', 'uv', 'pip'): raise ToolIndexError(f"TOOLSLM_LIKE_INSTALLER is {choice!r}: set it to 'uv' or 'pip', or unset it")
+    uv = _uv_binary() if choice != 'pip' else None
+    if choice == 'uv' and not uv: raise ToolIndexError("TOOLSLM_LIKE_INSTALLER is 'uv' but uv is not installed: pip install uv")
+    if uv: return [uv, 'pip', 'install', '--quiet', '--python', str(python)]
     if importlib.util.find_spec('pip'): return [sys.executable, '-m', 'pip', '--python', str(python), 'install', '--quiet', '--disable-pip-version-check']
     return None
 
@@ -212,7 +224,7 @@ def build_venv(venv:Path, # Where the venv goes (replaced if there)
     _run_step(cmd, f"Installing the dependencies of {checkout.name} ({' '.join(deps)})", cwd=checkout)
     return ['venv', 'install']
 
-# %% ../nbs/05_indexes.ipynb #01b85640
+# %% ../nbs/05_indexes.ipynb #ce67eaa1
 @contextlib.contextmanager
 def _file_lock(path:Path):
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -254,7 +266,7 @@ def prepare_index(source:str, # Absolute folder path or git URL, from `parse_sou
         record_path.write_text(json.dumps(record, indent=1))
     return {'checkout': checkout, 'python': venv_python(venv), 'tools': tools, 'commit': commit, 'actions': actions}
 
-# %% ../nbs/05_indexes.ipynb #c29522ec
+# %% ../nbs/05_indexes.ipynb #a1a6e763
 _CROSSING_TYPES = {'None': type(None), 'Any': Any, 'object': object, 'bool': bool, 'int': int, 'float': float, 'str': str, 'bytes': bytes,
     'list': list, 'tuple': tuple, 'dict': dict, 'set': set, 'frozenset': frozenset, 'Path': Path, 'PurePath': PurePath,
     'date': date, 'datetime': datetime, 'time': dtime, 'UUID': UUID, 'Decimal': Decimal, 'deque': deque,
@@ -324,7 +336,7 @@ def decode_type(d:dict, depth=0):
         return o[args if len(args) != 1 else args[0]] if args else o
     raise ValueError(f"unknown type description {d!r:.60}")
 
-# %% ../nbs/05_indexes.ipynb #f3e7a17c
+# %% ../nbs/05_indexes.ipynb #660f5062
 # The source of one tool function, sent so its docments can be read on the other side; a longer one is left out
 MAX_SOURCE_CHARS = 1_000_000
 
@@ -351,7 +363,7 @@ def describe_tool(f)->dict:
             'doc': info.doc, 'is_async': info.is_async, 'params': params, 'returns': returns, 'refused': refused,
             'hidden': sorted(p.name for p in info.params if p.hidden), 'source': src if src and len(src) <= MAX_SOURCE_CHARS else None}
 
-# %% ../nbs/05_indexes.ipynb #1234df21
+# %% ../nbs/05_indexes.ipynb #a9f682cb
 def _proxy_codes():
     call = acall = None
     def proxy(*args, **kwargs): return call(args, kwargs)
@@ -397,7 +409,7 @@ def make_proxy(desc:dict, # From `describe_tool`
     if desc['hidden']: f = hide_params(*desc['hidden'])(f)
     return f
 
-# %% ../nbs/05_indexes.ipynb #9b7e9f8f
+# %% ../nbs/05_indexes.ipynb #81e7c48f
 # One request or answer; a tool result bigger than this is refused with an error rather than sent
 MAX_MESSAGE_BYTES = 64 * 2**20
 
@@ -475,7 +487,7 @@ def worker_main():
         proto_out.write(out); proto_out.flush()
         sys.stdout.flush(); sys.stderr.flush()
 
-# %% ../nbs/05_indexes.ipynb #bdaaf73b
+# %% ../nbs/05_indexes.ipynb #51f0f14c
 # Lines of a worker's stderr kept to explain a crash; the rest is read and dropped so the pipe never fills
 STDERR_TAIL_LINES = 200
 _WORKER_ENV_NAMES = ('HOME', 'USER', 'LOGNAME', 'LANG', 'LANGUAGE', 'LC_ALL', 'LC_CTYPE', 'TZ', 'TMPDIR', 'TEMP', 'TMP', 'SYSTEMROOT', 'WINDIR', 'COMSPEC')
@@ -487,15 +499,12 @@ class WorkerError(RuntimeError):
 class ToolTimeoutError(TimeoutError):
     "A tool of an index did not answer in time; its worker was stopped and the next call starts a fresh one"
 
-def worker_env(python:Path, # The index's interpreter (its folder goes first on PATH)
-               env:dict|list|tuple|None=None # Extra variables: {name: value}, or names to copy from this process (`{name: None}` copies too)
-              )->dict:
-    "The worker's environment: a few harmless variables of ours, the venv, and only what `env` names"
-    out = {k: os.environ[k] for k in _WORKER_ENV_NAMES if k in os.environ}
-    out['PATH'] = os.pathsep.join([str(python.parent), os.environ.get('PATH', os.defpath)])
-    out['VIRTUAL_ENV'] = str(python.parent.parent)
-    items = env.items() if isinstance(env, abc.Mapping) else [(k, None) for k in (env or ())]
+def requested_env(env:dict|list|tuple|None # {name: value}, or names to copy from this process (`{name: None}` copies too)
+                 )->dict:
+    "The variables `env` asks to give a worker, checked: {name: value}"
     if isinstance(env, (str, bytes)): raise TypeError("env is a dict of name: value, or a list of names to copy; not a string")
+    items = env.items() if isinstance(env, abc.Mapping) else [(k, None) for k in (env or ())]
+    out = {}
     for k,v in items:
         if not isinstance(k, str) or not _ENV_NAME_RE.fullmatch(k): raise ValueError(f"{k!r} is not an environment variable name")
         if v is None:
@@ -504,6 +513,15 @@ def worker_env(python:Path, # The index's interpreter (its folder goes first on 
         if not isinstance(v, str): raise TypeError(f"env[{k!r}] must be a string, not {type(v).__name__}")
         out[k] = v
     return out
+
+def worker_env(python:Path, # The index's interpreter (its folder goes first on PATH)
+               env:dict|list|tuple|None=None # Extra variables, as `requested_env` takes them
+              )->dict:
+    "The worker's environment: a few harmless variables of ours, the venv, and only what `env` names"
+    out = {k: os.environ[k] for k in _WORKER_ENV_NAMES if k in os.environ}
+    out['PATH'] = os.pathsep.join([str(python.parent), os.environ.get('PATH', os.defpath)])
+    out['VIRTUAL_ENV'] = str(python.parent.parent)
+    return {**out, **requested_env(env)}
 
 class Worker:
     "One running worker process of an index, and the threads that read its pipes"
@@ -566,7 +584,7 @@ class Worker:
         for s in (p.stdin, p.stdout, p.stderr):
             with contextlib.suppress(OSError, ValueError): s.close()
 
-# %% ../nbs/05_indexes.ipynb #ba2180aa
+# %% ../nbs/05_indexes.ipynb #cdb280ec
 class RemoteToolError(Exception):
     "A tool of an index raised an exception; the message is its traceback from the worker"
     def __init__(self, message, type_name='Exception', remote_traceback=''):
@@ -589,7 +607,7 @@ def remote_error(err:dict, tool:str)->Exception:
     tb = err.get('traceback') or f"{err.get('type')}: {err.get('message')}"
     return _remote_error_class(str(err.get('type')))(tb.rstrip('\n'), str(err.get('type')), tb)
 
-# %% ../nbs/05_indexes.ipynb #cd1f73d6
+# %% ../nbs/05_indexes.ipynb #2043f94e
 # Seconds a tool call may take before its worker is stopped (per index: `ToolIndex(timeout=)`)
 DEFAULT_CALL_TIMEOUT = 60.0
 # Seconds a worker may take to start and import the index's modules
@@ -605,9 +623,10 @@ class ToolIndex:
                  update:bool=False): # Fetch a remote git source again even when its ref has not changed?
         self.source,self.ref = parse_source(source)
         self.timeout,self.start_timeout = timeout,start_timeout
+        extra_env = requested_env(env) # checked before anything is fetched
         prep = prepare_index(self.source, self.ref, Path(cache_dir) if cache_dir else None, update)
         self.checkout,self.python,self.commit,self.actions,self.tool_names = prep['checkout'],prep['python'],prep['commit'],prep['actions'],prep['tools']
-        self._env = worker_env(self.python, env)
+        self._env = worker_env(self.python, extra_env)
         self._lock,self._box = threading.Lock(),[None] # the box holds the live Worker, so the finalizer need not hold `self`
         self._finalizer = weakref.finalize(self, _stop_box, self._box)
         try: descriptions = self._start()
@@ -649,10 +668,12 @@ class ToolIndex:
 
     def call(self, name:str, # The tool's dotted name, as in tools.toml
              arguments:dict, # JSON arguments by parameter name
-             timeout:float|None|type(...)=... # Seconds (default: the index's `timeout`)
+             timeout:float|None=None # Seconds this call may take (default: the index's `timeout`; `math.inf`: no limit)
             ):
         "Run tool `name` in the worker with JSON `arguments` and return its JSON result"
-        timeout = self.timeout if timeout is ... else timeout
+        timeout = self.timeout if timeout is None else timeout
+        if timeout is not None and (timeout <= 0 or timeout != timeout): raise ValueError(f"timeout must be a positive number of seconds, not {timeout}")
+        if timeout == float('inf'): timeout = None
         if not self._lock.acquire(timeout=-1 if timeout is None else timeout):
             raise ToolTimeoutError(f"Tool {name!r} of index {self.label} waited {timeout:g} s for the index's worker, busy with another call")
         try:
