@@ -130,3 +130,13 @@ def test_a_changed_dependency_file_reinstalls_a_plain_folder(tmp_path):
     (folder/'requirements.txt').write_text(f"--no-index\n./wheels/{whl.name}\n")
     with ToolIndex(folder, cache_dir=tmp_path/'cache') as idx:
         assert idx.actions == ['copy', 'venv', 'install'] and idx.ns['shouting.shout']('a') == 'A!!!'
+
+def test_a_local_branch_wins_over_the_sources_own_remote_branch(tmp_path):
+    upstream = git_init(write_files(tmp_path/'up', {'tools.toml': '[index]\ntools = ["greet.hello"]\n',
+        'greet.py': 'def hello():\n    "Hi"\n    return "upstream"\n'}))
+    commit(upstream, 'up')
+    git(tmp_path, 'clone', '-q', str(upstream), str(tmp_path/'mine'))
+    mine = tmp_path/'mine'
+    (mine/'greet.py').write_text('def hello():\n    "Hi"\n    return "mine"\n')
+    c = commit(mine, 'local work')
+    with ToolIndex(f"{mine}@main", cache_dir=tmp_path/'cache') as idx: assert idx.commit == c and idx.ns['greet.hello']() == 'mine'

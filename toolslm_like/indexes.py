@@ -13,7 +13,7 @@ __all__ = ['MAX_INDEX_TOOLS', 'GIT_TIMEOUT', 'MAX_FOLDER_FILES', 'INSTALL_TIMEOU
            'WorkerError', 'ToolTimeoutError', 'requested_env', 'worker_env', 'Worker', 'RemoteToolError',
            'remote_error', 'ToolIndex']
 
-# %% ../nbs/05_indexes.ipynb #b51cff2e
+# %% ../nbs/05_indexes.ipynb #c729c8c8
 import asyncio, builtins, contextlib, enum, functools, hashlib, importlib, importlib.util, inspect, json, linecache, os, queue, re, shutil
 import signal, subprocess, sys, threading, time, types, typing, weakref
 from collections import abc, deque
@@ -24,7 +24,7 @@ from typing import Any, Literal, Union, get_args, get_origin
 from uuid import UUID
 from .funccall import ArgumentError, Converter, hide_params, tool_info, tool_traceback, _anno_str, _jsonable
 
-# %% ../nbs/05_indexes.ipynb #609bef0f
+# %% ../nbs/05_indexes.ipynb #c9827b93
 class ToolIndexError(RuntimeError):
     "An index could not be fetched, installed or loaded; the message says which step failed and what to do"
 
@@ -51,7 +51,7 @@ def parse_source(spec:str|os.PathLike # A folder, a git repository path or a git
     if not p.exists(): raise ToolIndexError(f"There is no folder {base!r}: give a folder with a tools.toml, a git repository, or a git URL")
     return str(p.resolve()),ref
 
-# %% ../nbs/05_indexes.ipynb #9f668794
+# %% ../nbs/05_indexes.ipynb #efe78647
 def default_cache_dir()->Path:
     "The per-user folder indexes are kept in (`$TOOLSLM_LIKE_CACHE`, else the platform's user cache)"
     if d := os.environ.get('TOOLSLM_LIKE_CACHE'): return Path(d).expanduser().resolve()/'indexes'
@@ -67,7 +67,7 @@ def entry_name(source:str)->str:
     stem = re.sub(r'[^A-Za-z0-9_.-]', '_', source.rstrip('/').rsplit('/', 1)[-1].removesuffix('.git'))[:40] or 'index'
     return f"{stem}-{hashlib.sha256(source.encode()).hexdigest()[:16]}"
 
-# %% ../nbs/05_indexes.ipynb #0100de44
+# %% ../nbs/05_indexes.ipynb #2a44b985
 # An index is a handful of tools, each sent to a model as a schema: a list longer than this is a mistake
 MAX_INDEX_TOOLS = 500
 _TOOL_NAME_RE = re.compile(r'[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)+')
@@ -93,7 +93,7 @@ def read_tool_names(folder:Path # The index's folder
     if len(set(tools)) != len(tools): raise ToolIndexError(f"{path} lists a tool twice: {sorted(t for t in tools if tools.count(t) > 1)[0]!r}")
     return tools
 
-# %% ../nbs/05_indexes.ipynb #f263bf75
+# %% ../nbs/05_indexes.ipynb #c2a4cbdc
 def read_dependencies(folder:Path # The index's folder
                      )->tuple[list[str],str|None]: # (installer arguments, hash of the dependency list or None when there is none)
     "What to install for an index, and a hash that changes when the dependency list does"
@@ -110,7 +110,7 @@ def read_dependencies(folder:Path # The index's folder
         return list(deps),hashlib.sha256(json.dumps(['pyproject', deps]).encode()).hexdigest()
     return [],None
 
-# %% ../nbs/05_indexes.ipynb #cef204f6
+# %% ../nbs/05_indexes.ipynb #d244c8f8
 # Cloning or fetching an index is a small repository; longer than this means a network or credential problem
 GIT_TIMEOUT = 300
 # A plain-folder index is a small project; a tree bigger than this is a wrong path (a home folder, say)
@@ -130,9 +130,9 @@ def is_git_source(source:str)->bool:
     p = Path(source)
     return is_remote(source) or (p/'.git').exists() or ((p/'HEAD').is_file() and (p/'objects').is_dir())
 
-def _rev(repo, ref)->str|None:
-    "The commit `ref` names in `repo`, or None"
-    for r in ([f'origin/{ref}', ref] if ref != 'HEAD' else ['HEAD']):
+def _rev(repo, ref, remote_first=False)->str|None:
+    "The commit `ref` names in `repo` (in a clone, `remote_first` prefers the fetched branch `origin/ref`), or None"
+    for r in ([f'origin/{ref}', ref] if remote_first else [ref, f'origin/{ref}']) if ref != 'HEAD' else ['HEAD']:
         try: return _git('rev-parse', '--verify', '--quiet', '--end-of-options', f'{r}^{{commit}}', cwd=repo)
         except ToolIndexError: continue
     return None
@@ -156,7 +156,7 @@ def fetch_git(source:str, # Git URL or local repository
         shutil.rmtree(checkout, ignore_errors=True)
         checkout.parent.mkdir(parents=True, exist_ok=True)
         _git('clone', '--quiet', '--no-checkout', '--end-of-options', source, str(checkout))
-    commit = want or _rev(checkout, ref or 'HEAD')
+    commit = want or _rev(checkout, ref or 'HEAD', remote_first=True)
     if commit is None: raise ToolIndexError(f"{source} has no tag, branch or commit {ref!r}")
     _git('checkout', '--quiet', '--force', '--detach', commit, cwd=checkout)
     _git('clean', '--quiet', '-fdx', cwd=checkout)
@@ -182,7 +182,7 @@ def copy_folder(source:str, checkout:Path, record:dict)->tuple[str,bool]:
     shutil.copytree(source, checkout, ignore=shutil.ignore_patterns(*_SKIP_DIRS), symlinks=True)
     return fp,True
 
-# %% ../nbs/05_indexes.ipynb #25ccf060
+# %% ../nbs/05_indexes.ipynb #ec622838
 # Installing an index's dependencies downloads and builds packages; give up (with pip's output) after this long
 INSTALL_TIMEOUT = 1800
 
@@ -224,7 +224,7 @@ def build_venv(venv:Path, # Where the venv goes (replaced if there)
     _run_step(cmd, f"Installing the dependencies of {checkout.name} ({' '.join(deps)})", cwd=checkout)
     return ['venv', 'install']
 
-# %% ../nbs/05_indexes.ipynb #63174ba5
+# %% ../nbs/05_indexes.ipynb #e74dfe37
 @contextlib.contextmanager
 def _file_lock(path:Path):
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -266,7 +266,7 @@ def prepare_index(source:str, # Absolute folder path or git URL, from `parse_sou
         record_path.write_text(json.dumps(record, indent=1))
     return {'checkout': checkout, 'python': venv_python(venv), 'tools': tools, 'commit': commit, 'actions': actions}
 
-# %% ../nbs/05_indexes.ipynb #497ad589
+# %% ../nbs/05_indexes.ipynb #9acb260a
 _CROSSING_TYPES = {'None': type(None), 'Any': Any, 'object': object, 'bool': bool, 'int': int, 'float': float, 'str': str, 'bytes': bytes,
     'list': list, 'tuple': tuple, 'dict': dict, 'set': set, 'frozenset': frozenset, 'Path': Path, 'PurePath': PurePath,
     'date': date, 'datetime': datetime, 'time': dtime, 'UUID': UUID, 'Decimal': Decimal, 'deque': deque,
@@ -277,6 +277,7 @@ _CROSSING_NAMES = {v: k for k,v in _CROSSING_TYPES.items()} | {type(Path()): 'Pa
 # A type description comes from another process: nesting deeper than any real annotation is refused rather than recursed into
 MAX_TYPE_DEPTH = 32
 _SCALARS = (str, int, float, bool, type(None))
+_REQUIRED_MARKERS = tuple(m for m in (getattr(typing, 'Required', None), getattr(typing, 'NotRequired', None)) if m) # Python 3.11+
 
 class CannotCross(TypeError):
     "An annotation that cannot be rebuilt on the other side of an index's process boundary"
@@ -298,7 +299,7 @@ def encode_type(tp, depth=0)->dict:
         if not all(type(v) in _SCALARS for v in vals): raise CannotCross(f"Literal{list(vals)!r} (only str, int, float, bool and None values cross)")
         return {'literal': list(vals)}
     if o in (Union, types.UnionType): return {'union': [encode_type(a, depth+1) for a in get_args(tp)]}
-    if o in (typing.Required, typing.NotRequired): return encode_type(get_args(tp)[0], depth+1)
+    if o is not None and o in _REQUIRED_MARKERS: return encode_type(get_args(tp)[0], depth+1)
     if o is not None:
         if (name := _CROSSING_NAMES.get(o)) is None: raise CannotCross(_type_words(tp))
         return {'generic': name, 'args': [{'ellipsis': True} if a is Ellipsis else encode_type(a, depth+1) for a in get_args(tp)]}
@@ -336,7 +337,7 @@ def decode_type(d:dict, depth=0):
         return o[args if len(args) != 1 else args[0]] if args else o
     raise ValueError(f"unknown type description {d!r:.60}")
 
-# %% ../nbs/05_indexes.ipynb #9646e1ea
+# %% ../nbs/05_indexes.ipynb #b7ed6c54
 # The source of one tool function, sent so its docments can be read on the other side; a longer one is left out
 MAX_SOURCE_CHARS = 1_000_000
 
@@ -363,7 +364,7 @@ def describe_tool(f)->dict:
             'doc': info.doc, 'is_async': info.is_async, 'params': params, 'returns': returns, 'refused': refused,
             'hidden': sorted(p.name for p in info.params if p.hidden), 'source': src if src and len(src) <= MAX_SOURCE_CHARS else None}
 
-# %% ../nbs/05_indexes.ipynb #b22c4907
+# %% ../nbs/05_indexes.ipynb #7b070c02
 def _proxy_codes():
     call = acall = None
     def proxy(*args, **kwargs): return call(args, kwargs)
@@ -409,7 +410,7 @@ def make_proxy(desc:dict, # From `describe_tool`
     if desc['hidden']: f = hide_params(*desc['hidden'])(f)
     return f
 
-# %% ../nbs/05_indexes.ipynb #1ac87d70
+# %% ../nbs/05_indexes.ipynb #0101e836
 # One request or answer; a tool result bigger than this is refused with an error rather than sent
 MAX_MESSAGE_BYTES = 64 * 2**20
 
@@ -487,7 +488,7 @@ def worker_main():
         proto_out.write(out); proto_out.flush()
         sys.stdout.flush(); sys.stderr.flush()
 
-# %% ../nbs/05_indexes.ipynb #194ea8b5
+# %% ../nbs/05_indexes.ipynb #f0451e58
 # Lines of a worker's stderr kept to explain a crash; the rest is read and dropped so the pipe never fills
 STDERR_TAIL_LINES = 200
 _WORKER_ENV_NAMES = ('HOME', 'USER', 'LOGNAME', 'LANG', 'LANGUAGE', 'LC_ALL', 'LC_CTYPE', 'TZ', 'TMPDIR', 'TEMP', 'TMP', 'SYSTEMROOT', 'WINDIR', 'COMSPEC')
@@ -584,7 +585,7 @@ class Worker:
         for s in (p.stdin, p.stdout, p.stderr):
             with contextlib.suppress(OSError, ValueError): s.close()
 
-# %% ../nbs/05_indexes.ipynb #e58066d4
+# %% ../nbs/05_indexes.ipynb #8f6d6937
 class RemoteToolError(Exception):
     "A tool of an index raised an exception; the message is its traceback from the worker"
     def __init__(self, message, type_name='Exception', remote_traceback=''):
@@ -607,7 +608,7 @@ def remote_error(err:dict, tool:str)->Exception:
     tb = err.get('traceback') or f"{err.get('type')}: {err.get('message')}"
     return _remote_error_class(str(err.get('type')))(tb.rstrip('\n'), str(err.get('type')), tb)
 
-# %% ../nbs/05_indexes.ipynb #7a1bdb5b
+# %% ../nbs/05_indexes.ipynb #8a64e1df
 # Seconds a tool call may take before its worker is stopped (per index: `ToolIndex(timeout=)`)
 DEFAULT_CALL_TIMEOUT = 60.0
 # Seconds a worker may take to start and import the index's modules
@@ -638,7 +639,8 @@ class ToolIndex:
     def __repr__(self): return f"ToolIndex({self.label!r}, tools={self.tool_names})"
 
     def _start(self)->dict:
-        w = Worker(self.python, self.checkout, self._env)
+        try: w = Worker(self.python, self.checkout, self._env)
+        except OSError as e: raise ToolIndexError(f"The worker of index {self.label} could not start ({e}); load the index again to rebuild its venv") from None
         self._box[0] = w
         try: ans = w.request({'op': 'load', 'root': str(self.checkout), 'tools': self.tool_names}, self.start_timeout)
         except TimeoutError: self._discard(); raise ToolIndexError(f"The worker of index {self.label} did not start within {self.start_timeout:g} s") from None
