@@ -2,7 +2,7 @@
 import importlib.util, json, os, sys
 from pathlib import Path
 import pytest
-from toolslm_like.funccall import get_schema, call_func
+from toolslm_like.funccall import SchemaError, get_schema, call_func
 from toolslm_like.indexes import ToolIndex, ToolIndexError, default_cache_dir
 from index_builders import write_files, make_wheel, git_init, commit, git
 
@@ -75,9 +75,15 @@ def test_pyproject_dependencies_and_nested_modules(tmp_path):
         'tools.toml': '[index]\ntools = ["pkg.sub.shouting.shout"]\n',
         'pyproject.toml': f'[project]\nname = "shouting"\nversion = "0"\ndependencies = ["tinydep @ {whl.as_uri()}"]\n',
         'pkg/__init__.py': '', 'pkg/sub/__init__.py': '', 'pkg/sub/shouting.py': SHOUT_TOOL})
+    # tools may also come from a `src/` layout, or from a package installed in the index's venv
+    write_files(folder, {'tools.toml': '[index]\ntools = ["pkg.sub.shouting.shout", "srcmod.loud", "tinydep.shout"]\n',
+                         'src/srcmod.py': 'def loud(s:str):\n    "Loud"\n    return s + "!"\n'})
     with ToolIndex(folder, cache_dir=tmp_path/'cache') as idx:
         assert idx.actions == ['copy', 'venv', 'install']
         assert call_func('pkg.sub.shouting.shout', {'text': 'ok'}, idx.ns) == 'OK?'
+        assert idx.ns['srcmod.loud']('a') == 'a!'
+        assert idx.ns['tinydep.shout']('x') == 'X?' # from the venv's site-packages
+        with pytest.raises(SchemaError, match='no docstring'): get_schema(idx.ns['tinydep.shout']) # as for the function itself
         assert get_schema(idx.ns['pkg.sub.shouting.shout'])['input_schema']['properties']['text']['description'] == 'What to shout'
     write_files(folder, {'pkg/sub/shouting.py': SHOUT_TOOL.replace('return tinydep.shout(text)', 'return tinydep.shout(text) * 2')})
     with ToolIndex(folder, cache_dir=tmp_path/'cache') as idx: # a changed file is copied again; the same dependencies are not reinstalled
