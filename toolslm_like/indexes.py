@@ -13,7 +13,7 @@ __all__ = ['MAX_INDEX_TOOLS', 'GIT_TIMEOUT', 'MAX_FOLDER_FILES', 'INSTALL_TIMEOU
            'WorkerError', 'ToolTimeoutError', 'requested_env', 'worker_env', 'Worker', 'RemoteToolError',
            'remote_error', 'ToolIndex']
 
-# %% ../nbs/05_indexes.ipynb #16e784d3
+# %% ../nbs/05_indexes.ipynb #95d89d11
 import asyncio, builtins, contextlib, enum, functools, hashlib, importlib, importlib.util, inspect, json, linecache, os, queue, re, shutil
 import signal, subprocess, sys, threading, time, types, typing, weakref
 from collections import abc, deque
@@ -24,7 +24,7 @@ from typing import Any, Literal, Union, get_args, get_origin
 from uuid import UUID
 from .funccall import ArgumentError, Converter, hide_params, tool_info, tool_traceback, _anno_str, _jsonable
 
-# %% ../nbs/05_indexes.ipynb #d37ac311
+# %% ../nbs/05_indexes.ipynb #5c9f9dd2
 class ToolIndexError(RuntimeError):
     "An index could not be fetched, installed or loaded; the message says which step failed and what to do"
 
@@ -51,7 +51,7 @@ def parse_source(spec:str|os.PathLike # A folder, a git repository path or a git
     if not p.exists(): raise ToolIndexError(f"There is no folder {base!r}: give a folder with a tools.toml, a git repository, or a git URL")
     return str(p.resolve()),ref
 
-# %% ../nbs/05_indexes.ipynb #965f3c98
+# %% ../nbs/05_indexes.ipynb #c87af828
 def default_cache_dir()->Path:
     "The per-user folder indexes are kept in (`$TOOLSLM_LIKE_CACHE`, else the platform's user cache)"
     if d := os.environ.get('TOOLSLM_LIKE_CACHE'): return Path(d).expanduser().resolve()/'indexes'
@@ -67,7 +67,7 @@ def entry_name(source:str)->str:
     stem = re.sub(r'[^A-Za-z0-9_.-]', '_', source.rstrip('/').rsplit('/', 1)[-1].removesuffix('.git'))[:40] or 'index'
     return f"{stem}-{hashlib.sha256(source.encode()).hexdigest()[:16]}"
 
-# %% ../nbs/05_indexes.ipynb #cf71c8d1
+# %% ../nbs/05_indexes.ipynb #e6ab9317
 # An index is a handful of tools, each sent to a model as a schema: a list longer than this is a mistake
 MAX_INDEX_TOOLS = 500
 _TOOL_NAME_RE = re.compile(r'[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)+')
@@ -93,7 +93,7 @@ def read_tool_names(folder:Path # The index's folder
     if len(set(tools)) != len(tools): raise ToolIndexError(f"{path} lists a tool twice: {sorted(t for t in tools if tools.count(t) > 1)[0]!r}")
     return tools
 
-# %% ../nbs/05_indexes.ipynb #12db9dcd
+# %% ../nbs/05_indexes.ipynb #eb2a0337
 def read_dependencies(folder:Path # The index's folder
                      )->tuple[list[str],str|None]: # (installer arguments, hash of the dependency list or None when there is none)
     "What to install for an index, and a hash that changes when the dependency list does"
@@ -110,7 +110,7 @@ def read_dependencies(folder:Path # The index's folder
         return list(deps),hashlib.sha256(json.dumps(['pyproject', deps]).encode()).hexdigest()
     return [],None
 
-# %% ../nbs/05_indexes.ipynb #a7fb50d7
+# %% ../nbs/05_indexes.ipynb #2e420f54
 # Cloning or fetching an index is a small repository; longer than this means a network or credential problem
 GIT_TIMEOUT = 300
 # A plain-folder index is a small project; a tree bigger than this is a wrong path (a home folder, say)
@@ -182,7 +182,7 @@ def copy_folder(source:str, checkout:Path, record:dict)->tuple[str,bool]:
     shutil.copytree(source, checkout, ignore=shutil.ignore_patterns(*_SKIP_DIRS), symlinks=True)
     return fp,True
 
-# %% ../nbs/05_indexes.ipynb #969da612
+# %% ../nbs/05_indexes.ipynb #1e8807fc
 # Installing an index's dependencies downloads and builds packages; give up (with pip's output) after this long
 INSTALL_TIMEOUT = 1800
 
@@ -224,7 +224,7 @@ def build_venv(venv:Path, # Where the venv goes (replaced if there)
     _run_step(cmd, f"Installing the dependencies of {checkout.name} ({' '.join(deps)})", cwd=checkout)
     return ['venv', 'install']
 
-# %% ../nbs/05_indexes.ipynb #b721e3dc
+# %% ../nbs/05_indexes.ipynb #a82158c7
 @contextlib.contextmanager
 def _file_lock(path:Path):
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -266,7 +266,7 @@ def prepare_index(source:str, # Absolute folder path or git URL, from `parse_sou
         record_path.write_text(json.dumps(record, indent=1))
     return {'checkout': checkout, 'python': venv_python(venv), 'tools': tools, 'commit': commit, 'actions': actions}
 
-# %% ../nbs/05_indexes.ipynb #305ec96f
+# %% ../nbs/05_indexes.ipynb #d7067b00
 _CROSSING_TYPES = {'None': type(None), 'Any': Any, 'object': object, 'bool': bool, 'int': int, 'float': float, 'str': str, 'bytes': bytes,
     'list': list, 'tuple': tuple, 'dict': dict, 'set': set, 'frozenset': frozenset, 'Path': Path, 'PurePath': PurePath,
     'date': date, 'datetime': datetime, 'time': dtime, 'UUID': UUID, 'Decimal': Decimal, 'deque': deque,
@@ -337,7 +337,7 @@ def decode_type(d:dict, depth=0):
         return o[args if len(args) != 1 else args[0]] if args else o
     raise ValueError(f"unknown type description {d!r:.60}")
 
-# %% ../nbs/05_indexes.ipynb #7ff6a6fa
+# %% ../nbs/05_indexes.ipynb #de393adf
 # The source of one tool function, sent so its docments can be read on the other side; a longer one is left out
 MAX_SOURCE_CHARS = 1_000_000
 
@@ -364,7 +364,7 @@ def describe_tool(f)->dict:
             'doc': info.doc, 'is_async': info.is_async, 'params': params, 'returns': returns, 'refused': refused,
             'hidden': sorted(p.name for p in info.params if p.hidden), 'source': src if src and len(src) <= MAX_SOURCE_CHARS else None}
 
-# %% ../nbs/05_indexes.ipynb #a95a70ed
+# %% ../nbs/05_indexes.ipynb #6c409a97
 def _proxy_codes():
     call = acall = None
     def proxy(*args, **kwargs): return call(args, kwargs)
@@ -410,7 +410,7 @@ def make_proxy(desc:dict, # From `describe_tool`
     if desc['hidden']: f = hide_params(*desc['hidden'])(f)
     return f
 
-# %% ../nbs/05_indexes.ipynb #4e3ac87c
+# %% ../nbs/05_indexes.ipynb #8b564ae6
 # One request or answer; a tool result bigger than this is refused with an error rather than sent
 MAX_MESSAGE_BYTES = 64 * 2**20
 
@@ -489,7 +489,7 @@ def worker_main():
         proto_out.write(out); proto_out.flush()
         sys.stdout.flush(); sys.stderr.flush()
 
-# %% ../nbs/05_indexes.ipynb #85b20e71
+# %% ../nbs/05_indexes.ipynb #76ac2525
 # Lines of a worker's stderr kept to explain a crash; the rest is read and dropped so the pipe never fills
 STDERR_TAIL_LINES = 200
 _WORKER_ENV_NAMES = ('HOME', 'USER', 'LOGNAME', 'LANG', 'LANGUAGE', 'LC_ALL', 'LC_CTYPE', 'TZ', 'TMPDIR', 'TEMP', 'TMP', 'SYSTEMROOT', 'WINDIR', 'COMSPEC')
@@ -586,7 +586,7 @@ class Worker:
         for s in (p.stdin, p.stdout, p.stderr):
             with contextlib.suppress(OSError, ValueError): s.close()
 
-# %% ../nbs/05_indexes.ipynb #f5246c96
+# %% ../nbs/05_indexes.ipynb #699b8510
 class RemoteToolError(Exception):
     "A tool of an index raised an exception; the message is its traceback from the worker"
     def __init__(self, message, type_name='Exception', remote_traceback=''):
@@ -609,7 +609,7 @@ def remote_error(err:dict, tool:str)->Exception:
     tb = err.get('traceback') or f"{err.get('type')}: {err.get('message')}"
     return _remote_error_class(str(err.get('type')))(tb.rstrip('\n'), str(err.get('type')), tb)
 
-# %% ../nbs/05_indexes.ipynb #2ae01dee
+# %% ../nbs/05_indexes.ipynb #69f8edf9
 # Seconds a tool call may take before its worker is stopped (per index: `ToolIndex(timeout=)`)
 DEFAULT_CALL_TIMEOUT = 60.0
 # Seconds a worker may take to start and import the index's modules
