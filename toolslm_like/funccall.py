@@ -9,10 +9,10 @@ __all__ = ['type_formats', 'custom_types', 'type_kinds', 'SchemaError', 'Argumen
            'uses_caller_globals', 'hide_params', 'Param', 'ToolInfo', 'tool_info', 'TypeKind', 'AnyKind', 'NoneKind',
            'UnionKind', 'to_jsonable', 'LiteralKind', 'EnumKind', 'FormatKind', 'PrimitiveKind', 'TupleKind',
            'ArrayKind', 'MappingKind', 'Field', 'ClassKind', 'TypedDictKind', 'NamedTupleKind', 'DataclassKind',
-           'PydanticKind', 'CallableKind', 'kind_of', 'add_type_kind', 'describe_type', 'SchemaBuilder', 'get_schema',
-           'PathArg', 'dateArg', 'mk_ns', 'Converter', 'accepts_none', 'bind_arguments', 'caller_globals',
-           'using_globals', 'lookup_tool', 'tool_traceback', 'prepare_call', 'call_func', 'call_func_async', 'run_code',
-           'run_with_timeout', 'python']
+           'PydanticKind', 'CallableKind', 'kind_of', 'add_type_kind', 'describe_type', 'SchemaBuilder',
+           'json_type_name', 'get_schema', 'PathArg', 'dateArg', 'mk_ns', 'Converter', 'accepts_none', 'bind_arguments',
+           'caller_globals', 'using_globals', 'lookup_tool', 'tool_traceback', 'prepare_call', 'call_func',
+           'call_func_async', 'run_code', 'run_with_timeout', 'python']
 
 # %% ../nbs/00_funccall.ipynb #8535f9ed
 import ast, asyncio, contextlib, contextvars, ctypes, dataclasses, enum, functools, inspect, io, json, keyword, linecache
@@ -625,7 +625,8 @@ def _is_pydantic(tp): return isinstance(tp, type) and hasattr(tp, 'model_json_sc
 
 def _strip_required(t):
     "`Required[T]`/`NotRequired[T]` -> `T` (TypedDict markers say nothing about the type)"
-    while get_origin(t) in (typing.Required, typing.NotRequired): t = get_args(t)[0]
+    # by name: Python 3.10 has them only in `typing_extensions`, 3.11+ in `typing`
+    while getattr(get_origin(t), '_name', None) in ('Required', 'NotRequired'): t = get_args(t)[0]
     return t
 
 @dataclasses.dataclass
@@ -858,21 +859,21 @@ _schema_cache = _WeakCache()
 def _returns_text(info):
     has_type = info.returns is not _empty and info.returns is not None and info.returns is not type(None)
     if not has_type and not info.returns_doc: return ''
-    tstr = f"type: {_anno_str(info.returns)}" if has_type else None
+    tstr = f"type: {json_type_name(info.returns)}" if has_type else None
     return f"\n\nReturns:\n- {f'{info.returns_doc} ({tstr})' if has_type and info.returns_doc else (tstr or info.returns_doc)}"
 
 _json_names = {int: 'integer', float: 'number', str: 'string', bool: 'boolean', list: 'array', tuple: 'array', set: 'array', frozenset: 'array',
                dict: 'object', type(None): 'null'}
 
-def _anno_str(t)->str:
+def json_type_name(t)->str:
     "Return annotation `t` in JSON schema words, as toolslm and fastcore write it: `integer`, `array[integer]`, `object[string, number]`"
     if isinstance(t, (str, ForwardRef)): return getattr(t, '__forward_arg__', t)
     t,o = _unannotate(t),get_origin(_unannotate(t))
-    if o in (Union, types.UnionType): return ' | '.join(_anno_str(a) for a in get_args(t))
+    if o in (Union, types.UnionType): return ' | '.join(json_type_name(a) for a in get_args(t))
     if o is Literal: return 'one of ' + ', '.join(repr(a) for a in get_args(t))
     base = _json_names.get(o or t) or getattr(o or t, '__name__', None) or str(t).replace('typing.', '')
     args = [a for a in get_args(t) if a is not Ellipsis]
-    return f"{base}[{', '.join(_anno_str(a) for a in args)}]" if args else base
+    return f"{base}[{', '.join(json_type_name(a) for a in args)}]" if args else base
 
 def _build_schema(f, skip_hidden=False)->str:
     "JSON text of `[name, description, parameters]` for `f`"
