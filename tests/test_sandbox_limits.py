@@ -83,3 +83,28 @@ def test_staying_root_is_said_plainly():
 
 def test_kill_user_processes_refuses_root():
     with pytest.raises(ValueError, match='root'): kill_user_processes(0)
+
+_as_nobody = '''
+import os, warnings
+from toolslm_like.sandbox import Sandbox
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter('always')
+    with Sandbox(timeout=5, cpu_s=2, max_procs=6) as sb:
+        print(sb.run("x = 21") == '', sb.run("x * 2") == 42, sb.run("import os; os.getuid()") == os.getuid())
+        print('BlockingIOError' in sb.run("import os\\nwhile True: os.fork()"), sb.run("6*7") == 42)
+        net = sb.isolation['network']
+        print(net.startswith('off') or any('network could not be turned off' in str(w.message) for w in caught))
+'''
+
+def test_an_unprivileged_parent(tmp_path):
+    "Run by a user that is not root: no user of its own, but the same limits, and network off through a user namespace"
+    import shutil, subprocess, sys, sysconfig
+    from toolslm_like.sandbox import blocking_dir, _package_root
+    py,site = '/usr/bin/python3',sysconfig.get_paths()['purelib']
+    if not (root and shutil.which('setpriv') and os.path.exists(py)): pytest.skip('needs root, setpriv and /usr/bin/python3')
+    ver = subprocess.run([py, '-c', 'import sys; print(sys.version_info[:2])'], capture_output=True, text=True).stdout.strip()
+    if ver != str(sys.version_info[:2]): pytest.skip(f'/usr/bin/python3 is {ver}, not this Python')
+    if any(blocking_dir(p + '/x', 65534, 65534) for p in (_package_root(), site)): pytest.skip('nobody cannot read this checkout')
+    r = subprocess.run(['setpriv', '--reuid=65534', '--regid=65534', '--clear-groups', py, '-c', _as_nobody], cwd=tmp_path,
+                       env={'PATH': '/usr/bin:/bin', 'PYTHONPATH': f'{_package_root()}:{site}'}, capture_output=True, text=True, timeout=120)
+    assert r.stdout.split() == ['True']*6, r.stdout + r.stderr

@@ -11,7 +11,7 @@ __all__ = ['DEFAULT_TIMEOUT', 'DEFAULT_MEMORY_MB', 'DEFAULT_CPU_S', 'DEFAULT_FIL
            'MS_REMOUNT', 'MS_BIND', 'MS_REC', 'MS_PRIVATE', 'PR_SET_NO_NEW_PRIVS', 'PR_SET_CHILD_SUBREAPER',
            'REAP_WAIT', 'CPU_CHECK_EVERY', 'SandboxError', 'SandboxWarning', 'cut_text', 'is_plain_json', 'safe_repr',
            'encode_result', 'unshare', 'mount', 'no_new_privileges', 'blocking_dir', 'python_paths', 'expose_paths',
-           'set_limits', 'cpu_budget', 'drop_privileges', 'run_request', 'worker_main', 'claim_uid',
+           'set_limits', 'cpu_budget', 'drop_privileges', 'end_descendants', 'run_request', 'worker_main', 'claim_uid',
            'kill_user_processes', 'minimal_env', 'python_tool', 'Sandbox']
 
 # %% ../nbs/03_sandbox.ipynb #371ce7a7
@@ -214,24 +214,39 @@ def _isolate(cfg:dict)->dict:
         if not os.access(p, os.R_OK | os.X_OK):
             raise SandboxError(f"the sandbox user (uid {os.getuid()}) cannot read {p}: install Python where other users can read it, "
                                "or let the worker make a mount namespace (root with CAP_SYS_ADMIN)")
-    if cfg['kill_strays']:
-        _check(_libc().prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0), 'prctl(PR_SET_CHILD_SUBREAPER)') # orphans come to us to be reaped
-        _kill_strays()
+    _check(_libc().prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0), 'prctl(PR_SET_CHILD_SUBREAPER)') # every orphan below us becomes our child
+    if cfg['kill_strays']: end_descendants(whole_user=True) # what a previous worker of this uid left
     done['user'] = f"uid {os.getuid()}" + (' (dedicated to this sandbox)' if cfg['kill_strays'] else '')
     return done
 
 REAP_WAIT = 2 # seconds the worker waits for killed processes to end: a zombie still counts against RLIMIT_NPROC
 
-def _kill_strays():
-    "Kill every process of this (dedicated, unprivileged) user except this one, and reap them all (the worker is their subreaper)"
-    if os.getuid() == 0: return # kill(-1) as root would kill the machine
-    try: os.kill(-1, signal.SIGKILL) # atomic with respect to fork: no child is born after it
-    except ProcessLookupError: return
+def _children()->list:
+    "Process ids of this process's children"
+    try: return [int(p) for t in os.listdir('/proc/self/task') for p in Path(f'/proc/self/task/{t}/children').read_text().split()]
+    except OSError: pass # a kernel without /proc/.../children: look at every process's parent
+    me,kids = str(os.getpid()),[]
+    for p in os.scandir('/proc'):
+        if p.name.isdigit():
+            try:
+                if Path(f'/proc/{p.name}/stat').read_text().rsplit(')', 1)[1].split()[1] == me: kids.append(int(p.name))
+            except (OSError, IndexError): pass
+    return kids
+
+def end_descendants(whole_user:bool=False): # Also kill every other process of this user? (only for a uid dedicated to the sandbox)
+    "Kill and reap every process this worker started: it is their subreaper, so all of them are its children or theirs"
+    if whole_user and os.getuid() != 0: # never as root: kill(-1) would kill the machine
+        try: os.kill(-1, signal.SIGKILL) # atomic with respect to fork: no process of ours is born after it
+        except ProcessLookupError: pass
     deadline = time.monotonic() + REAP_WAIT
     try:
         while time.monotonic() < deadline:
-            if not os.waitpid(-1, os.WNOHANG)[0]: time.sleep(0.001)
-    except ChildProcessError: pass # none left
+            if os.waitpid(-1, os.WNOHANG)[0]: continue # reaped one (raises ChildProcessError once none is left)
+            for pid in _children():
+                try: os.kill(pid, signal.SIGKILL)
+                except ProcessLookupError: pass
+            time.sleep(0.001)
+    except ChildProcessError: pass
 
 # %% ../nbs/03_sandbox.ipynb #0b589c78
 _code_name = '<python-tool>' # the file name `funccall.run_code` compiles code under
@@ -242,7 +257,9 @@ def run_request(code:str, # The code to run
                 out_fd:int|None=None): # A file descriptor whose writes during the run are added to the printed output
     "Run `code` in `ns` as `funccall.python` would; the reply to send (`{'value'}` or `{'text'}`, and `'restart'` after a MemoryError)"
     linecache.cache[_code_name] = (len(code), None, code.splitlines(True), _code_name) # source lines in tracebacks
-    if out_fd is not None: os.ftruncate(out_fd, 0); os.lseek(out_fd, 0, os.SEEK_SET)
+    if out_fd is not None:
+        try: os.ftruncate(out_fd, 0); os.lseek(out_fd, 0, os.SEEK_SET)
+        except OSError: out_fd = None # the code closed or replaced it
     val,text,restart = None,None,False
     try:
         val,out = run_code(code, ns)
@@ -251,11 +268,13 @@ def run_request(code:str, # The code to run
     except SyntaxError as e: text = ''.join(traceback.format_exception_only(type(e), e))
     except BaseException as e: text = tool_traceback(e)
     if out_fd is not None and text is not None:
-        sys.stderr.flush()
-        if size := os.fstat(out_fd).st_size:
-            raw = os.pread(out_fd, min(size, 4*max_output + 4), 0).decode(errors='replace').rstrip('\n')
-            if size > 4*max_output + 4: raw += f"\n[output cut: {size:,} bytes in all]"
-            text = f"{text}\n{raw}" if text else raw
+        try:
+            sys.stderr.flush()
+            size = os.fstat(out_fd).st_size
+            raw = os.pread(out_fd, min(size, 4*max_output + 4), 0).decode(errors='replace').rstrip('\n') if size else ''
+        except (OSError, ValueError): size,raw = 0,''
+        if size > 4*max_output + 4: raw += f"\n[output cut: {size:,} bytes in all]"
+        if raw: text = f"{text}\n{raw}" if text else raw
     reply = encode_result(text, max_output, is_text=True) if text is not None else encode_result(val, max_output)
     if restart: reply['restart'] = True
     return reply
@@ -283,7 +302,7 @@ def worker_main(cfg:dict):
         used = cpu_budget(cfg['cpu_s'])
         reply = run_request(code, ns, cfg['max_output'], out_fd=1)
         if os.getpid() != me: os._exit(0) # a child the code forked: it must never speak for the worker
-        if cfg['kill_strays']: _kill_strays()
+        end_descendants(cfg['kill_strays'])
         _send(rep_fd, {**reply, 'cpu': used})
         if reply.get('restart'): os._exit(0)
 
@@ -355,7 +374,8 @@ class _CpuUsedUp(Exception): "The worker used more CPU time than a run may"
 
 CPU_CHECK_EVERY = 0.25 # seconds between the parent's checks of the worker's CPU time (in case the code raised its own RLIMIT_CPU)
 
-_boot = ("import sys, json; sys.path.append({path!r}); "
+# The worker imports what we can: our `sys.path` entries it lacks go after its own
+_boot = ("import sys, json; sys.path.extend(p for p in {paths!r} if p not in sys.path); "
          "from toolslm_like.sandbox import worker_main; worker_main(json.loads(sys.argv[1]))")
 
 _LOST = "A fresh worker starts with the next run; the previous state (variables, imports) was lost."
@@ -551,7 +571,7 @@ class Sandbox:
         log = tempfile.TemporaryFile(dir=self.workdir)
         cfg = dict(uid=self._uid, gid=self._gid, network_off=not self.network, expose=self.expose, limits=self._limits(),
                    cpu_s=self.cpu_s, max_output=self.max_output, req_fd=req_r, rep_fd=rep_w, kill_strays=bool(self._state.get('dedicated')))
-        boot = _boot.format(path=_package_root())
+        boot = _boot.format(paths=[_package_root(), *(p for p in sys.path if p and os.path.isabs(p))])
         try:
             proc = subprocess.Popen([sys.executable, '-I', '-c', boot, json.dumps(cfg)], stdin=subprocess.DEVNULL, stdout=log, stderr=log,
                                     pass_fds=(req_r, rep_w), cwd=self.workdir, env=self._env, start_new_session=True)
