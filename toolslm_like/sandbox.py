@@ -255,7 +255,7 @@ def run_request(code:str, # The code to run
                 ns:dict, # The worker's namespace (kept between runs)
                 max_output:int, # Characters of text or value to send back
                 out_fd:int|None=None): # A file descriptor whose writes during the run are added to the printed output
-    "Run `code` in `ns` as `funccall.python` would; the reply to send (`{'value'}` or `{'text'}`, and `'restart'` after a MemoryError)"
+    "Run `code` in `ns` as `funccall.python` would; the reply to send (`{'value'}` or `{'text'}`, and `'restart'` after a MemoryError or RecursionError)"
     linecache.cache[_code_name] = (len(code), None, code.splitlines(True), _code_name) # source lines in tracebacks
     if out_fd is not None:
         try: os.ftruncate(out_fd, 0); os.lseek(out_fd, 0, os.SEEK_SET)
@@ -264,7 +264,7 @@ def run_request(code:str, # The code to run
     try:
         val,out = run_code(code, ns)
         if val is None: text = out.rstrip('\n')
-    except MemoryError as e: text,restart = tool_traceback(e), True # memory may be left fragmented: start afresh
+    except (MemoryError, RecursionError) as e: text,restart = tool_traceback(e), type(e).__name__ # the interpreter may be left short of memory or stack: start afresh
     except SyntaxError as e: text = ''.join(traceback.format_exception_only(type(e), e))
     except BaseException as e: text = tool_traceback(e)
     if out_fd is not None and text is not None:
@@ -276,7 +276,7 @@ def run_request(code:str, # The code to run
         if size > 4*max_output + 4: raw += f"\n[output cut: {size:,} bytes in all]"
         if raw: text = f"{text}\n{raw}" if text else raw
     reply = encode_result(text, max_output, is_text=True) if text is not None else encode_result(val, max_output)
-    if restart: reply['restart'] = True
+    if restart: reply['restart'] = restart
     return reply
 
 # %% ../nbs/03_sandbox.ipynb #f6c7046b
@@ -685,7 +685,7 @@ def run(self:Sandbox,
         if not isinstance(text, str):
             self._kill()
             return f"SandboxError: the worker sent a reply without a result, so it was stopped. {_LOST}"
-        return f"{text}\n[The worker ran out of memory, so it was restarted. {_LOST}]" if reply.get('restart') else text
+        return f"{text}\n[After a {reply['restart']} the sandbox worker is restarted. {_LOST}]" if reply.get('restart') else text
 
 # %% ../nbs/03_sandbox.ipynb #be9a9ea8
 @patch
