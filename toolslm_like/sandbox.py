@@ -9,10 +9,11 @@ __all__ = ['DEFAULT_TIMEOUT', 'DEFAULT_MEMORY_MB', 'DEFAULT_CPU_S', 'DEFAULT_FIL
            'DEFAULT_MAX_OUTPUT', 'MAX_CODE_CHARS', 'MAX_VALUE_DEPTH', 'START_TIMEOUT', 'SANDBOX_UIDS',
            'DEFAULT_ENV_ALLOW', 'CLONE_NEWNS', 'CLONE_NEWUSER', 'CLONE_NEWNET', 'MS_RDONLY', 'MS_NOSUID', 'MS_NODEV',
            'MS_REMOUNT', 'MS_BIND', 'MS_REC', 'MS_PRIVATE', 'PR_SET_NO_NEW_PRIVS', 'PR_SET_CHILD_SUBREAPER',
-           'REAP_WAIT', 'CPU_CHECK_EVERY', 'SandboxError', 'SandboxWarning', 'cut_text', 'is_plain_json', 'safe_repr',
-           'encode_result', 'unshare', 'mount', 'no_new_privileges', 'blocking_dir', 'python_paths', 'expose_paths',
-           'set_limits', 'cpu_budget', 'drop_privileges', 'end_descendants', 'run_request', 'worker_main', 'claim_uid',
-           'kill_user_processes', 'minimal_env', 'python_tool', 'Sandbox']
+           'SIOCGIFFLAGS', 'SIOCSIFFLAGS', 'IFF_UP', 'REAP_WAIT', 'CPU_CHECK_EVERY', 'SandboxError', 'SandboxWarning',
+           'cut_text', 'is_plain_json', 'safe_repr', 'encode_result', 'unshare', 'mount', 'loopback_up',
+           'no_new_privileges', 'blocking_dir', 'python_paths', 'expose_paths', 'set_limits', 'cpu_budget',
+           'drop_privileges', 'end_descendants', 'run_request', 'worker_main', 'claim_uid', 'kill_user_processes',
+           'minimal_env', 'python_tool', 'Sandbox']
 
 # %% ../nbs/03_sandbox.ipynb #371ce7a7
 import builtins, ctypes, errno, faulthandler, fcntl, functools, json, linecache, math, os, pwd, resource, select, shutil
@@ -98,6 +99,15 @@ def mount(source:str|None, target:str, fstype:str|None=None, flags:int=0, data:s
     "Linux `mount(2)`"
     enc = lambda s: None if s is None else os.fsencode(s)
     _check(_libc().mount(enc(source), enc(target), enc(fstype), ctypes.c_ulong(flags), enc(data)), f'mount {target}')
+
+SIOCGIFFLAGS,SIOCSIFFLAGS,IFF_UP = 0x8913,0x8914,1
+
+def loopback_up():
+    "Bring up `lo` in this (new) network namespace, so code can still talk to itself on 127.0.0.1"
+    import socket, struct
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+        flags = struct.unpack('16sh', fcntl.ioctl(s, SIOCGIFFLAGS, struct.pack('16sh', b'lo', 0)))[1]
+        fcntl.ioctl(s, SIOCSIFFLAGS, struct.pack('16sh', b'lo', flags | IFF_UP))
 
 def no_new_privileges():
     "From now on, exec cannot gain privileges (setuid programs such as `su` run without them)"
@@ -197,7 +207,8 @@ def _isolate(cfg:dict)->dict:
                 Path('/proc/self/setgroups').write_text('deny')
                 Path('/proc/self/uid_map').write_text(f'{me} {me} 1')
                 Path('/proc/self/gid_map').write_text(f'{my_gid} {my_gid} 1')
-            done['network'] = 'off (private network namespace)'
+            try: loopback_up(); done['network'] = 'off (private network namespace; loopback only)'
+            except OSError: done['network'] = 'off (private network namespace)'
         except OSError as e: done['network'] = f'ON: could not turn it off ({e})'
     else: done['network'] = 'on (allowed by network=True)'
     if uid is not None:
