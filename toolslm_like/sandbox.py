@@ -467,7 +467,13 @@ def _shutdown(state:dict, _close=os.close, _rmtree=shutil.rmtree):
     if (fd := state.pop('uid_lock', None)) is not None: _close(fd)
     if (d := state.pop('workdir', None)) is not None: _rmtree(d, ignore_errors=True)
 
-# %% ../nbs/03_sandbox.ipynb #5463c068
+# %% ../nbs/03_sandbox.ipynb #6a39a1d8
+def _positive(name, v, allow_none=True):
+    if v is None and allow_none: return v
+    if isinstance(v, bool) or not isinstance(v, (int, float)) or not v > 0:
+        raise ValueError(f"{name} must be a positive number{' or None (no limit)' if allow_none else ''}, got {v!r}")
+    return v
+
 def _tool_timeout(timeout, limit):
     "The seconds a tool call may run: the model's `timeout`, never above `limit`"
     if timeout is None: return limit
@@ -478,7 +484,7 @@ def _tool_timeout(timeout, limit):
 def _make_tool(run, limit, doc):
     "A function called `python` whose only parameters are `code` and `timeout`; it calls `run(code, seconds)`"
     def python(code:str, # Python code to run; the value of its last line (if an expression) is returned, else what it printed
-               timeout:float|None=None, # Seconds the code may run before it is stopped (default and most: the tool's limit)
+               timeout:float|None=None, # Seconds the code may run before it is stopped (default and most: the limit the description gives)
               ): # The final expression's value, or the printed output, or the traceback of an error
         if not isinstance(code, str): raise TypeError(f"code must be a string of Python source, got {type(code).__name__}")
         return run(code, _tool_timeout(timeout, limit))
@@ -492,7 +498,8 @@ def python_tool(ns:dict, # The namespace the code runs in; its variables stay th
                 timeout:float=DEFAULT_TIMEOUT): # Most seconds one call may run
     "A `python` tool for a model that runs code in this process, in `ns`: its schema shows `code` and `timeout`, never `glb`/`loc`"
     if not isinstance(ns, dict): raise TypeError(f"ns must be a dict to run the code in, got {type(ns).__name__}")
-    return _make_tool(lambda code, secs: python_here(code, glb=ns, timeout=secs), timeout, _tool_doc)
+    _positive('timeout', timeout, allow_none=False)
+    return _make_tool(lambda code, secs: python_here(code, glb=ns, timeout=secs), timeout, f"{_tool_doc} A call may run for {timeout:g} s at most.")
 
 # %% ../nbs/03_sandbox.ipynb #b6517d7f
 _MB = 1 << 20
@@ -511,12 +518,6 @@ def _task_count(uid:int)->int:
                 if p.stat().st_uid == uid: n += len(os.listdir(f'/proc/{p.name}/task'))
             except OSError: pass
     return n
-
-def _positive(name, v, allow_none=True):
-    if v is None and allow_none: return v
-    if isinstance(v, bool) or not isinstance(v, (int, float)) or not v > 0:
-        raise ValueError(f"{name} must be a positive number{' or None (no limit)' if allow_none else ''}, got {v!r}")
-    return v
 
 class Sandbox:
     "A persistent Python worker in a separate, resource-limited process; `run` returns what `funccall.python` would"
