@@ -12,8 +12,8 @@ __all__ = ['DEFAULT_TIMEOUT', 'DEFAULT_MEMORY_MB', 'DEFAULT_CPU_S', 'DEFAULT_FIL
            'SIOCGIFFLAGS', 'SIOCSIFFLAGS', 'IFF_UP', 'REAP_WAIT', 'CPU_CHECK_EVERY', 'SandboxError', 'SandboxWarning',
            'cut_text', 'is_plain_json', 'safe_repr', 'encode_result', 'unshare', 'mount', 'loopback_up',
            'no_new_privileges', 'blocking_dir', 'python_paths', 'expose_paths', 'set_limits', 'cpu_budget',
-           'drop_privileges', 'end_descendants', 'run_request', 'worker_main', 'claim_uid', 'kill_user_processes',
-           'minimal_env', 'python_tool', 'Sandbox']
+           'drop_privileges', 'turn_network_off', 'end_descendants', 'run_request', 'worker_main', 'claim_uid',
+           'kill_user_processes', 'minimal_env', 'python_tool', 'Sandbox']
 
 # %% ../nbs/03_sandbox.ipynb #371ce7a7
 import builtins, ctypes, errno, faulthandler, fcntl, functools, json, linecache, math, os, pwd, resource, select, shutil
@@ -195,22 +195,24 @@ def drop_privileges(uid:int, gid:int):
     except PermissionError: pass
     else: raise SandboxError('dropping privileges failed: the worker could become root again')
 
+def turn_network_off(unshare=unshare)->str:
+    "Move this process into a network namespace of its own (as root, or through a user namespace); what came of it, in words"
+    try:
+        if os.geteuid() == 0: unshare(CLONE_NEWNET)
+        else:
+            me,my_gid = os.getuid(),os.getgid()
+            unshare(CLONE_NEWUSER | CLONE_NEWNET)
+            Path('/proc/self/setgroups').write_text('deny')
+            Path('/proc/self/uid_map').write_text(f'{me} {me} 1')
+            Path('/proc/self/gid_map').write_text(f'{my_gid} {my_gid} 1')
+    except OSError as e: return f'ON: could not turn it off ({e})'
+    try: loopback_up(); return 'off (private network namespace; loopback only)'
+    except OSError: return 'off (private network namespace)'
+
 def _isolate(cfg:dict)->dict:
     "In the worker: turn off the network, make Python readable, set limits and drop to the sandbox user; what is in force"
     done,uid,gid = {},cfg['uid'],cfg['gid']
-    if cfg['network_off']:
-        try:
-            if os.geteuid() == 0: unshare(CLONE_NEWNET)
-            else:
-                me,my_gid = os.getuid(),os.getgid()
-                unshare(CLONE_NEWUSER | CLONE_NEWNET)
-                Path('/proc/self/setgroups').write_text('deny')
-                Path('/proc/self/uid_map').write_text(f'{me} {me} 1')
-                Path('/proc/self/gid_map').write_text(f'{my_gid} {my_gid} 1')
-            try: loopback_up(); done['network'] = 'off (private network namespace; loopback only)'
-            except OSError: done['network'] = 'off (private network namespace)'
-        except OSError as e: done['network'] = f'ON: could not turn it off ({e})'
-    else: done['network'] = 'on (allowed by network=True)'
+    done['network'] = turn_network_off() if cfg['network_off'] else 'on (allowed by network=True)'
     if uid is not None:
         try: blocked = expose_paths(python_paths(cfg['expose']), uid, gid)
         except OSError as e:
@@ -601,11 +603,15 @@ class Sandbox:
             self._kill()
             raise SandboxError(f"the sandbox worker could not isolate itself: {msg.get('error', msg)}")
         self.isolation,self._cpu_used = self._describe(msg.get('isolation', {})),float(msg.get('cpu') or 0)
-        if not self.network and not self.isolation['network'].startswith('off'):
-            warnings.warn(f"Sandbox: the network could not be turned off: {self.isolation['network']}", SandboxWarning, stacklevel=3)
-        if self.max_procs and self._uid is None and os.geteuid() == 0:
-            warnings.warn("Sandbox: the worker runs as root, where the kernel ignores the process limit (pass user='auto')", SandboxWarning, stacklevel=3)
+        self._warn_unprotected()
         return w
+
+    def _warn_unprotected(self):
+        "Say plainly which protections asked for are not in force"
+        if not self.network and not self.isolation['network'].startswith('off'):
+            warnings.warn(f"Sandbox: the network could not be turned off: {self.isolation['network']}", SandboxWarning, stacklevel=4)
+        if self.max_procs and self.isolation['processes'].startswith('NOT'):
+            warnings.warn("Sandbox: the worker runs as root, where the kernel ignores the process limit (pass user='auto')", SandboxWarning, stacklevel=4)
 
     def _describe(self, found:dict)->dict:
         "What protects the parent, in words"
