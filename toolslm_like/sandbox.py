@@ -9,11 +9,11 @@ __all__ = ['DEFAULT_TIMEOUT', 'DEFAULT_MEMORY_MB', 'DEFAULT_CPU_S', 'DEFAULT_FIL
            'DEFAULT_MAX_OUTPUT', 'MAX_CODE_CHARS', 'MAX_VALUE_DEPTH', 'START_TIMEOUT', 'SANDBOX_UIDS',
            'DEFAULT_ENV_ALLOW', 'CLONE_NEWNS', 'CLONE_NEWUSER', 'CLONE_NEWNET', 'MS_RDONLY', 'MS_NOSUID', 'MS_NODEV',
            'MS_REMOUNT', 'MS_BIND', 'MS_REC', 'MS_PRIVATE', 'PR_SET_NO_NEW_PRIVS', 'PR_SET_CHILD_SUBREAPER',
-           'SIOCGIFFLAGS', 'SIOCSIFFLAGS', 'IFF_UP', 'REAP_WAIT', 'CPU_CHECK_EVERY', 'SandboxError', 'SandboxWarning',
-           'cut_text', 'is_plain_json', 'safe_repr', 'encode_result', 'unshare', 'mount', 'loopback_up',
-           'no_new_privileges', 'blocking_dir', 'python_paths', 'expose_paths', 'set_limits', 'cpu_budget',
-           'drop_privileges', 'turn_network_off', 'end_descendants', 'run_request', 'worker_main', 'claim_uid',
-           'kill_user_processes', 'minimal_env', 'python_tool', 'Sandbox']
+           'SIOCGIFFLAGS', 'SIOCSIFFLAGS', 'IFF_UP', 'REAP_WAIT', 'KILL_ROUNDS_FOR', 'CPU_CHECK_EVERY', 'SandboxError',
+           'SandboxWarning', 'cut_text', 'is_plain_json', 'safe_repr', 'encode_result', 'unshare', 'mount',
+           'loopback_up', 'no_new_privileges', 'blocking_dir', 'python_paths', 'expose_paths', 'set_limits',
+           'cpu_budget', 'drop_privileges', 'turn_network_off', 'end_descendants', 'run_request', 'worker_main',
+           'claim_uid', 'kill_user_processes', 'minimal_env', 'python_tool', 'Sandbox']
 
 # %% ../nbs/03_sandbox.ipynb #371ce7a7
 import builtins, ctypes, errno, faulthandler, fcntl, functools, json, linecache, math, os, pwd, resource, select, shutil
@@ -350,10 +350,13 @@ def _is_zombie(pid)->bool:
     try: return Path(f'/proc/{pid}/stat').read_text().rsplit(')', 1)[1].split()[0] == 'Z'
     except (OSError, IndexError): return True
 
-def kill_user_processes(uid:int, wait:float=3)->int:
-    "Kill every process of `uid` (never root's) until none is left, waiting up to `wait` s for the killed ones to be reaped; how many were killed"
+KILL_ROUNDS_FOR = 10 # seconds at most to go on killing processes of a sandbox user that keep appearing
+
+def kill_user_processes(uid:int, # The sandbox user
+                        wait:float=0): # Seconds to wait, once none is alive, for the killed ones to be reaped (a zombie still counts against RLIMIT_NPROC)
+    "Kill every process of `uid` (never root's) until none is alive; how many were killed"
     if uid == 0: raise ValueError('refusing to kill the processes of root')
-    killed,deadline = 0,time.monotonic() + wait
+    killed,start = 0,time.monotonic()
     while True:
         found,zombies = [],0
         for p in os.scandir('/proc'):
@@ -366,7 +369,9 @@ def kill_user_processes(uid:int, wait:float=3)->int:
         for pid in found:
             try: os.kill(pid, signal.SIGKILL); killed += 1
             except ProcessLookupError: pass
-        if not (found or zombies) or time.monotonic() > deadline: return killed
+        took = time.monotonic() - start
+        if found and took < KILL_ROUNDS_FOR: time.sleep(0.001); continue # a fork bomb forks between rounds
+        if not zombies or took > wait: return killed
         time.sleep(0.005)
 
 # %% ../nbs/03_sandbox.ipynb #784c21c4
@@ -465,7 +470,7 @@ class _Worker:
 def _shutdown(state:dict, _close=os.close, _rmtree=shutil.rmtree):
     "Stop a sandbox's worker and all its processes, give back its uid and remove its folder (also at interpreter exit)"
     if (w := state.pop('worker', None)) is not None: w.close()
-    if state.get('dedicated'): kill_user_processes(state['uid'])
+    if state.get('dedicated'): kill_user_processes(state['uid'], wait=3)
     if (fd := state.pop('uid_lock', None)) is not None: _close(fd)
     if (d := state.pop('workdir', None)) is not None: _rmtree(d, ignore_errors=True)
 
@@ -539,6 +544,7 @@ class Sandbox:
         self.memory_mb,self.cpu_s,self.file_mb = _positive('memory_mb', memory_mb),_positive('cpu_s', cpu_s),_positive('file_mb', file_mb)
         self.open_files,self.max_procs = _positive('open_files', open_files),_positive('max_procs', max_procs)
         self.max_output = int(_positive('max_output', max_output, allow_none=False))
+        if not sys.platform.startswith('linux'): raise SandboxError(f"Sandbox needs Linux (namespaces, /proc, prctl); this is {sys.platform}")
         self.network,self.expose = bool(network),[str(p) for p in expose]
         self._lock,self._cpu_used = threading.RLock(),0.0
         self._state = state = {}
@@ -580,6 +586,7 @@ class Sandbox:
 
     def _start(self)->_Worker:
         "Start a fresh worker and wait until it is isolated and ready"
+        if self._state.get('dedicated'): kill_user_processes(self._uid, wait=3) # the last worker's processes must not count against this one's limit
         req_r,req_w = os.pipe()
         rep_r,rep_w = os.pipe()
         log = tempfile.TemporaryFile(dir=self.workdir)
@@ -631,7 +638,7 @@ class Sandbox:
     def _kill(self):
         "Stop the worker and every process it started"
         if (w := self._state.pop('worker', None)) is not None: w.close()
-        if self._state.get('dedicated'): kill_user_processes(self._uid)
+        if self._state.get('dedicated'): kill_user_processes(self._uid) # at once: a timeout must return on time
 
     def restart(self):
         "A fresh worker: all variables and imports are forgotten (files in `workdir` stay)"
