@@ -33,7 +33,7 @@ def sb():
 @pytest.mark.skipif(not root, reason='the process limit is per user: as root the worker gets a user of its own')
 def test_fork_bomb_is_contained(sb):
     r = sb.run("import os\nwhile True: os.fork()")
-    assert 'BlockingIOError: [Errno 11] Resource temporarily unavailable' in r, r
+    assert 'BlockingIOError: [Errno 11] Resource temporarily unavailable' in r and r.endswith('[Sandbox limit: the sandbox allows 6 processes and threads in all.]'), r
     assert user_tasks(sb._uid) == 1 # the worker alone: the forked processes were killed and reaped after the run
     assert sb.run('6*7') == 42
     assert sb.run("import subprocess; subprocess.run(['true']).returncode") == 0 # forking works again
@@ -108,3 +108,8 @@ def test_an_unprivileged_parent(tmp_path):
     r = subprocess.run(['setpriv', '--reuid=65534', '--regid=65534', '--clear-groups', py, '-c', _as_nobody], cwd=tmp_path,
                        env={'PATH': '/usr/bin:/bin', 'PYTHONPATH': f'{_package_root()}:{site}'}, capture_output=True, text=True, timeout=120)
     assert r.stdout.split() == ['True']*6, r.stdout + r.stderr
+
+def test_a_fake_reply_on_the_pipe_is_not_taken_for_the_answer(sb):
+    r = sb.run("import os, sys, json\nos.write(json.loads(sys.argv[1])['rep_fd'], b'{\"value\": \"fake\", \"id\": 0}\\n')\n'real'")
+    assert r == 'real', r
+    assert sb.run('6*7') == 42

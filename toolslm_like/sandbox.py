@@ -12,8 +12,8 @@ __all__ = ['DEFAULT_TIMEOUT', 'DEFAULT_MEMORY_MB', 'DEFAULT_CPU_S', 'DEFAULT_FIL
            'SIOCGIFFLAGS', 'SIOCSIFFLAGS', 'IFF_UP', 'REAP_WAIT', 'KILL_ROUNDS_FOR', 'CPU_CHECK_EVERY', 'SandboxError',
            'SandboxWarning', 'cut_text', 'is_plain_json', 'safe_repr', 'encode_result', 'unshare', 'mount',
            'loopback_up', 'no_new_privileges', 'blocking_dir', 'python_paths', 'expose_paths', 'set_limits',
-           'cpu_budget', 'drop_privileges', 'turn_network_off', 'end_descendants', 'run_request', 'worker_main',
-           'claim_uid', 'kill_user_processes', 'minimal_env', 'python_tool', 'Sandbox']
+           'cpu_budget', 'drop_privileges', 'turn_network_off', 'end_descendants', 'limit_hint', 'run_request',
+           'worker_main', 'claim_uid', 'kill_user_processes', 'minimal_env', 'python_tool', 'Sandbox']
 
 # %% ../nbs/03_sandbox.ipynb #371ce7a7
 import builtins, ctypes, errno, faulthandler, fcntl, functools, json, linecache, math, os, pwd, resource, select, shutil
@@ -261,13 +261,28 @@ def end_descendants(whole_user:bool=False): # Also kill every other process of t
             time.sleep(0.001)
     except ChildProcessError: pass
 
-# %% ../nbs/03_sandbox.ipynb #0b589c78
+# %% ../nbs/03_sandbox.ipynb #e662fdb0
+def limit_hint(e:BaseException, # The error a run ended with
+               limits:dict)->str|None: # The sandbox's limits: memory_mb, file_mb, open_files, max_procs
+    "A note naming the sandbox limit that error `e` (or one it arose from) ran into, or None"
+    while e is not None:
+        if isinstance(e, MemoryError) and limits.get('memory_mb'): return f"the sandbox's memory limit is {limits['memory_mb']:g} MB"
+        if isinstance(e, OSError) and e.errno == errno.EFBIG and limits.get('file_mb'): return f"files in the sandbox may be at most {limits['file_mb']:g} MB"
+        if isinstance(e, OSError) and e.errno == errno.EMFILE and limits.get('open_files'): return f"the sandbox allows {limits['open_files']} open files"
+        if limits.get('max_procs') and (isinstance(e, BlockingIOError) and e.errno == errno.EAGAIN
+                                        or isinstance(e, RuntimeError) and "can't start new thread" in str(e)):
+            return f"the sandbox allows {limits['max_procs']} processes and threads in all"
+        e = e.__cause__ or e.__context__
+    return None
+
+# %% ../nbs/03_sandbox.ipynb #9175b0c4
 _code_name = '<python-tool>' # the file name `funccall.run_code` compiles code under
 
 def run_request(code:str, # The code to run
                 ns:dict, # The worker's namespace (kept between runs)
                 max_output:int, # Characters of text or value to send back
-                out_fd:int|None=None): # A file descriptor whose writes during the run are added to the printed output
+                out_fd:int|None=None, # A file descriptor whose writes during the run are added to the printed output
+                limits:dict|None=None): # The sandbox's limits, to name the one an error ran into
     "Run `code` in `ns` as `funccall.python` would; the reply to send (`{'value'}` or `{'text'}`, and `'restart'` after a MemoryError or RecursionError)"
     linecache.cache[_code_name] = (len(code), None, code.splitlines(True), _code_name) # source lines in tracebacks
     if out_fd is not None:
@@ -277,9 +292,11 @@ def run_request(code:str, # The code to run
     try:
         val,out = run_code(code, ns)
         if val is None: text = out.rstrip('\n')
-    except (MemoryError, RecursionError) as e: text,restart = tool_traceback(e), type(e).__name__ # the interpreter may be left short of memory or stack: start afresh
     except SyntaxError as e: text = ''.join(traceback.format_exception_only(type(e), e))
-    except BaseException as e: text = tool_traceback(e)
+    except BaseException as e:
+        text = tool_traceback(e)
+        if isinstance(e, (MemoryError, RecursionError)): restart = type(e).__name__ # the interpreter may be left short of memory or stack: start afresh
+        if limits and (hint := limit_hint(e, limits)): text = f"{text.rstrip()}\n[Sandbox limit: {hint}.]"
     if out_fd is not None and text is not None:
         try:
             sys.stderr.flush()
@@ -292,7 +309,7 @@ def run_request(code:str, # The code to run
     if restart: reply['restart'] = restart
     return reply
 
-# %% ../nbs/03_sandbox.ipynb #f6c7046b
+# %% ../nbs/03_sandbox.ipynb #edd46089
 def _send(fd:int, msg:dict):
     data = (json.dumps(msg, ensure_ascii=False) + '\n').encode()
     while data: data = data[os.write(fd, data):]
@@ -310,16 +327,16 @@ def worker_main(cfg:dict):
     requests,me = os.fdopen(cfg['req_fd'], 'rb'),os.getpid()
     ns = {'__name__': '__main__', '__builtins__': builtins}
     while line := requests.readline():
-        try: code = json.loads(line)['code']
+        try: req = json.loads(line); code,req_id = req['code'],req['id']
         except (ValueError, KeyError, TypeError): os._exit(2) # only our parent writes here
         used = cpu_budget(cfg['cpu_s'])
-        reply = run_request(code, ns, cfg['max_output'], out_fd=1)
+        reply = run_request(code, ns, cfg['max_output'], out_fd=1, limits=cfg['hints'])
         if os.getpid() != me: os._exit(0) # a child the code forked: it must never speak for the worker
         end_descendants(cfg['kill_strays'])
-        _send(rep_fd, {**reply, 'cpu': used})
+        _send(rep_fd, {**reply, 'cpu': used, 'id': req_id})
         if reply.get('restart'): os._exit(0)
 
-# %% ../nbs/03_sandbox.ipynb #f9e224a3
+# %% ../nbs/03_sandbox.ipynb #511708d9
 _uid_lock_dir = '/run/toolslm_like-sandbox' # root-only: the uids claimed by live sandboxes
 
 def _process_uids()->set:
@@ -374,7 +391,7 @@ def kill_user_processes(uid:int, # The sandbox user
         if not zombies or took > wait: return killed
         time.sleep(0.005)
 
-# %% ../nbs/03_sandbox.ipynb #784c21c4
+# %% ../nbs/03_sandbox.ipynb #ca7b8b42
 def minimal_env(allow=(), # Names of our environment variables the worker may see, besides `DEFAULT_ENV_ALLOW`
                 extra:dict|None=None, # Variables to set in the worker
                 home:str|None=None): # HOME and TMPDIR of the worker
@@ -384,7 +401,7 @@ def minimal_env(allow=(), # Names of our environment variables the worker may se
     env['PYTHONDONTWRITEBYTECODE'] = '1'
     return {**env, **(extra or {})}
 
-# %% ../nbs/03_sandbox.ipynb #542eaefe
+# %% ../nbs/03_sandbox.ipynb #1e502a51
 class _Deadline(Exception): "The worker did not answer in time"
 class _Died(Exception): "The worker's process ended"
 class _BadReply(Exception): "The worker sent something that is not a reply"
@@ -402,15 +419,16 @@ def _signal_name(n):
     try: return signal.Signals(n).name
     except ValueError: return f'signal {n}'
 
-# %% ../nbs/03_sandbox.ipynb #d5852b52
+# %% ../nbs/03_sandbox.ipynb #d1acea42
 class _Worker:
     "A running worker process: its pipes, and the file its raw output goes to"
     def __init__(self, proc, req_w, rep_r, log):
         self.proc,self.req_w,self.rep_r,self.log,self.buf = proc,req_w,rep_r,log,bytearray()
         try: self.pidfd = os.pidfd_open(proc.pid) # readable when the worker ends, even if its children keep the pipe open
         except (AttributeError, OSError): self.pidfd = None
-        self.poller = select.poll()
+        self.poller,self.pipe_poller = select.poll(),select.poll() # poll, not select: our descriptors may be above 1024
         self.poller.register(rep_r, select.POLLIN)
+        self.pipe_poller.register(rep_r, select.POLLIN)
         if self.pidfd is not None: self.poller.register(self.pidfd, select.POLLIN)
 
     def send(self, msg:dict):
@@ -420,20 +438,21 @@ class _Worker:
         except BrokenPipeError: raise _Died()
 
     def _read_some(self, max_bytes)->bool:
-        try: chunk = os.read(self.rep_r, 1 << 16) if select.select([self.rep_r], [], [], 0)[0] else b''
+        try: chunk = os.read(self.rep_r, 1 << 16) if self.pipe_poller.poll(0) else b''
         except OSError: chunk = b''
         self.buf += chunk
         if len(self.buf) > max_bytes: raise _BadReply(f'a reply longer than {max_bytes:,} bytes')
         return bool(chunk)
 
-    def receive(self, deadline:float, max_bytes:int, every:float|None=None, check=None)->dict:
-        "The next JSON message, waiting until `deadline` (time.monotonic), calling `check()` each `every` seconds meanwhile"
+    def receive(self, deadline:float, max_bytes:int, every:float|None=None, check=None, id:int|None=None)->dict:
+        "The next JSON message (with `id`, if given), waiting until `deadline` (time.monotonic), calling `check()` each `every` seconds meanwhile"
         while True:
             if (i := self.buf.find(b'\n')) >= 0:
                 line = bytes(self.buf[:i]); del self.buf[:i+1]
                 try: msg = json.loads(line)
                 except (ValueError, RecursionError) as e: raise _BadReply(f'not JSON: {e}')
                 if not isinstance(msg, dict): raise _BadReply('not a JSON object')
+                if id is not None and msg.get('id') != id: continue # not the answer to this request (the code wrote on the pipe)
                 return msg
             left = deadline - time.monotonic()
             if left <= 0: raise _Deadline()
@@ -474,7 +493,7 @@ def _shutdown(state:dict, _close=os.close, _rmtree=shutil.rmtree):
     if (fd := state.pop('uid_lock', None)) is not None: _close(fd)
     if (d := state.pop('workdir', None)) is not None: _rmtree(d, ignore_errors=True)
 
-# %% ../nbs/03_sandbox.ipynb #6a39a1d8
+# %% ../nbs/03_sandbox.ipynb #0b2afe9c
 def _positive(name, v, allow_none=True):
     if v is None and allow_none: return v
     if isinstance(v, bool) or not isinstance(v, (int, float)) or not v > 0:
@@ -508,7 +527,7 @@ def python_tool(ns:dict, # The namespace the code runs in; its variables stay th
     _positive('timeout', timeout, allow_none=False)
     return _make_tool(lambda code, secs: python_here(code, glb=ns, timeout=secs), timeout, f"{_tool_doc} A call may run for {timeout:g} s at most.")
 
-# %% ../nbs/03_sandbox.ipynb #b6517d7f
+# %% ../nbs/03_sandbox.ipynb #f38a96cc
 _MB = 1 << 20
 
 def _cpu_seconds(pid:int)->float:
@@ -546,7 +565,7 @@ class Sandbox:
         self.max_output = int(_positive('max_output', max_output, allow_none=False))
         if not sys.platform.startswith('linux'): raise SandboxError(f"Sandbox needs Linux (namespaces, /proc, prctl); this is {sys.platform}")
         self.network,self.expose = bool(network),[str(p) for p in expose]
-        self._lock,self._cpu_used = threading.RLock(),0.0
+        self._lock,self._cpu_used,self._runs = threading.RLock(),0.0,0
         self._state = state = {}
         self._finalizer = weakref.finalize(self, _shutdown, state)
         self._uid,self._gid = self._choose_user(user)
@@ -591,7 +610,8 @@ class Sandbox:
         rep_r,rep_w = os.pipe()
         log = tempfile.TemporaryFile(dir=self.workdir)
         cfg = dict(uid=self._uid, gid=self._gid, network_off=not self.network, expose=self.expose, limits=self._limits(),
-                   cpu_s=self.cpu_s, max_output=self.max_output, req_fd=req_r, rep_fd=rep_w, kill_strays=bool(self._state.get('dedicated')))
+                   cpu_s=self.cpu_s, max_output=self.max_output, req_fd=req_r,
+                   hints=dict(memory_mb=self.memory_mb, file_mb=self.file_mb, open_files=self.open_files, max_procs=self.max_procs), rep_fd=rep_w, kill_strays=bool(self._state.get('dedicated')))
         boot = _boot.format(paths=[_package_root(), *(p for p in sys.path if p and os.path.isabs(p))])
         try:
             proc = subprocess.Popen([sys.executable, '-I', '-c', boot, json.dumps(cfg)], stdin=subprocess.DEVNULL, stdout=log, stderr=log,
@@ -653,7 +673,7 @@ class Sandbox:
     def __repr__(self):
         return f"Sandbox(pid={self.pid}, timeout={self.timeout:g}, memory_mb={self.memory_mb}, cpu_s={self.cpu_s}, network={self.isolation.get('network', '?')!r})"
 
-# %% ../nbs/03_sandbox.ipynb #b765c5d2
+# %% ../nbs/03_sandbox.ipynb #8731743c
 @patch
 def _check_cpu(self:Sandbox, w:_Worker, budget:float):
     "Raise `_CpuUsedUp` when the worker has used more than `budget` CPU seconds in all"
@@ -690,9 +710,10 @@ def run(self:Sandbox,
         if self._finalizer is None or not self._finalizer.alive: raise SandboxError('this Sandbox is closed: make a new one')
         w = self._state.get('worker') or self._start()
         check = functools.partial(self._check_cpu, w, self._cpu_used + self.cpu_s + 1.5) if self.cpu_s else None
+        self._runs += 1
         try:
-            w.send({'code': code})
-            reply = w.receive(time.monotonic() + timeout, 8*self.max_output + 65536, CPU_CHECK_EVERY, check)
+            w.send({'code': code, 'id': self._runs})
+            reply = w.receive(time.monotonic() + timeout, 8*self.max_output + 65536, CPU_CHECK_EVERY, check, id=self._runs)
         except _Deadline:
             self._kill()
             return f"TimeoutError: the code ran for longer than {timeout:g} seconds, so the sandbox worker was stopped. {_LOST}"
@@ -712,7 +733,7 @@ def run(self:Sandbox,
             return f"SandboxError: the worker sent a reply without a result, so it was stopped. {_LOST}"
         return f"{text}\n[After a {reply['restart']} the sandbox worker is restarted. {_LOST}]" if reply.get('restart') else text
 
-# %% ../nbs/03_sandbox.ipynb #be9a9ea8
+# %% ../nbs/03_sandbox.ipynb #a8226825
 @patch
 def describe_limits(self:Sandbox)->str:
     "The sandbox's limits in one sentence, for the tool's description"
