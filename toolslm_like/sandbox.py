@@ -16,7 +16,7 @@ __all__ = ['DEFAULT_TIMEOUT', 'DEFAULT_MEMORY_MB', 'DEFAULT_CPU_S', 'DEFAULT_FIL
            'worker_main', 'claim_uid', 'kill_user_processes', 'minimal_env', 'python_tool', 'Sandbox']
 
 # %% ../nbs/03_sandbox.ipynb #371ce7a7
-import builtins, ctypes, errno, faulthandler, fcntl, functools, json, linecache, math, os, pwd, resource, select, shutil
+import builtins, ctypes, errno, faulthandler, fcntl, functools, json, linecache, math, os, pwd, re, resource, select, shutil
 import signal, subprocess, sys, tempfile, threading, time, traceback, warnings, weakref
 from pathlib import Path
 from fastcore.basics import patch
@@ -507,25 +507,30 @@ def _tool_timeout(timeout, limit):
         raise ValueError(f"timeout must be a positive number of seconds (at most {limit:g}), got {timeout!r}")
     return min(timeout, limit)
 
-def _make_tool(run, limit, doc):
-    "A function called `python` whose only parameters are `code` and `timeout`; it calls `run(code, seconds)`"
+_tool_name_re = re.compile(r'^[a-zA-Z_][a-zA-Z0-9_]{0,63}$') # a Python name every provider accepts as a tool name
+
+def _make_tool(run, limit, doc, name='python'):
+    "A function called `name` whose only parameters are `code` and `timeout`; it calls `run(code, seconds)`"
+    if not isinstance(name, str) or not _tool_name_re.match(name):
+        raise ValueError(f"name must be a Python identifier of at most 64 letters, digits and underscores, got {name!r}")
     def python(code:str, # Python code to run; the value of its last line (if an expression) is returned, else what it printed
                timeout:float|None=None, # Seconds the code may run before it is stopped (default and most: the limit the description gives)
               ): # The final expression's value, or the printed output, or the traceback of an error
         if not isinstance(code, str): raise TypeError(f"code must be a string of Python source, got {type(code).__name__}")
         return run(code, _tool_timeout(timeout, limit))
-    python.__doc__ = doc
+    python.__doc__,python.__name__,python.__qualname__ = doc,name,name
     return python
 
 _tool_doc = ("Run Python `code` and return its final expression's value (like IPython), or else its printed output. "
              "Errors come back as traceback text. Variables, functions and imports stay defined between calls.")
 
 def python_tool(ns:dict, # The namespace the code runs in; its variables stay there between calls
-                timeout:float=DEFAULT_TIMEOUT): # Most seconds one call may run
+                timeout:float=DEFAULT_TIMEOUT, # Most seconds one call may run
+                name:str='python'): # The tool's name, as the model sees it
     "A `python` tool for a model that runs code in this process, in `ns`: its schema shows `code` and `timeout`, never `glb`/`loc`"
     if not isinstance(ns, dict): raise TypeError(f"ns must be a dict to run the code in, got {type(ns).__name__}")
     _positive('timeout', timeout, allow_none=False)
-    return _make_tool(lambda code, secs: python_here(code, glb=ns, timeout=secs), timeout, f"{_tool_doc} A call may run for {timeout:g} s at most.")
+    return _make_tool(lambda code, secs: python_here(code, glb=ns, timeout=secs), timeout, f"{_tool_doc} A call may run for {timeout:g} s at most.", name)
 
 # %% ../nbs/03_sandbox.ipynb #f38a96cc
 _MB = 1 << 20
@@ -746,6 +751,6 @@ def describe_limits(self:Sandbox)->str:
     return f"It runs in a sandbox ({', '.join(parts)}, {net}); its working folder is private and temporary."
 
 @patch
-def tool(self:Sandbox):
+def tool(self:Sandbox, name:str='python'): # The tool's name, as the model sees it
     "A `python` tool for a model that runs code in this sandbox: its schema shows only `code` and `timeout`"
-    return _make_tool(self.run, self.timeout, f"{_tool_doc} {self.describe_limits()}")
+    return _make_tool(self.run, self.timeout, f"{_tool_doc} {self.describe_limits()}", name)
