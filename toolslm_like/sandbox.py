@@ -22,7 +22,7 @@ from pathlib import Path
 from fastcore.basics import patch
 from .funccall import run_code, tool_traceback, python as python_here
 
-# %% ../nbs/03_sandbox.ipynb #bf3d8ba1
+# %% ../nbs/03_sandbox.ipynb #655554ee
 DEFAULT_TIMEOUT = 30 # seconds of wall-clock time per run: a model waits for the answer
 DEFAULT_MEMORY_MB = 1024 # address space of the worker (RLIMIT_AS): a runaway allocation fails with MemoryError, not the machine
 DEFAULT_CPU_S = 30 # CPU seconds per run (RLIMIT_CPU): threads can burn more CPU than wall-clock time
@@ -37,14 +37,14 @@ START_TIMEOUT = 60 # seconds a fresh worker may take to start (slow CI machines)
 SANDBOX_UIDS = range(60100, 61100)
 DEFAULT_ENV_ALLOW = ('PATH', 'LANG', 'LC_ALL', 'LC_CTYPE', 'TZ') # the only variables of ours a worker sees (secrets stay out)
 
-# %% ../nbs/03_sandbox.ipynb #57761636
+# %% ../nbs/03_sandbox.ipynb #382a6fd8
 class SandboxError(RuntimeError):
     "The sandbox could not start its worker, or was used wrongly (the message says what to change)"
 
 class SandboxWarning(UserWarning):
     "A protection that was asked for could not be put in place on this machine (for example the network could not be turned off)"
 
-# %% ../nbs/03_sandbox.ipynb #52a931ce
+# %% ../nbs/03_sandbox.ipynb #1bdea723
 def cut_text(text:str, # Text to send back to the model
              max_chars:int): # The most characters to keep
     "`text` cut to its first and last characters, `max_chars` in all, with a note saying how much was left out"
@@ -78,7 +78,7 @@ def encode_result(v, # A run's result: the final expression's value, or printed 
         except (ValueError, RecursionError): pass # e.g. an int too long to print
     return {'text': cut_text(safe_repr(v), max_chars)}
 
-# %% ../nbs/03_sandbox.ipynb #fc6728d7
+# %% ../nbs/03_sandbox.ipynb #731c6e2c
 CLONE_NEWNS,CLONE_NEWUSER,CLONE_NEWNET = 0x00020000,0x10000000,0x40000000
 MS_RDONLY,MS_NOSUID,MS_NODEV,MS_REMOUNT,MS_BIND,MS_REC,MS_PRIVATE = 1,2,4,32,4096,16384,1<<18
 PR_SET_NO_NEW_PRIVS,PR_SET_CHILD_SUBREAPER = 38,36
@@ -113,7 +113,7 @@ def no_new_privileges():
     "From now on, exec cannot gain privileges (setuid programs such as `su` run without them)"
     _check(_libc().prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), 'prctl(PR_SET_NO_NEW_PRIVS)')
 
-# %% ../nbs/03_sandbox.ipynb #d9cf7799
+# %% ../nbs/03_sandbox.ipynb #93dac059
 def _may_search(st, uid, gid, bit=1)->bool:
     "May `uid`/`gid` search (bit 1) or read (bit 4) a file with stat `st`, by its mode bits?"
     if st.st_uid == uid: return bool(st.st_mode & (bit << 6))
@@ -140,7 +140,7 @@ def python_paths(extra=())->list:
             _package_root(), *sys.path, *extra]
     return sorted({os.path.realpath(p) for p in cand if p and os.path.exists(p)})
 
-# %% ../nbs/03_sandbox.ipynb #e1161b2b
+# %% ../nbs/03_sandbox.ipynb #2238f39f
 def expose_paths(paths, uid:int, gid:int)->list:
     "In a private mount namespace (needs root): make `paths` readable by `uid` under the dirs that block them; returns those dirs"
     blocked = {}
@@ -168,7 +168,7 @@ def expose_paths(paths, uid:int, gid:int)->list:
             for fd in fds: os.close(fd)
     return sorted(blocked)
 
-# %% ../nbs/03_sandbox.ipynb #b08ac7fc
+# %% ../nbs/03_sandbox.ipynb #ead2b26c
 def set_limits(limits:dict):
     "Set `resource` limits {name: (soft, hard)}, never above what this process may set"
     for nm,(soft,hard) in limits.items():
@@ -261,7 +261,7 @@ def end_descendants(whole_user:bool=False): # Also kill every other process of t
             time.sleep(0.001)
     except ChildProcessError: pass
 
-# %% ../nbs/03_sandbox.ipynb #e662fdb0
+# %% ../nbs/03_sandbox.ipynb #9a49888e
 def limit_hint(e:BaseException, # The error a run ended with
                limits:dict)->str|None: # The sandbox's limits: memory_mb, file_mb, open_files, max_procs
     "A note naming the sandbox limit that error `e` (or one it arose from) ran into, or None"
@@ -275,7 +275,7 @@ def limit_hint(e:BaseException, # The error a run ended with
         e = e.__cause__ or e.__context__
     return None
 
-# %% ../nbs/03_sandbox.ipynb #9175b0c4
+# %% ../nbs/03_sandbox.ipynb #5709f9f6
 _code_name = '<python-tool>' # the file name `funccall.run_code` compiles code under
 
 def run_request(code:str, # The code to run
@@ -309,7 +309,7 @@ def run_request(code:str, # The code to run
     if restart: reply['restart'] = restart
     return reply
 
-# %% ../nbs/03_sandbox.ipynb #edd46089
+# %% ../nbs/03_sandbox.ipynb #603af1ec
 def _send(fd:int, msg:dict):
     data = (json.dumps(msg, ensure_ascii=False) + '\n').encode()
     while data: data = data[os.write(fd, data):]
@@ -336,7 +336,7 @@ def worker_main(cfg:dict):
         _send(rep_fd, {**reply, 'cpu': used, 'id': req_id})
         if reply.get('restart'): os._exit(0)
 
-# %% ../nbs/03_sandbox.ipynb #511708d9
+# %% ../nbs/03_sandbox.ipynb #469bb4da
 _uid_lock_dir = '/run/toolslm_like-sandbox' # root-only: the uids claimed by live sandboxes
 
 def _process_uids()->set:
@@ -391,7 +391,7 @@ def kill_user_processes(uid:int, # The sandbox user
         if not zombies or took > wait: return killed
         time.sleep(0.005)
 
-# %% ../nbs/03_sandbox.ipynb #ca7b8b42
+# %% ../nbs/03_sandbox.ipynb #83df9e72
 def minimal_env(allow=(), # Names of our environment variables the worker may see, besides `DEFAULT_ENV_ALLOW`
                 extra:dict|None=None, # Variables to set in the worker
                 home:str|None=None): # HOME and TMPDIR of the worker
@@ -401,7 +401,7 @@ def minimal_env(allow=(), # Names of our environment variables the worker may se
     env['PYTHONDONTWRITEBYTECODE'] = '1'
     return {**env, **(extra or {})}
 
-# %% ../nbs/03_sandbox.ipynb #1e502a51
+# %% ../nbs/03_sandbox.ipynb #f89956c4
 class _Deadline(Exception): "The worker did not answer in time"
 class _Died(Exception): "The worker's process ended"
 class _BadReply(Exception): "The worker sent something that is not a reply"
@@ -419,7 +419,7 @@ def _signal_name(n):
     try: return signal.Signals(n).name
     except ValueError: return f'signal {n}'
 
-# %% ../nbs/03_sandbox.ipynb #d1acea42
+# %% ../nbs/03_sandbox.ipynb #b2205148
 class _Worker:
     "A running worker process: its pipes, and the file its raw output goes to"
     def __init__(self, proc, req_w, rep_r, log):
@@ -493,7 +493,7 @@ def _shutdown(state:dict, _close=os.close, _rmtree=shutil.rmtree):
     if (fd := state.pop('uid_lock', None)) is not None: _close(fd)
     if (d := state.pop('workdir', None)) is not None: _rmtree(d, ignore_errors=True)
 
-# %% ../nbs/03_sandbox.ipynb #0b2afe9c
+# %% ../nbs/03_sandbox.ipynb #0e778eeb
 def _positive(name, v, allow_none=True):
     if v is None and allow_none: return v
     if isinstance(v, bool) or not isinstance(v, (int, float)) or not v > 0:
@@ -532,7 +532,7 @@ def python_tool(ns:dict, # The namespace the code runs in; its variables stay th
     _positive('timeout', timeout, allow_none=False)
     return _make_tool(lambda code, secs: python_here(code, glb=ns, timeout=secs), timeout, f"{_tool_doc} A call may run for {timeout:g} s at most.", name)
 
-# %% ../nbs/03_sandbox.ipynb #f38a96cc
+# %% ../nbs/03_sandbox.ipynb #6bca4a76
 _MB = 1 << 20
 
 def _cpu_seconds(pid:int)->float:
@@ -678,7 +678,7 @@ class Sandbox:
     def __repr__(self):
         return f"Sandbox(pid={self.pid}, timeout={self.timeout:g}, memory_mb={self.memory_mb}, cpu_s={self.cpu_s}, network={self.isolation.get('network', '?')!r})"
 
-# %% ../nbs/03_sandbox.ipynb #8731743c
+# %% ../nbs/03_sandbox.ipynb #2e659f62
 @patch
 def _check_cpu(self:Sandbox, w:_Worker, budget:float):
     "Raise `_CpuUsedUp` when the worker has used more than `budget` CPU seconds in all"
@@ -738,7 +738,7 @@ def run(self:Sandbox,
             return f"SandboxError: the worker sent a reply without a result, so it was stopped. {_LOST}"
         return f"{text}\n[After a {reply['restart']} the sandbox worker is restarted. {_LOST}]" if reply.get('restart') else text
 
-# %% ../nbs/03_sandbox.ipynb #a8226825
+# %% ../nbs/03_sandbox.ipynb #b693d583
 @patch
 def describe_limits(self:Sandbox)->str:
     "The sandbox's limits in one sentence, for the tool's description"
