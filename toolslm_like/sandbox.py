@@ -228,7 +228,9 @@ def _isolate(cfg:dict)->dict:
             raise SandboxError(f"the sandbox user (uid {os.getuid()}) cannot read {p}: install Python where other users can read it, "
                                "or let the worker make a mount namespace (root with CAP_SYS_ADMIN)")
     _check(_libc().prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0), 'prctl(PR_SET_CHILD_SUBREAPER)') # every orphan below us becomes our child
-    if cfg['kill_strays']: end_descendants(whole_user=True) # what a previous worker of this uid left
+    if cfg['kill_strays']: # what a previous worker of this uid left (not our descendants)
+        try: os.kill(-1, signal.SIGKILL)
+        except ProcessLookupError: pass
     done['user'] = f"uid {os.getuid()}" + (' (dedicated to this sandbox)' if cfg['kill_strays'] else '')
     return done
 
@@ -248,6 +250,8 @@ def _children()->list:
 
 def end_descendants(whole_user:bool=False): # Also kill every other process of this user? (only for a uid dedicated to the sandbox)
     "Kill and reap every process this worker started: it is their subreaper, so all of them are its children or theirs"
+    try: os.waitpid(-1, os.WNOHANG)
+    except ChildProcessError: return # no child, so no descendant either: the common case costs one system call
     if whole_user and os.getuid() != 0: # never as root: kill(-1) would kill the machine
         try: os.kill(-1, signal.SIGKILL) # atomic with respect to fork: no process of ours is born after it
         except ProcessLookupError: pass
