@@ -7,13 +7,11 @@ Docs: https://toolslm-like.github.io/toolslm_like/sandbox.html.md"""
 # %% auto #0
 __all__ = ['DEFAULT_TIMEOUT', 'DEFAULT_MEMORY_MB', 'DEFAULT_CPU_S', 'DEFAULT_FILE_MB', 'DEFAULT_OPEN_FILES', 'DEFAULT_MAX_PROCS',
            'DEFAULT_MAX_OUTPUT', 'MAX_CODE_CHARS', 'MAX_VALUE_DEPTH', 'START_TIMEOUT', 'SANDBOX_UIDS',
-           'DEFAULT_ENV_ALLOW', 'CLONE_NEWNS', 'CLONE_NEWUSER', 'CLONE_NEWNET', 'MS_RDONLY', 'MS_NOSUID', 'MS_NODEV',
-           'MS_REMOUNT', 'MS_BIND', 'MS_REC', 'MS_PRIVATE', 'PR_SET_NO_NEW_PRIVS', 'PR_SET_CHILD_SUBREAPER',
-           'SIOCGIFFLAGS', 'SIOCSIFFLAGS', 'IFF_UP', 'REAP_WAIT', 'KILL_ROUNDS_FOR', 'CPU_CHECK_EVERY', 'SandboxError',
-           'SandboxWarning', 'cut_text', 'is_plain_json', 'safe_repr', 'encode_result', 'unshare', 'mount',
-           'loopback_up', 'no_new_privileges', 'blocking_dir', 'python_paths', 'expose_paths', 'set_limits',
-           'cpu_budget', 'drop_privileges', 'turn_network_off', 'end_descendants', 'limit_hint', 'run_request',
-           'worker_main', 'claim_uid', 'kill_user_processes', 'minimal_env', 'python_tool', 'Sandbox']
+           'DEFAULT_ENV_ALLOW', 'REAP_WAIT', 'KILL_ROUNDS_FOR', 'CPU_CHECK_EVERY', 'SandboxError', 'SandboxWarning',
+           'cut_text', 'is_plain_json', 'safe_repr', 'encode_result', 'unshare', 'mount', 'loopback_up',
+           'no_new_privileges', 'blocking_dir', 'python_paths', 'expose_paths', 'set_limits', 'cpu_budget',
+           'drop_privileges', 'turn_network_off', 'end_descendants', 'limit_hint', 'run_request', 'worker_main',
+           'claim_uid', 'kill_user_processes', 'minimal_env', 'python_tool', 'Sandbox']
 
 # %% ../nbs/03_sandbox.ipynb #371ce7a7
 import builtins, ctypes, errno, faulthandler, fcntl, functools, json, linecache, math, os, pwd, re, resource, select, shutil
@@ -78,10 +76,10 @@ def encode_result(v, # A run's result: the final expression's value, or printed 
         except (ValueError, RecursionError): pass # e.g. an int too long to print
     return {'text': cut_text(safe_repr(v), max_chars)}
 
-# %% ../nbs/03_sandbox.ipynb #731c6e2c
-CLONE_NEWNS,CLONE_NEWUSER,CLONE_NEWNET = 0x00020000,0x10000000,0x40000000
-MS_RDONLY,MS_NOSUID,MS_NODEV,MS_REMOUNT,MS_BIND,MS_REC,MS_PRIVATE = 1,2,4,32,4096,16384,1<<18
-PR_SET_NO_NEW_PRIVS,PR_SET_CHILD_SUBREAPER = 38,36
+# %% ../nbs/03_sandbox.ipynb #fb0e230e
+_CLONE_NEWNS,_CLONE_NEWUSER,_CLONE_NEWNET = 0x00020000,0x10000000,0x40000000
+_MS_RDONLY,_MS_NOSUID,_MS_NODEV,_MS_REMOUNT,_MS_BIND,_MS_REC,_MS_PRIVATE = 1,2,4,32,4096,16384,1<<18
+_PR_SET_NO_NEW_PRIVS,_PR_SET_CHILD_SUBREAPER = 38,36
 
 @functools.lru_cache(None)
 def _libc(): return ctypes.CDLL(None, use_errno=True)
@@ -92,7 +90,7 @@ def _check(ret, what):
         raise OSError(e, f"{what}: {os.strerror(e)}")
 
 def unshare(flags:int):
-    "Move this process into new namespaces `flags` (CLONE_NEWNET, CLONE_NEWNS, ...)"
+    "Move this process into new namespaces `flags` (_CLONE_NEWNET, _CLONE_NEWNS, ...)"
     _check(_libc().unshare(ctypes.c_int(flags)), 'unshare')
 
 def mount(source:str|None, target:str, fstype:str|None=None, flags:int=0, data:str|None=None):
@@ -100,18 +98,18 @@ def mount(source:str|None, target:str, fstype:str|None=None, flags:int=0, data:s
     enc = lambda s: None if s is None else os.fsencode(s)
     _check(_libc().mount(enc(source), enc(target), enc(fstype), ctypes.c_ulong(flags), enc(data)), f'mount {target}')
 
-SIOCGIFFLAGS,SIOCSIFFLAGS,IFF_UP = 0x8913,0x8914,1
+_SIOCGIFFLAGS,_SIOCSIFFLAGS,_IFF_UP = 0x8913,0x8914,1
 
 def loopback_up():
     "Bring up `lo` in this (new) network namespace, so code can still talk to itself on 127.0.0.1"
     import socket, struct
     with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
-        flags = struct.unpack('16sh', fcntl.ioctl(s, SIOCGIFFLAGS, struct.pack('16sh', b'lo', 0)))[1]
-        fcntl.ioctl(s, SIOCSIFFLAGS, struct.pack('16sh', b'lo', flags | IFF_UP))
+        flags = struct.unpack('16sh', fcntl.ioctl(s, _SIOCGIFFLAGS, struct.pack('16sh', b'lo', 0)))[1]
+        fcntl.ioctl(s, _SIOCSIFFLAGS, struct.pack('16sh', b'lo', flags | _IFF_UP))
 
 def no_new_privileges():
     "From now on, exec cannot gain privileges (setuid programs such as `su` run without them)"
-    _check(_libc().prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), 'prctl(PR_SET_NO_NEW_PRIVS)')
+    _check(_libc().prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), 'prctl(_PR_SET_NO_NEW_PRIVS)')
 
 # %% ../nbs/03_sandbox.ipynb #93dac059
 def _may_search(st, uid, gid, bit=1)->bool:
@@ -147,23 +145,23 @@ def expose_paths(paths, uid:int, gid:int)->list:
     for p in paths:
         if (b := blocking_dir(p, uid, gid)) is not None: blocked.setdefault(b, []).append(p)
     if not blocked: return []
-    unshare(CLONE_NEWNS)
-    mount(None, '/', None, MS_REC | MS_PRIVATE) # nothing we mount from here on is seen outside the worker
+    unshare(_CLONE_NEWNS)
+    mount(None, '/', None, _MS_REC | _MS_PRIVATE) # nothing we mount from here on is seen outside the worker
     for b in sorted(blocked, key=len):
         if any(b.startswith(o + '/') for o in blocked if o != b): continue # covered with its parent
         inner = [p for o,ps in blocked.items() if o == b or o.startswith(b + '/') for p in ps]
         keep = sorted({p for p in inner if not any(p.startswith(q + '/') for q in inner if q != p)})
         fds = [os.open(p, os.O_PATH | os.O_CLOEXEC) for p in keep] # reach them after `b` is covered
         try:
-            mount('tmpfs', b, 'tmpfs', MS_NOSUID | MS_NODEV, 'mode=755,size=64k')
+            mount('tmpfs', b, 'tmpfs', _MS_NOSUID | _MS_NODEV, 'mode=755,size=64k')
             for p,fd in zip(keep, fds):
                 if os.path.isdir(f'/proc/self/fd/{fd}'): os.makedirs(p, 0o755, exist_ok=True)
                 else:
                     os.makedirs(os.path.dirname(p), 0o755, exist_ok=True)
                     open(p, 'a').close()
-                mount(f'/proc/self/fd/{fd}', p, None, MS_BIND | MS_REC)
-                mount(None, p, None, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID)
-            mount(None, b, None, MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV)
+                mount(f'/proc/self/fd/{fd}', p, None, _MS_BIND | _MS_REC)
+                mount(None, p, None, _MS_REMOUNT | _MS_BIND | _MS_RDONLY | _MS_NOSUID)
+            mount(None, b, None, _MS_REMOUNT | _MS_RDONLY | _MS_NOSUID | _MS_NODEV)
         finally:
             for fd in fds: os.close(fd)
     return sorted(blocked)
@@ -198,10 +196,10 @@ def drop_privileges(uid:int, gid:int):
 def turn_network_off(unshare=unshare)->str:
     "Move this process into a network namespace of its own (as root, or through a user namespace); what came of it, in words"
     try:
-        if os.geteuid() == 0: unshare(CLONE_NEWNET)
+        if os.geteuid() == 0: unshare(_CLONE_NEWNET)
         else:
             me,my_gid = os.getuid(),os.getgid()
-            unshare(CLONE_NEWUSER | CLONE_NEWNET)
+            unshare(_CLONE_NEWUSER | _CLONE_NEWNET)
             Path('/proc/self/setgroups').write_text('deny')
             Path('/proc/self/uid_map').write_text(f'{me} {me} 1')
             Path('/proc/self/gid_map').write_text(f'{my_gid} {my_gid} 1')
@@ -227,7 +225,7 @@ def _isolate(cfg:dict)->dict:
         if not os.access(p, os.R_OK | os.X_OK):
             raise SandboxError(f"the sandbox user (uid {os.getuid()}) cannot read {p}: install Python where other users can read it, "
                                "or let the worker make a mount namespace (root with CAP_SYS_ADMIN)")
-    _check(_libc().prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0), 'prctl(PR_SET_CHILD_SUBREAPER)') # every orphan below us becomes our child
+    _check(_libc().prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0), 'prctl(_PR_SET_CHILD_SUBREAPER)') # every orphan below us becomes our child
     if cfg['kill_strays']: # what a previous worker of this uid left (not our descendants)
         try: os.kill(-1, signal.SIGKILL)
         except ProcessLookupError: pass
