@@ -6,12 +6,13 @@ Docs: https://toolslm-like.github.io/toolslm_like/sandbox.html.md"""
 
 # %% auto #0
 __all__ = ['DEFAULT_TIMEOUT', 'DEFAULT_MEMORY_MB', 'DEFAULT_CPU_S', 'DEFAULT_FILE_MB', 'DEFAULT_OPEN_FILES', 'DEFAULT_MAX_PROCS',
-           'DEFAULT_MAX_OUTPUT', 'MAX_CODE_CHARS', 'MAX_VALUE_DEPTH', 'START_TIMEOUT', 'SANDBOX_UIDS',
-           'DEFAULT_ENV_ALLOW', 'REAP_WAIT', 'KILL_ROUNDS_FOR', 'CPU_CHECK_EVERY', 'SandboxError', 'SandboxWarning',
-           'cut_text', 'is_plain_json', 'safe_repr', 'encode_result', 'unshare', 'mount', 'loopback_up',
-           'no_new_privileges', 'blocking_dir', 'python_paths', 'expose_paths', 'set_limits', 'cpu_budget',
-           'drop_privileges', 'turn_network_off', 'end_descendants', 'limit_hint', 'run_request', 'worker_main',
-           'claim_uid', 'kill_user_processes', 'minimal_env', 'python_tool', 'Sandbox']
+           'DEFAULT_TMP_MB', 'DEFAULT_MAX_OUTPUT', 'MAX_CODE_CHARS', 'MAX_VALUE_DEPTH', 'START_TIMEOUT', 'SANDBOX_UIDS',
+           'DEFAULT_ENV_ALLOW', 'PRIVATE_TMP_DIRS', 'REAP_WAIT', 'KILL_ROUNDS_FOR', 'CPU_CHECK_EVERY', 'SandboxError',
+           'SandboxWarning', 'cut_text', 'is_plain_json', 'safe_repr', 'encode_result', 'unshare', 'mount',
+           'loopback_up', 'no_new_privileges', 'blocking_dir', 'python_paths', 'own_mount_namespace',
+           'cover_with_tmpfs', 'expose_paths', 'private_tmp', 'set_limits', 'cpu_budget', 'drop_privileges',
+           'turn_network_off', 'end_descendants', 'limit_hint', 'run_request', 'worker_main', 'claim_uid',
+           'kill_user_processes', 'minimal_env', 'python_tool', 'Sandbox']
 
 # %% ../nbs/03_sandbox.ipynb #371ce7a7
 import builtins, ctypes, errno, faulthandler, fcntl, functools, json, linecache, math, os, pwd, re, resource, select, shutil
@@ -27,6 +28,7 @@ DEFAULT_CPU_S = 30 # CPU seconds per run (RLIMIT_CPU): threads can burn more CPU
 DEFAULT_FILE_MB = 64 # largest file the code may write (RLIMIT_FSIZE): a loop writing to disk must not fill it
 DEFAULT_OPEN_FILES = 64 # open file descriptors (RLIMIT_NOFILE)
 DEFAULT_MAX_PROCS = 32 # processes and threads of the sandbox user (RLIMIT_NPROC): a fork bomb stays contained
+DEFAULT_TMP_MB = 64 # size of the worker's own /tmp, /var/tmp and /dev/shm (in RAM): files there must not fill the machine
 DEFAULT_MAX_OUTPUT = 20_000 # characters of printed output, and of a returned value, sent back to the model
 MAX_CODE_CHARS = 1_000_000 # code longer than this is refused before it reaches the worker
 MAX_VALUE_DEPTH = 100 # JSON nesting sent back as a value; deeper values come back as repr text (the parent's json.loads must not recurse deeply)
@@ -138,33 +140,61 @@ def python_paths(extra=())->list:
             _package_root(), *sys.path, *extra]
     return sorted({os.path.realpath(p) for p in cand if p and os.path.exists(p)})
 
-# %% ../nbs/03_sandbox.ipynb #2238f39f
+# %% ../nbs/03_sandbox.ipynb #893b4bf5
+_own_mount_ns = False
+
+def own_mount_namespace():
+    "Give this process a mount namespace of its own (once): what it mounts from then on is not seen outside (needs root)"
+    global _own_mount_ns
+    if _own_mount_ns: return
+    unshare(_CLONE_NEWNS)
+    mount(None, '/', None, _MS_REC | _MS_PRIVATE)
+    _own_mount_ns = True
+
+def cover_with_tmpfs(d:str, # The directory to cover
+                     keep:dict, # {path under `d`: read-only?} to bind back in at the same place
+                     options:str): # tmpfs options: mode, size
+    "Mount an empty tmpfs over `d` in our own mount namespace, with the paths in `keep` bound back in where they were"
+    own_mount_namespace()
+    paths = sorted(p for p in keep if not any(p.startswith(q + '/') for q in keep if q != p))
+    fds = [os.open(p, os.O_PATH | os.O_CLOEXEC) for p in paths] # reach them after `d` is covered
+    try:
+        mount('tmpfs', d, 'tmpfs', _MS_NOSUID | _MS_NODEV, options)
+        for p,fd in zip(paths, fds):
+            if os.path.isdir(f'/proc/self/fd/{fd}'): os.makedirs(p, 0o755, exist_ok=True)
+            else:
+                os.makedirs(os.path.dirname(p), 0o755, exist_ok=True)
+                open(p, 'a').close()
+            mount(f'/proc/self/fd/{fd}', p, None, _MS_BIND | _MS_REC)
+            if keep[p]: mount(None, p, None, _MS_REMOUNT | _MS_BIND | _MS_RDONLY | _MS_NOSUID)
+    finally:
+        for fd in fds: os.close(fd)
+
 def expose_paths(paths, uid:int, gid:int)->list:
     "In a private mount namespace (needs root): make `paths` readable by `uid` under the dirs that block them; returns those dirs"
     blocked = {}
     for p in paths:
         if (b := blocking_dir(p, uid, gid)) is not None: blocked.setdefault(b, []).append(p)
-    if not blocked: return []
-    unshare(_CLONE_NEWNS)
-    mount(None, '/', None, _MS_REC | _MS_PRIVATE) # nothing we mount from here on is seen outside the worker
     for b in sorted(blocked, key=len):
         if any(b.startswith(o + '/') for o in blocked if o != b): continue # covered with its parent
-        inner = [p for o,ps in blocked.items() if o == b or o.startswith(b + '/') for p in ps]
-        keep = sorted({p for p in inner if not any(p.startswith(q + '/') for q in inner if q != p)})
-        fds = [os.open(p, os.O_PATH | os.O_CLOEXEC) for p in keep] # reach them after `b` is covered
-        try:
-            mount('tmpfs', b, 'tmpfs', _MS_NOSUID | _MS_NODEV, 'mode=755,size=64k')
-            for p,fd in zip(keep, fds):
-                if os.path.isdir(f'/proc/self/fd/{fd}'): os.makedirs(p, 0o755, exist_ok=True)
-                else:
-                    os.makedirs(os.path.dirname(p), 0o755, exist_ok=True)
-                    open(p, 'a').close()
-                mount(f'/proc/self/fd/{fd}', p, None, _MS_BIND | _MS_REC)
-                mount(None, p, None, _MS_REMOUNT | _MS_BIND | _MS_RDONLY | _MS_NOSUID)
-            mount(None, b, None, _MS_REMOUNT | _MS_RDONLY | _MS_NOSUID | _MS_NODEV)
-        finally:
-            for fd in fds: os.close(fd)
+        cover_with_tmpfs(b, {p: True for o,ps in blocked.items() if o == b or o.startswith(b + '/') for p in ps}, 'mode=755,size=64k')
+        mount(None, b, None, _MS_REMOUNT | _MS_RDONLY | _MS_NOSUID | _MS_NODEV)
     return sorted(blocked)
+
+PRIVATE_TMP_DIRS = ('/tmp', '/var/tmp', '/dev/shm') # shared, world-writable folders the worker gets its own, small copies of
+
+def private_tmp(workdir:str, # The worker's working folder: stays where it is, writable
+                paths, # Python's files and folders: stay where they are, read-only
+                size_mb:float)->list: # Size of each private tmpfs
+    "Cover `PRIVATE_TMP_DIRS` with private tmpfs of `size_mb` each, keeping `workdir` and `paths` in them; the folders covered"
+    done = []
+    for d in PRIVATE_TMP_DIRS:
+        if not os.path.isdir(d) or os.path.islink(d): continue
+        keep = {p: True for p in paths if p.startswith(d + '/')}
+        if workdir.startswith(d + '/'): keep[workdir] = False
+        cover_with_tmpfs(d, keep, f'mode=1777,size={max(1, int(size_mb*1024))}k')
+        done.append(d)
+    return done
 
 # %% ../nbs/03_sandbox.ipynb #ead2b26c
 def set_limits(limits:dict):
@@ -212,12 +242,15 @@ def _isolate(cfg:dict)->dict:
     done,uid,gid = {},cfg['uid'],cfg['gid']
     done['network'] = turn_network_off() if cfg['network_off'] else 'on (allowed by network=True)'
     if uid is not None:
-        try: blocked = expose_paths(python_paths(cfg['expose']), uid, gid)
+        try: blocked = expose_paths(paths := python_paths(cfg['expose']), uid, gid)
         except OSError as e:
             raise SandboxError(f"uid {uid} cannot read the Python installation, and a private mount namespace to show it to that user "
                                f"could not be made ({e}). Install Python where other users can read it, run with CAP_SYS_ADMIN, "
                                "or pass user=None (the worker then stays root, where the process limit does not hold)") from None
         if blocked: done['mounts'] = f"{', '.join(blocked)}: hidden, except the Python installation (read-only)"
+        if cfg['tmp_mb']:
+            try: done['tmp'] = f"{', '.join(private_tmp(os.path.realpath(os.getcwd()), paths, cfg['tmp_mb']))}: private, {cfg['tmp_mb']:g} MB each"
+            except OSError as e: done['tmp'] = f"shared with the machine (could not make it private: {e})"
     set_limits({k: tuple(v) for k,v in cfg['limits'].items()})
     if uid is not None: drop_privileges(uid, gid)
     no_new_privileges()
@@ -271,6 +304,7 @@ def limit_hint(e:BaseException, # The error a run ended with
         if isinstance(e, MemoryError) and limits.get('memory_mb'): return f"the sandbox's memory limit is {limits['memory_mb']:g} MB"
         if isinstance(e, OSError) and e.errno == errno.EFBIG and limits.get('file_mb'): return f"files in the sandbox may be at most {limits['file_mb']:g} MB"
         if isinstance(e, OSError) and e.errno == errno.EMFILE and limits.get('open_files'): return f"the sandbox allows {limits['open_files']} open files"
+        if isinstance(e, OSError) and e.errno == errno.ENOSPC and limits.get('tmp_mb'): return f"the sandbox's /tmp, /var/tmp and /dev/shm hold {limits['tmp_mb']:g} MB each"
         if limits.get('max_procs') and (isinstance(e, BlockingIOError) and e.errno == errno.EAGAIN
                                         or isinstance(e, RuntimeError) and "can't start new thread" in str(e)):
             return f"the sandbox allows {limits['max_procs']} processes and threads in all"
@@ -560,6 +594,7 @@ class Sandbox:
                  file_mb:int|None=DEFAULT_FILE_MB, # Largest file the code may write, in MB (RLIMIT_FSIZE)
                  open_files:int|None=DEFAULT_OPEN_FILES, # Open file descriptors (RLIMIT_NOFILE)
                  max_procs:int|None=DEFAULT_MAX_PROCS, # Processes and threads the sandbox user may run (RLIMIT_NPROC)
+                 tmp_mb:float|None=DEFAULT_TMP_MB, # Size of the worker's private /tmp, /var/tmp and /dev/shm in MB (when we are root)
                  max_output:int=DEFAULT_MAX_OUTPUT, # Characters of output, or of a value, sent back per run
                  env_allow=(), # Names of our environment variables the worker may see, besides DEFAULT_ENV_ALLOW
                  env:dict|None=None, # Variables to set in the worker's environment
@@ -568,7 +603,7 @@ class Sandbox:
                  expose=()): # More paths the sandbox user must be able to read (e.g. a package outside the venv)
         self.timeout = _positive('timeout', timeout, allow_none=False)
         self.memory_mb,self.cpu_s,self.file_mb = _positive('memory_mb', memory_mb),_positive('cpu_s', cpu_s),_positive('file_mb', file_mb)
-        self.open_files,self.max_procs = _positive('open_files', open_files),_positive('max_procs', max_procs)
+        self.open_files,self.max_procs,self.tmp_mb = _positive('open_files', open_files),_positive('max_procs', max_procs),_positive('tmp_mb', tmp_mb)
         self.max_output = int(_positive('max_output', max_output, allow_none=False))
         if not sys.platform.startswith('linux'): raise SandboxError(f"Sandbox needs Linux (namespaces, /proc, prctl); this is {sys.platform}")
         self.network,self.expose = bool(network),[str(p) for p in expose]
@@ -617,8 +652,8 @@ class Sandbox:
         rep_r,rep_w = os.pipe()
         log = tempfile.TemporaryFile(dir=self.workdir)
         cfg = dict(uid=self._uid, gid=self._gid, network_off=not self.network, expose=self.expose, limits=self._limits(),
-                   cpu_s=self.cpu_s, max_output=self.max_output, req_fd=req_r,
-                   hints=dict(memory_mb=self.memory_mb, file_mb=self.file_mb, open_files=self.open_files, max_procs=self.max_procs), rep_fd=rep_w, kill_strays=bool(self._state.get('dedicated')))
+                   cpu_s=self.cpu_s, tmp_mb=self.tmp_mb, max_output=self.max_output, req_fd=req_r,
+                   hints=dict(memory_mb=self.memory_mb, file_mb=self.file_mb, open_files=self.open_files, max_procs=self.max_procs, tmp_mb=self.tmp_mb), rep_fd=rep_w, kill_strays=bool(self._state.get('dedicated')))
         boot = _boot.format(paths=[_package_root(), *(p for p in sys.path if p and os.path.isabs(p))])
         try:
             proc = subprocess.Popen([sys.executable, '-I', '-c', boot, json.dumps(cfg)], stdin=subprocess.DEVNULL, stdout=log, stderr=log,
