@@ -56,7 +56,20 @@ def test_schema_of_a_module_from_the_current_folder(folder):
     r = cli('schema', str(folder/'calc.py') + ':add')
     assert json.loads(r.stdout)['input_schema']['properties']['a'] == {'type': 'integer', 'description': 'The first number'}
 
+def test_schema_in_a_providers_dialect(folder):
+    r = cli('schema', 'calc:add,Shop.price', '--provider', 'openai', '--strict', cwd=folder)
+    assert r.returncode == 0, r.stderr
+    tools = json.loads(r.stdout)
+    assert [t['type'] for t in tools] == ['function', 'function']
+    assert [t['function']['name'] for t in tools] == ['add', 'Shop-price'] # the name mapping of toolslm_like.providers
+    assert all(t['function']['strict'] is True for t in tools)
+    assert tools[0]['function']['parameters']['additionalProperties'] is False
+    r = cli('schema', 'toolslm_like.funccall:python', '--provider', 'gemini')
+    assert r.returncode == 0 and json.loads(r.stdout)['name'] == 'python', r.stderr
+
 @pytest.mark.parametrize('args,message', [
+    (('schema', 'calc:add', '--provider', 'nope'), "Unknown provider 'nope'"),
+    (('schema', 'calc:add', '--provider', 'anthropic', '--strict'), "Cannot make anthropic schemas"),
     (('schema', 'no_such_module_xyz:f'), "Cannot find module 'no_such_module_xyz'"),
     (('schema', 'calc:ad'), "calc has no function 'ad'. Did you mean 'add'?"),
     (('schema', 'calc:undocumented'), "undocumented cannot be a tool: 'undocumented' has no docstring"),

@@ -8,13 +8,14 @@ Docs: https://toolslm-like.github.io/toolslm_like/cli.html.md"""
 __all__ = ['CLIError', 'import_module', 'split_spec', 'load_tools', 'schema_command', 'parse_arguments', 'call_command',
            'serve_command', 'main']
 
-# %% ../nbs/07_cli.ipynb #01a91ef6
+# %% ../nbs/07_cli.ipynb #653b9273
 import argparse, contextlib, difflib, importlib, importlib.util, inspect, io, json, os, re, sys
 from pathlib import Path
 from .funccall import get_schema, call_func, run_with_timeout, tool_traceback, SchemaError, ArgumentError, ToolNotFoundError
 from .funccall import _Timeout, _jsonable # what `run_with_timeout` raises; JSON forms of values
+from .providers import tool_schemas, PROVIDERS
 
-# %% ../nbs/07_cli.ipynb #3be7a460
+# %% ../nbs/07_cli.ipynb #4c692b9f
 class CLIError(Exception):
     "A problem with what was typed: the message says what was wrong and what to do"
 
@@ -46,7 +47,7 @@ def import_module(name:str # A dotted module name, or a path to a .py file
     except (Exception, SystemExit) as e:
         raise CLIError(f"Module {name!r} was found, but importing it failed: {type(e).__name__}: {e}") from None
 
-# %% ../nbs/07_cli.ipynb #056b6296
+# %% ../nbs/07_cli.ipynb #6a40e190
 def _public_functions(mod)->dict:
     "The public functions `mod` defines itself (not those it imports), in the order it defines them"
     return {k: v for k,v in vars(mod).items() if not k.startswith('_') and inspect.isfunction(v) and v.__module__ == mod.__name__}
@@ -82,7 +83,7 @@ def load_tools(spec:str # 'module', 'module:f' or 'module:f,g' (a module may be 
     if not ns: raise CLIError(f"Module {name!r} defines no public functions: name the ones to use, e.g. {name}:function")
     return ns
 
-# %% ../nbs/07_cli.ipynb #88fa43db
+# %% ../nbs/07_cli.ipynb #7ec8f0fc
 def _describable(ns:dict, explicit:bool)->dict:
     "The tools in `ns` that `get_schema` can describe; the others are an error when named `explicit`ly, else left out with a note"
     out = {}
@@ -103,14 +104,13 @@ def schema_command(spec:str, provider:str|None=None, strict:bool=False)->str:
     if strict and not provider: raise CLIError("--strict goes with --provider, e.g. --provider openai --strict")
     ns = _describable(load_tools(spec), bool(split_spec(spec)[1]))
     if provider:
-        try: from toolslm_like.providers import tool_schemas
-        except ImportError as e: raise CLIError(f"--provider needs toolslm_like.providers, which could not be imported ({e})") from None
+        if provider not in PROVIDERS: raise CLIError(f"Unknown provider {provider!r}: use one of {', '.join(PROVIDERS)}")
         try: schemas = tool_schemas(ns, provider=provider, strict=strict)
-        except (ValueError, TypeError, KeyError) as e: raise CLIError(f"Cannot make {provider} schemas: {e}") from None
+        except (ValueError, TypeError) as e: raise CLIError(f"Cannot make {provider} schemas: {e}") from None
     else: schemas = [get_schema(f, name=k) for k,f in ns.items()]
     return _dumps(schemas[0] if len(schemas) == 1 else schemas)
 
-# %% ../nbs/07_cli.ipynb #2df487e7
+# %% ../nbs/07_cli.ipynb #aca9ad75
 def parse_arguments(text:str # The JSON text given on the command line
                    )->dict:
     "The arguments of a call: a JSON object, or `CLIError` saying what is wrong with the text"
@@ -138,7 +138,7 @@ def call_command(spec:str, arguments:str='{}', timeout:float|None=None)->tuple: 
     except KeyboardInterrupt: raise
     except BaseException as e: return 1, '', tool_traceback(e).rstrip()
 
-# %% ../nbs/07_cli.ipynb #eab60a4b
+# %% ../nbs/07_cli.ipynb #523d8803
 def serve_command(spec:str, http:bool=False, host:str='127.0.0.1', port:int=8000, name:str|None=None):
     "Serve the functions `spec` names over MCP until the client (stdio) or Ctrl-C (HTTP) ends it"
     ns = _describable(load_tools(spec), bool(split_spec(spec)[1]))
@@ -150,14 +150,14 @@ def serve_command(spec:str, http:bool=False, host:str='127.0.0.1', port:int=8000
     if http: print(f"toolslm-like: serving {', '.join(ns)} at http://{host}:{port}/mcp", file=sys.stderr)
     serve_mcp(ns, 'http' if http else 'stdio', name=name or Path(split_spec(spec)[0]).stem, host=host, port=port)
 
-# %% ../nbs/07_cli.ipynb #c6c8a3fa
+# %% ../nbs/07_cli.ipynb #547f433f
 def _parser()->argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog='toolslm-like', description="Make Python functions tools a language model can call: show their schemas, run a call, or serve them over MCP.")
     sub = p.add_subparsers(dest='command', metavar='{schema,call,serve}')
     s = sub.add_parser('schema', help="print the tool schema of functions", description="Print the JSON schema a model sees for each function.")
     s.add_argument('spec', metavar='module[:function,...]', help="e.g. toolslm_like.funccall:python, mymod:add,mul, or path/to/file.py:add")
-    s.add_argument('--provider', help="a provider's schema dialect, e.g. openai, anthropic, gemini")
-    s.add_argument('--strict', action='store_true', help="the provider's strict mode (with --provider)")
+    s.add_argument('--provider', help=f"a provider's schema dialect: {', '.join(PROVIDERS)}")
+    s.add_argument('--strict', action='store_true', help="OpenAI's strict mode (with --provider openai or openai-responses)")
     c = sub.add_parser('call', help="run one call, as a model would", description="Run one call of a function with JSON arguments, converted and checked as a model's call would be.")
     c.add_argument('spec', metavar='module:function')
     c.add_argument('arguments', nargs='?', default='{}', help="""a JSON object, e.g. '{"a": 1}'; - reads it from stdin""")
