@@ -1,6 +1,7 @@
 """Black-box checks of `toolslm_like.mcp` across processes: our server driven by the SDK's own client (stdio, HTTP),
 and our client against servers written with the SDK's `MCPServer` (FastMCP), all started and stopped by the tests"""
 import asyncio, importlib.util, json, socket, subprocess, sys, textwrap, time, warnings
+from pathlib import Path
 import pytest
 
 mcp = pytest.importorskip('mcp')
@@ -232,3 +233,18 @@ def test_connection_errors(scripts, tmp_path):
     with pytest.raises(TimeoutError, match='did not start and list its tools within 1'):
         MCPClient([sys.executable, str(hang)], connect_timeout=1).connect()
     assert time.monotonic() - t < 15
+
+def test_sync_use_in_a_real_jupyter_kernel(scripts, monkeypatch):
+    "In Jupyter the kernel's event loop is running while a cell runs; sync tools, `call_func` and `await` all work there"
+    nbformat,nbclient = pytest.importorskip('nbformat'),pytest.importorskip('nbclient')
+    import os
+    monkeypatch.setenv('PATH', str(Path(sys.executable).parent) + os.pathsep + os.environ.get('PATH', '')) # the kernel is this Python
+    cells = [f"import asyncio, sys\nfrom toolslm_like.mcp import mcp_tools\nfrom toolslm_like.funccall import call_func\n"
+             f"ns = mcp_tools([sys.executable, {str(scripts/'fast.py')!r}])\nprint(asyncio.get_event_loop().is_running())",
+             "print(ns['mul'](3), call_func('mul', {'a': '5'}, ns))",
+             "print(await ns['mul'].mcp_client.async_tools['mul'](a=2, b=21))",
+             "ns['mul'].mcp_client.close()"]
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in cells])
+    nbclient.NotebookClient(nb, timeout=120, kernel_name='python3').execute()
+    outs = [''.join(o.get('text', '') for o in c.outputs) for c in nb.cells]
+    assert outs[:3] == ['True\n', '6 10\n', '42\n'], outs

@@ -10,8 +10,8 @@ __all__ = ['OMITTED', 'mcp_tool_defs', 'tool_result', 'error_result', 'call_mcp_
            'JSONSchemaKind', 'tool_params', 'tool_function', 'MCPToolError', 'tool_output', 'MCPClient', 'connect_mcp',
            'mcp_tools']
 
-# %% ../nbs/06_mcp.ipynb #48a7771c
-import asyncio, atexit, concurrent.futures, inspect, json, keyword, math, re, shlex, sys, threading, typing, warnings
+# %% ../nbs/06_mcp.ipynb #2e4741c6
+import asyncio, atexit, concurrent.futures, inspect, json, keyword, math, os, re, shlex, sys, threading, time, warnings
 from typing import Any, Annotated, Literal, Union
 from fastcore.basics import patch_to
 from . import __version__
@@ -19,7 +19,7 @@ from .funccall import (get_schema, mk_ns, prepare_call, call_func_async, tool_tr
                                    SchemaBuilder, TypeKind, Converter, add_type_kind, SchemaError)
 from .funccall import _Bad, _got, _show, _jsonable # how type kinds report a bad value, and JSON forms of values
 
-# %% ../nbs/06_mcp.ipynb #7f24de35
+# %% ../nbs/06_mcp.ipynb #33ca10dd
 # MCP tool names (SEP-986): what every client may rely on
 _MCP_NAME = re.compile(r'^[A-Za-z0-9._-]{1,128}$')
 
@@ -34,7 +34,7 @@ def mcp_tool_defs(tools # A namespace: a function, a list of functions and dicts
         defs.append(get_schema(f, 'inputSchema', name=name))
     return defs
 
-# %% ../nbs/06_mcp.ipynb #397e40a4
+# %% ../nbs/06_mcp.ipynb #599f72bd
 def _json_text(v)->str:
     try: return json.dumps(_jsonable(v), ensure_ascii=False)
     except TypeError: return repr(v)
@@ -70,7 +70,7 @@ async def call_mcp_tool(name:str, # The tool's name, as the client sent it
     except (Exception, SystemExit) as e: return error_result(tool_traceback(e).strip())
     return tool_result(out)
 
-# %% ../nbs/06_mcp.ipynb #4c57083e
+# %% ../nbs/06_mcp.ipynb #bbfcf42e
 def mcp_server(tools, # A namespace: a function, a list of functions and dicts, or a mapping
                name:str='toolslm_like', # The server's name, as clients see it
                instructions:str|None=None # Text that tells a client's model how to use these tools
@@ -86,7 +86,7 @@ def mcp_server(tools, # A namespace: a function, a list of functions and dicts, 
     return Server(name, version=__version__, instructions=instructions, on_list_tools=on_list_tools, on_call_tool=on_call_tool,
                   get_tool_input_schema=schemas.get)
 
-# %% ../nbs/06_mcp.ipynb #f82c3835
+# %% ../nbs/06_mcp.ipynb #286e3368
 def mcp_http_app(tools, # A namespace of tools
                  name:str='toolslm_like', # The server's name
                  path:str='/mcp', # The URL path of the MCP endpoint
@@ -116,7 +116,7 @@ def serve_mcp(tools, transport:str='stdio', name:str='toolslm_like', host:str='1
     "Serve `tools` over MCP (stdio, or streamable HTTP with `transport='http'`), blocking until done"
     asyncio.run(serve_mcp_async(tools, transport, name, host, port, path))
 
-# %% ../nbs/06_mcp.ipynb #a1fc6c47
+# %% ../nbs/06_mcp.ipynb #cb0d3274
 class MCPHTTPServer:
     "Serve `tools` over streamable HTTP from a background thread; `start()`, `stop()`, or use it as a context manager"
     def __init__(self, tools, host:str='127.0.0.1', port:int=0, path:str='/mcp', name:str='toolslm_like'):
@@ -129,11 +129,11 @@ class MCPHTTPServer:
         if self._thread is not None: return self
         self._thread = threading.Thread(target=self._server.run, name='toolslm_like-mcp-http', daemon=True)
         self._thread.start()
-        deadline = _now() + timeout
+        deadline = time.monotonic() + timeout
         while not self._server.started:
             if not self._thread.is_alive(): raise RuntimeError(f"The MCP HTTP server could not start on {self.host} (see the log above; is the port taken?)")
-            if _now() > deadline: self.stop(); raise TimeoutError(f"The MCP HTTP server did not start within {timeout}s")
-            threading.Event().wait(0.01)
+            if time.monotonic() > deadline: self.stop(); raise TimeoutError(f"The MCP HTTP server did not start within {timeout}s")
+            time.sleep(0.01)
         port = self._server.servers[0].sockets[0].getsockname()[1]
         self.url = f"http://{self.host}:{port}{self.path}"
         return self
@@ -147,9 +147,7 @@ class MCPHTTPServer:
     def __exit__(self, *exc): self.stop()
     def __repr__(self): return f"MCPHTTPServer({self.url or 'not started'})"
 
-def _now(): return __import__('time').monotonic()
-
-# %% ../nbs/06_mcp.ipynb #60f3e9ce
+# %% ../nbs/06_mcp.ipynb #0d198c3f
 # Third-party schemas are untrusted input: everything below walks them, so their size is bounded first
 _MAX_SCHEMA_DEPTH = 32       # levels of nesting in one tool's inputSchema (real ones have under 10)
 _MAX_SCHEMA_NODES = 10_000   # objects and arrays in one tool's inputSchema (a `$defs` fan-out must not explode)
@@ -179,7 +177,7 @@ def check_schema_bounds(schema, # A JSON schema from a third party
             else: stack.extend((v, d+1) for v in o)
         if chars > _MAX_SCHEMA_CHARS: raise SchemaError(f"{where} has more than {_MAX_SCHEMA_CHARS} characters of text")
 
-# %% ../nbs/06_mcp.ipynb #38b80da7
+# %% ../nbs/06_mcp.ipynb #15277aac
 _json_types = {'integer': int, 'number': float, 'string': str, 'boolean': bool, 'null': type(None)}
 _annotation_keys = ('title', 'description', 'default', 'examples', '$comment') # say what a value means, not which values fit
 
@@ -217,7 +215,7 @@ def schema_annotation(s:dict, # The schema of one property, from a tool's inputS
     except (SchemaError, TypeError): pass
     return JSONSchema(s, defs)
 
-# %% ../nbs/06_mcp.ipynb #6c565572
+# %% ../nbs/06_mcp.ipynb #1ece745e
 class JSONSchema:
     "An annotation that is a JSON schema (e.g. from an MCP server): `get_schema` shows it as it is, `call_func` checks values against it"
     def __init__(self, schema:dict, defs:dict|None=None): self.schema,self.defs = schema,defs or {}
@@ -266,7 +264,7 @@ def _describe_schema(s, defs, depth=0)->str:
     unit = ' characters' if 'string' in ts and ('minLength' in s or 'maxLength' in s) else ' items' if 'array' in ts and ('minItems' in s or 'maxItems' in s) else ''
     return words + (f", {' and '.join(bounds)}{unit}" if bounds else '')
 
-# %% ../nbs/06_mcp.ipynb #7041161f
+# %% ../nbs/06_mcp.ipynb #cd015929
 def _convert_type(v, t, c, strict):
     "`v` as JSON type `t`, with funccall's (lax or strict) conversions for the scalar types"
     if t in _json_types: return c.convert(v, _json_types[t] if t != 'number' or not isinstance(v, int) else int, strict=strict)
@@ -374,7 +372,7 @@ def _check(v, s, defs, c, budget, hops=0):
     elif isinstance(v, dict): v = _check_object(v, s, defs, c, budget)
     return v
 
-# %% ../nbs/06_mcp.ipynb #b2af7ad3
+# %% ../nbs/06_mcp.ipynb #99021b2c
 def _refs_in(o, out:set):
     "Names of the `#/$defs/...` that `o` refers to"
     stack = [o]
@@ -417,7 +415,7 @@ class JSONSchemaKind(TypeKind):
 
 add_type_kind(JSONSchemaKind())
 
-# %% ../nbs/06_mcp.ipynb #ddfb8773
+# %% ../nbs/06_mcp.ipynb #04f008c7
 class _Omitted:
     "Default of an optional parameter that is not sent when left out, so the server applies its own default"
     def __repr__(self): return 'OMITTED'
@@ -488,7 +486,7 @@ def tool_function(tool:dict, # An MCP tool definition: name, description, inputS
     fn.mcp_tool = tool
     return fn
 
-# %% ../nbs/06_mcp.ipynb #845dc21c
+# %% ../nbs/06_mcp.ipynb #eb435963
 class MCPToolError(RuntimeError):
     "An MCP server reported that a tool call failed (`isError`); the message is the server's"
 
@@ -509,7 +507,7 @@ def tool_output(result, # An `mcp_types.CallToolResult`
     vals = [_block_value(b) for b in result.content]
     return None if not vals else vals[0] if len(vals) == 1 else vals
 
-# %% ../nbs/06_mcp.ipynb #039cd285
+# %% ../nbs/06_mcp.ipynb #02d3b196
 _loop_lock,_loop = threading.Lock(),None
 
 def _background_loop()->asyncio.AbstractEventLoop:
@@ -537,7 +535,7 @@ def _errlog():
             f.fileno()
             return f
         except Exception: pass
-    return open(__import__('os').devnull, 'w')
+    return open(os.devnull, 'w')
 
 _open_clients = set()
 
@@ -545,7 +543,7 @@ _open_clients = set()
 def _close_all():
     for c in list(_open_clients): c.close(timeout=5)
 
-# %% ../nbs/06_mcp.ipynb #a0827ad5
+# %% ../nbs/06_mcp.ipynb #7fa37263
 class MCPClient:
     "A connection to one MCP server; `tools` and `async_tools` are its tools as Python functions"
     def __init__(self, server, # A command (str or list) for stdio, an http(s) URL, or anything `mcp.Client` takes
@@ -566,7 +564,7 @@ class MCPClient:
 
     def __repr__(self): return f"MCPClient({self._where()!r}, {len(self.tools)} tools{'' if self._client else ', not connected'})"
 
-# %% ../nbs/06_mcp.ipynb #b03bacbf
+# %% ../nbs/06_mcp.ipynb #cd7f9d96
 async def _list_tools(client)->list:
     "All the tools `client`'s server lists, page by page (bounded in pages and tools)"
     tools,cursor = [],None
@@ -614,7 +612,7 @@ async def _session(self, ready:concurrent.futures.Future):
         if isinstance(e, (asyncio.CancelledError, KeyboardInterrupt, SystemExit)): raise
     finally: self._client = None
 
-# %% ../nbs/06_mcp.ipynb #18254e83
+# %% ../nbs/06_mcp.ipynb #95a955b6
 @patch_to(MCPClient)
 def connect(self):
     "Connect, list the server's tools, and make them functions (`tools`, `async_tools`); returns `self`"
@@ -677,7 +675,7 @@ MCPClient.__exit__ = lambda self, *exc: self.close()
 MCPClient.__aenter__ = lambda self: self.aconnect()
 MCPClient.__aexit__ = lambda self, *exc: self.aclose()
 
-# %% ../nbs/06_mcp.ipynb #c294e8d0
+# %% ../nbs/06_mcp.ipynb #daaa6049
 @patch_to(MCPClient)
 def _running_loop(self, name):
     if self._client is None: raise ConnectionError(f"Cannot call MCP tool {name!r}: the client for {self._where()!r} is not connected (closed, or the server ended); call `connect()` again")
@@ -715,7 +713,7 @@ async def _acall(self, name, arguments):
     try: return await asyncio.wait_for(asyncio.wrap_future(asyncio.run_coroutine_threadsafe(self._send(name, arguments), loop)), self.timeout)
     except asyncio.TimeoutError: raise TimeoutError(f"The MCP tool {name!r} did not answer within {self.timeout}s") from None
 
-# %% ../nbs/06_mcp.ipynb #406ffa57
+# %% ../nbs/06_mcp.ipynb #c7c001da
 def connect_mcp(server, # A command (str or list) for stdio, an http(s) URL, or anything `mcp.Client` takes
                 **kwargs # Passed to `MCPClient`: env, cwd, headers, prefix, timeout, connect_timeout
                )->MCPClient:
