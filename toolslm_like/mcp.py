@@ -10,7 +10,7 @@ __all__ = ['OMITTED', 'mcp_tool_defs', 'tool_result', 'error_result', 'call_mcp_
            'JSONSchemaKind', 'tool_params', 'tool_function', 'MCPToolError', 'tool_output', 'MCPClient', 'connect_mcp',
            'mcp_tools']
 
-# %% ../nbs/06_mcp.ipynb #18ab60c1
+# %% ../nbs/06_mcp.ipynb #b69f0415
 import asyncio, atexit, concurrent.futures, inspect, json, keyword, math, os, re, shlex, sys, threading, time, warnings
 from typing import Any, Annotated, Literal, Union
 from fastcore.basics import patch_to
@@ -19,7 +19,7 @@ from .funccall import (get_schema, mk_ns, prepare_call, call_func_async, tool_tr
                                    SchemaBuilder, TypeKind, Converter, add_type_kind, SchemaError)
 from .funccall import _Bad, _got, _show, _jsonable # how type kinds report a bad value, and JSON forms of values
 
-# %% ../nbs/06_mcp.ipynb #7279c617
+# %% ../nbs/06_mcp.ipynb #9db1108a
 # MCP tool names (SEP-986): what every client may rely on
 _MCP_NAME = re.compile(r'^[A-Za-z0-9._-]{1,128}$')
 
@@ -34,7 +34,7 @@ def mcp_tool_defs(tools # A namespace: a function, a list of functions and dicts
         defs.append(get_schema(f, 'inputSchema', name=name))
     return defs
 
-# %% ../nbs/06_mcp.ipynb #788d130a
+# %% ../nbs/06_mcp.ipynb #3031c4a8
 def tool_result(out # What a tool returned
                ): # `mcp_types.CallToolResult`
     "A tool's return value as an MCP result: text as it is, other values as JSON text (a JSON object also as `structuredContent`)"
@@ -68,7 +68,7 @@ async def call_mcp_tool(name:str, # The tool's name, as the client sent it
     except (Exception, SystemExit) as e: return error_result(tool_traceback(e).strip())
     return tool_result(out)
 
-# %% ../nbs/06_mcp.ipynb #611a2d0a
+# %% ../nbs/06_mcp.ipynb #1f7e402b
 def mcp_server(tools, # A namespace: a function, a list of functions and dicts, or a mapping
                name:str='toolslm_like', # The server's name, as clients see it
                instructions:str|None=None, # Text that tells a client's model how to use these tools
@@ -86,7 +86,7 @@ def mcp_server(tools, # A namespace: a function, a list of functions and dicts, 
     return Server(name, version=__version__, instructions=instructions, on_list_tools=on_list_tools, on_call_tool=on_call_tool,
                   get_tool_input_schema=schemas.get)
 
-# %% ../nbs/06_mcp.ipynb #d12b7091
+# %% ../nbs/06_mcp.ipynb #87fd1582
 def mcp_http_app(tools, # A namespace of tools
                  name:str='toolslm_like', # The server's name
                  path:str='/mcp', # The URL path of the MCP endpoint
@@ -116,7 +116,7 @@ def serve_mcp(tools, transport:str='stdio', name:str='toolslm_like', host:str='1
     "Serve `tools` over MCP (stdio, or streamable HTTP with `transport='http'`), blocking until done"
     asyncio.run(serve_mcp_async(tools, transport, name, host, port, path))
 
-# %% ../nbs/06_mcp.ipynb #39e58b16
+# %% ../nbs/06_mcp.ipynb #d6b9178b
 class MCPHTTPServer:
     "Serve `tools` over streamable HTTP from a background thread; `start()`, `stop()`, or use it as a context manager"
     def __init__(self, tools, host:str='127.0.0.1', port:int=0, path:str='/mcp', name:str='toolslm_like'):
@@ -147,12 +147,14 @@ class MCPHTTPServer:
     def __exit__(self, *exc): self.stop()
     def __repr__(self): return f"MCPHTTPServer({self.url or 'not started'})"
 
-# %% ../nbs/06_mcp.ipynb #04cc5021
+# %% ../nbs/06_mcp.ipynb #4a773e93
 # Third-party schemas are untrusted input: everything below walks them, so their size is bounded first
 _MAX_SCHEMA_DEPTH = 32       # levels of nesting in one tool's inputSchema (real ones have under 10)
 _MAX_SCHEMA_NODES = 10_000   # objects and arrays in one tool's inputSchema (a `$defs` fan-out must not explode)
 _MAX_SCHEMA_CHARS = 200_000  # characters of keys and strings in it (descriptions are sent on to a model, whose context is finite)
 _MAX_TOOLS = 1_000           # tools taken from one server
+_MAX_NAME_CHARS = 128        # a tool's name (MCP's own limit)
+_MAX_DESCRIPTION_CHARS = 20_000 # a tool's description, which goes into every request to the model
 _MAX_LIST_PAGES = 100        # pages of `tools/list` read (a server whose pagination never ends must not hang us)
 _MAX_REF_HOPS = 64           # `$ref`s followed in a row while checking one value (a cycle of refs must end)
 _MAX_CHECK_STEPS = 20_000    # schema nodes visited while checking one value (`anyOf` over `anyOf` can grow exponentially;
@@ -177,7 +179,7 @@ def check_schema_bounds(schema, # A JSON schema from a third party
             else: stack.extend((v, d+1) for v in o)
         if chars > _MAX_SCHEMA_CHARS: raise SchemaError(f"{where} has more than {_MAX_SCHEMA_CHARS} characters of text")
 
-# %% ../nbs/06_mcp.ipynb #529fb3fe
+# %% ../nbs/06_mcp.ipynb #6a28dbf6
 _json_types = {'integer': int, 'number': float, 'string': str, 'boolean': bool, 'null': type(None)}
 _annotation_keys = ('title', 'description', 'default', 'examples', '$comment') # say what a value means, not which values fit
 
@@ -215,7 +217,7 @@ def schema_annotation(s:dict, # The schema of one property, from a tool's inputS
     except (SchemaError, TypeError): pass
     return JSONSchema(s, defs)
 
-# %% ../nbs/06_mcp.ipynb #a20c9ebe
+# %% ../nbs/06_mcp.ipynb #9a1c7fca
 class JSONSchema:
     "An annotation that is a JSON schema (e.g. from an MCP server): `get_schema` shows it as it is, `call_func` checks values against it"
     def __init__(self, schema:dict, defs:dict|None=None): self.schema,self.defs = schema,defs or {}
@@ -264,7 +266,7 @@ def _describe_schema(s, defs, depth=0)->str:
     unit = ' characters' if 'string' in ts and ('minLength' in s or 'maxLength' in s) else ' items' if 'array' in ts and ('minItems' in s or 'maxItems' in s) else ''
     return words + (f", {' and '.join(bounds)}{unit}" if bounds else '')
 
-# %% ../nbs/06_mcp.ipynb #a2cf1005
+# %% ../nbs/06_mcp.ipynb #37832635
 def _convert_type(v, t, c, strict):
     "`v` as JSON type `t`, with funccall's (lax or strict) conversions for the scalar types"
     if t in _json_types: return c.convert(v, _json_types[t] if t != 'number' or not isinstance(v, int) else int, strict=strict)
@@ -372,7 +374,7 @@ def _check(v, s, defs, c, budget, hops=0):
     elif isinstance(v, dict): v = _check_object(v, s, defs, c, budget)
     return v
 
-# %% ../nbs/06_mcp.ipynb #c0e5c5e3
+# %% ../nbs/06_mcp.ipynb #d923c685
 def _refs_in(o, out:set):
     "Names of the `#/$defs/...` that `o` refers to"
     stack = [o]
@@ -415,7 +417,7 @@ class JSONSchemaKind(TypeKind):
 
 add_type_kind(JSONSchemaKind())
 
-# %% ../nbs/06_mcp.ipynb #af382062
+# %% ../nbs/06_mcp.ipynb #dc654ca9
 class _Omitted:
     "Default of an optional parameter that is not sent when left out, so the server applies its own default"
     def __repr__(self): return 'OMITTED'
@@ -464,9 +466,10 @@ def tool_function(tool:dict, # An MCP tool definition: name, description, inputS
                   name:str|None=None # The function's name, if not the tool's (e.g. with a prefix)
                  ): # A function with the tool's signature and docstring
     "A Python function with the signature and docstring that MCP `tool` describes, sending its calls through `call`"
-    tool_name = tool['name']
+    tool_name,desc = tool.get('name'),tool.get('description') or ''
+    if not isinstance(tool_name, str) or not 0 < len(tool_name) <= _MAX_NAME_CHARS: raise SchemaError(f"an MCP tool's name must be text of 1 to {_MAX_NAME_CHARS} characters, got {_show(tool_name)}")
+    if not isinstance(desc, str) or len(desc) > _MAX_DESCRIPTION_CHARS: raise SchemaError(f"the description of MCP tool {tool_name!r} is not text of at most {_MAX_DESCRIPTION_CHARS} characters")
     check_schema_bounds(tool.get('inputSchema'), f"the inputSchema of MCP tool {tool_name!r}")
-    if not isinstance(tool.get('description') or '', str): raise SchemaError(f"the description of MCP tool {tool_name!r} is not text")
     schema = _normalized_schema(tool['inputSchema'])
     params,wire = tool_params(schema)
     sig = inspect.Signature(params)
@@ -486,7 +489,7 @@ def tool_function(tool:dict, # An MCP tool definition: name, description, inputS
     fn.mcp_tool = tool
     return fn
 
-# %% ../nbs/06_mcp.ipynb #49e63cf1
+# %% ../nbs/06_mcp.ipynb #f2890826
 class MCPToolError(RuntimeError):
     "An MCP server reported that a tool call failed (`isError`); the message is the server's"
 
@@ -507,7 +510,7 @@ def tool_output(result, # An `mcp_types.CallToolResult`
     vals = [_block_value(b) for b in result.content]
     return None if not vals else vals[0] if len(vals) == 1 else vals
 
-# %% ../nbs/06_mcp.ipynb #fec20d33
+# %% ../nbs/06_mcp.ipynb #e660a0c3
 _loop_lock,_loop = threading.Lock(),None
 
 def _background_loop()->asyncio.AbstractEventLoop:
@@ -543,7 +546,7 @@ _open_clients = set()
 def _close_all():
     for c in list(_open_clients): c.close(timeout=5)
 
-# %% ../nbs/06_mcp.ipynb #e59f7847
+# %% ../nbs/06_mcp.ipynb #265bd8e3
 class MCPClient:
     "A connection to one MCP server; `tools` and `async_tools` are its tools as Python functions"
     def __init__(self, server, # A command (str or list) for stdio, an http(s) URL, or anything `mcp.Client` takes
@@ -564,7 +567,7 @@ class MCPClient:
 
     def __repr__(self): return f"MCPClient({self._where()!r}, {len(self.tools)} tools{'' if self._client else ', not connected'})"
 
-# %% ../nbs/06_mcp.ipynb #5fcdf799
+# %% ../nbs/06_mcp.ipynb #1f7701a3
 async def _list_tools(client)->list:
     "All the tools `client`'s server lists, page by page (bounded in pages and tools)"
     tools,cursor = [],None
@@ -612,7 +615,7 @@ async def _session(self, ready:concurrent.futures.Future):
         if isinstance(e, (asyncio.CancelledError, KeyboardInterrupt, SystemExit)): raise
     finally: self._client = None
 
-# %% ../nbs/06_mcp.ipynb #a6370bfa
+# %% ../nbs/06_mcp.ipynb #fbd91824
 @patch_to(MCPClient)
 def connect(self):
     "Connect, list the server's tools, and make them functions (`tools`, `async_tools`); returns `self`"
@@ -680,7 +683,7 @@ MCPClient.__exit__ = lambda self, *exc: self.close()
 MCPClient.__aenter__ = lambda self: self.aconnect()
 MCPClient.__aexit__ = lambda self, *exc: self.aclose()
 
-# %% ../nbs/06_mcp.ipynb #97c52936
+# %% ../nbs/06_mcp.ipynb #69fbc12c
 @patch_to(MCPClient)
 def _running_loop(self, name):
     if self._client is None: raise ConnectionError(f"Cannot call MCP tool {name!r}: the client for {self._where()!r} is not connected (closed, or the server ended); call `connect()` again")
@@ -718,7 +721,7 @@ async def _acall(self, name, arguments):
     try: return await asyncio.wait_for(asyncio.wrap_future(asyncio.run_coroutine_threadsafe(self._send(name, arguments), loop)), self.timeout)
     except asyncio.TimeoutError: raise TimeoutError(f"The MCP tool {name!r} did not answer within {self.timeout}s") from None
 
-# %% ../nbs/06_mcp.ipynb #c81bb816
+# %% ../nbs/06_mcp.ipynb #483031f8
 def connect_mcp(server, # A command (str or list) for stdio, an http(s) URL, or anything `mcp.Client` takes
                 **kwargs # Passed to `MCPClient`: env, cwd, headers, prefix, timeout, connect_timeout
                )->MCPClient:
