@@ -10,7 +10,7 @@ __all__ = ['OMITTED', 'mcp_tool_defs', 'tool_result', 'error_result', 'call_mcp_
            'JSONSchemaKind', 'tool_params', 'tool_function', 'MCPToolError', 'tool_output', 'MCPClient', 'connect_mcp',
            'mcp_tools']
 
-# %% ../nbs/06_mcp.ipynb #b69f0415
+# %% ../nbs/06_mcp.ipynb #6e26c568
 import asyncio, atexit, concurrent.futures, inspect, json, keyword, math, os, re, shlex, sys, threading, time, warnings
 from typing import Any, Annotated, Literal, Union
 from fastcore.basics import patch_to
@@ -19,7 +19,7 @@ from .funccall import (get_schema, mk_ns, prepare_call, call_func_async, tool_tr
                                    SchemaBuilder, TypeKind, Converter, add_type_kind, SchemaError)
 from .funccall import _Bad, _got, _show, _jsonable # how type kinds report a bad value, and JSON forms of values
 
-# %% ../nbs/06_mcp.ipynb #9db1108a
+# %% ../nbs/06_mcp.ipynb #f0c4c129
 # MCP tool names (SEP-986): what every client may rely on
 _MCP_NAME = re.compile(r'^[A-Za-z0-9._-]{1,128}$')
 
@@ -34,7 +34,7 @@ def mcp_tool_defs(tools # A namespace: a function, a list of functions and dicts
         defs.append(get_schema(f, 'inputSchema', name=name))
     return defs
 
-# %% ../nbs/06_mcp.ipynb #3031c4a8
+# %% ../nbs/06_mcp.ipynb #b24b0288
 def tool_result(out # What a tool returned
                ): # `mcp_types.CallToolResult`
     "A tool's return value as an MCP result: text as it is, other values as JSON text (a JSON object also as `structuredContent`)"
@@ -68,7 +68,7 @@ async def call_mcp_tool(name:str, # The tool's name, as the client sent it
     except (Exception, SystemExit) as e: return error_result(tool_traceback(e).strip())
     return tool_result(out)
 
-# %% ../nbs/06_mcp.ipynb #1f7e402b
+# %% ../nbs/06_mcp.ipynb #09c70128
 def mcp_server(tools, # A namespace: a function, a list of functions and dicts, or a mapping
                name:str='toolslm_like', # The server's name, as clients see it
                instructions:str|None=None, # Text that tells a client's model how to use these tools
@@ -86,7 +86,7 @@ def mcp_server(tools, # A namespace: a function, a list of functions and dicts, 
     return Server(name, version=__version__, instructions=instructions, on_list_tools=on_list_tools, on_call_tool=on_call_tool,
                   get_tool_input_schema=schemas.get)
 
-# %% ../nbs/06_mcp.ipynb #87fd1582
+# %% ../nbs/06_mcp.ipynb #d999b642
 def mcp_http_app(tools, # A namespace of tools
                  name:str='toolslm_like', # The server's name
                  path:str='/mcp', # The URL path of the MCP endpoint
@@ -116,7 +116,7 @@ def serve_mcp(tools, transport:str='stdio', name:str='toolslm_like', host:str='1
     "Serve `tools` over MCP (stdio, or streamable HTTP with `transport='http'`), blocking until done"
     asyncio.run(serve_mcp_async(tools, transport, name, host, port, path))
 
-# %% ../nbs/06_mcp.ipynb #d6b9178b
+# %% ../nbs/06_mcp.ipynb #56b301e9
 class MCPHTTPServer:
     "Serve `tools` over streamable HTTP from a background thread; `start()`, `stop()`, or use it as a context manager"
     def __init__(self, tools, host:str='127.0.0.1', port:int=0, path:str='/mcp', name:str='toolslm_like'):
@@ -147,7 +147,7 @@ class MCPHTTPServer:
     def __exit__(self, *exc): self.stop()
     def __repr__(self): return f"MCPHTTPServer({self.url or 'not started'})"
 
-# %% ../nbs/06_mcp.ipynb #4a773e93
+# %% ../nbs/06_mcp.ipynb #3e7df7f4
 # Third-party schemas are untrusted input: everything below walks them, so their size is bounded first
 _MAX_SCHEMA_DEPTH = 32       # levels of nesting in one tool's inputSchema (real ones have under 10)
 _MAX_SCHEMA_NODES = 10_000   # objects and arrays in one tool's inputSchema (a `$defs` fan-out must not explode)
@@ -157,6 +157,7 @@ _MAX_NAME_CHARS = 128        # a tool's name (MCP's own limit)
 _MAX_DESCRIPTION_CHARS = 20_000 # a tool's description, which goes into every request to the model
 _MAX_LIST_PAGES = 100        # pages of `tools/list` read (a server whose pagination never ends must not hang us)
 _MAX_REF_HOPS = 64           # `$ref`s followed in a row while checking one value (a cycle of refs must end)
+_MAX_CHECK_DEPTH = 200       # nested checks (value levels, `$ref`s, `anyOf`s) in one value: checking recurses, and Python's stack is finite
 _MAX_CHECK_STEPS = 20_000    # schema nodes visited while checking one value (`anyOf` over `anyOf` can grow exponentially;
                              # a model's arguments, a few thousand tokens, need far fewer)
 
@@ -179,7 +180,7 @@ def check_schema_bounds(schema, # A JSON schema from a third party
             else: stack.extend((v, d+1) for v in o)
         if chars > _MAX_SCHEMA_CHARS: raise SchemaError(f"{where} has more than {_MAX_SCHEMA_CHARS} characters of text")
 
-# %% ../nbs/06_mcp.ipynb #6a28dbf6
+# %% ../nbs/06_mcp.ipynb #84cab95d
 _json_types = {'integer': int, 'number': float, 'string': str, 'boolean': bool, 'null': type(None)}
 _annotation_keys = ('title', 'description', 'default', 'examples', '$comment') # say what a value means, not which values fit
 
@@ -217,7 +218,7 @@ def schema_annotation(s:dict, # The schema of one property, from a tool's inputS
     except (SchemaError, TypeError): pass
     return JSONSchema(s, defs)
 
-# %% ../nbs/06_mcp.ipynb #9a1c7fca
+# %% ../nbs/06_mcp.ipynb #423657d9
 class JSONSchema:
     "An annotation that is a JSON schema (e.g. from an MCP server): `get_schema` shows it as it is, `call_func` checks values against it"
     def __init__(self, schema:dict, defs:dict|None=None): self.schema,self.defs = schema,defs or {}
@@ -231,8 +232,8 @@ _lax,_strict = Converter(False),Converter(True)
 class _OutOfBudget(_Bad): "Checking one value took more than `_MAX_CHECK_STEPS` steps (never caught by `anyOf`)"
 
 class _Budget:
-    "Steps left for checking one value"
-    def __init__(self): self.left = _MAX_CHECK_STEPS
+    "Steps left for checking one value, and how deep the check is now"
+    def __init__(self): self.left,self.depth = _MAX_CHECK_STEPS,0
     def spend(self):
         self.left -= 1
         if self.left < 0: raise _OutOfBudget("the tool's schema is too complex to check this value against; simplify the value")
@@ -266,7 +267,7 @@ def _describe_schema(s, defs, depth=0)->str:
     unit = ' characters' if 'string' in ts and ('minLength' in s or 'maxLength' in s) else ' items' if 'array' in ts and ('minItems' in s or 'maxItems' in s) else ''
     return words + (f", {' and '.join(bounds)}{unit}" if bounds else '')
 
-# %% ../nbs/06_mcp.ipynb #37832635
+# %% ../nbs/06_mcp.ipynb #333dcecb
 def _convert_type(v, t, c, strict):
     "`v` as JSON type `t`, with funccall's (lax or strict) conversions for the scalar types"
     if t in _json_types: return c.convert(v, _json_types[t] if t != 'number' or not isinstance(v, int) else int, strict=strict)
@@ -352,6 +353,12 @@ def _check_any(v, subs, defs, c, budget, hops):
 def _check(v, s, defs, c, budget, hops=0):
     "`v` checked against schema `s` (and converted where lax conversion allows); raises `_Bad` naming what is wrong, and where"
     budget.spend()
+    if budget.depth >= _MAX_CHECK_DEPTH: raise _OutOfBudget(f"the value and the tool's schema nest more than {_MAX_CHECK_DEPTH} levels deep together; send a flatter value")
+    budget.depth += 1
+    try: return _check_node(v, s, defs, c, budget, hops)
+    finally: budget.depth -= 1
+
+def _check_node(v, s, defs, c, budget, hops):
     if s is True: return v
     if s is False: raise _Bad(f"no value is allowed here, {_got(v)}")
     if not isinstance(s, dict): return v
@@ -374,7 +381,7 @@ def _check(v, s, defs, c, budget, hops=0):
     elif isinstance(v, dict): v = _check_object(v, s, defs, c, budget)
     return v
 
-# %% ../nbs/06_mcp.ipynb #d923c685
+# %% ../nbs/06_mcp.ipynb #85d5e732
 def _refs_in(o, out:set):
     "Names of the `#/$defs/...` that `o` refers to"
     stack = [o]
@@ -417,7 +424,7 @@ class JSONSchemaKind(TypeKind):
 
 add_type_kind(JSONSchemaKind())
 
-# %% ../nbs/06_mcp.ipynb #dc654ca9
+# %% ../nbs/06_mcp.ipynb #5480a930
 class _Omitted:
     "Default of an optional parameter that is not sent when left out, so the server applies its own default"
     def __repr__(self): return 'OMITTED'
@@ -489,7 +496,7 @@ def tool_function(tool:dict, # An MCP tool definition: name, description, inputS
     fn.mcp_tool = tool
     return fn
 
-# %% ../nbs/06_mcp.ipynb #f2890826
+# %% ../nbs/06_mcp.ipynb #c826c13a
 class MCPToolError(RuntimeError):
     "An MCP server reported that a tool call failed (`isError`); the message is the server's"
 
@@ -510,7 +517,7 @@ def tool_output(result, # An `mcp_types.CallToolResult`
     vals = [_block_value(b) for b in result.content]
     return None if not vals else vals[0] if len(vals) == 1 else vals
 
-# %% ../nbs/06_mcp.ipynb #e660a0c3
+# %% ../nbs/06_mcp.ipynb #1710f362
 _loop_lock,_loop = threading.Lock(),None
 
 def _background_loop()->asyncio.AbstractEventLoop:
@@ -546,7 +553,7 @@ _open_clients = set()
 def _close_all():
     for c in list(_open_clients): c.close(timeout=5)
 
-# %% ../nbs/06_mcp.ipynb #265bd8e3
+# %% ../nbs/06_mcp.ipynb #1fcd030c
 class MCPClient:
     "A connection to one MCP server; `tools` and `async_tools` are its tools as Python functions"
     def __init__(self, server, # A command (str or list) for stdio, an http(s) URL, or anything `mcp.Client` takes
@@ -567,7 +574,7 @@ class MCPClient:
 
     def __repr__(self): return f"MCPClient({self._where()!r}, {len(self.tools)} tools{'' if self._client else ', not connected'})"
 
-# %% ../nbs/06_mcp.ipynb #1f7701a3
+# %% ../nbs/06_mcp.ipynb #d4721bed
 async def _list_tools(client)->list:
     "All the tools `client`'s server lists, page by page (bounded in pages and tools)"
     tools,cursor = [],None
@@ -615,7 +622,7 @@ async def _session(self, ready:concurrent.futures.Future):
         if isinstance(e, (asyncio.CancelledError, KeyboardInterrupt, SystemExit)): raise
     finally: self._client = None
 
-# %% ../nbs/06_mcp.ipynb #fbd91824
+# %% ../nbs/06_mcp.ipynb #0b2dd86e
 @patch_to(MCPClient)
 def connect(self):
     "Connect, list the server's tools, and make them functions (`tools`, `async_tools`); returns `self`"
@@ -683,7 +690,7 @@ MCPClient.__exit__ = lambda self, *exc: self.close()
 MCPClient.__aenter__ = lambda self: self.aconnect()
 MCPClient.__aexit__ = lambda self, *exc: self.aclose()
 
-# %% ../nbs/06_mcp.ipynb #69fbc12c
+# %% ../nbs/06_mcp.ipynb #0d8442b7
 @patch_to(MCPClient)
 def _running_loop(self, name):
     if self._client is None: raise ConnectionError(f"Cannot call MCP tool {name!r}: the client for {self._where()!r} is not connected (closed, or the server ended); call `connect()` again")
@@ -721,7 +728,7 @@ async def _acall(self, name, arguments):
     try: return await asyncio.wait_for(asyncio.wrap_future(asyncio.run_coroutine_threadsafe(self._send(name, arguments), loop)), self.timeout)
     except asyncio.TimeoutError: raise TimeoutError(f"The MCP tool {name!r} did not answer within {self.timeout}s") from None
 
-# %% ../nbs/06_mcp.ipynb #483031f8
+# %% ../nbs/06_mcp.ipynb #2ea64fba
 def connect_mcp(server, # A command (str or list) for stdio, an http(s) URL, or anything `mcp.Client` takes
                 **kwargs # Passed to `MCPClient`: env, cwd, headers, prefix, timeout, connect_timeout
                )->MCPClient:
