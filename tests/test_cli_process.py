@@ -123,6 +123,7 @@ def test_serve_over_stdio(folder):
         cmd = command()
         params = StdioServerParameters(command=cmd[0], args=cmd[1:] + ['serve', 'calc:add,Shop.price'], cwd=str(folder))
         async with Client(params) as c:
+            assert c.server_info.name == 'calc' # named after the module
             tools = (await c.list_tools()).tools
             r = await c.call_tool('add', {'a': 2, 'b': 40})
             p = await c.call_tool('Shop.price', {'item': 'tea'})
