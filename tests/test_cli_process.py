@@ -27,6 +27,11 @@ def div(a:float, # Dividend
 
 def undocumented(x): return x
 
+async def later(s:str # Some text
+               )->list:
+    "An async tool"
+    return [s, s]
+
 class Shop:
     @staticmethod
     def price(item:str # What to price
@@ -49,7 +54,7 @@ def test_schema_prints_get_schema():
 def test_schema_of_a_module_from_the_current_folder(folder):
     r = cli('schema', 'calc', cwd=folder)
     assert r.returncode == 0, r.stderr
-    assert [s['name'] for s in json.loads(r.stdout)] == ['add', 'div']
+    assert [s['name'] for s in json.loads(r.stdout)] == ['add', 'div', 'later']
     assert 'leaving out undocumented' in r.stderr
     r = cli('schema', 'calc:add,Shop.price', cwd=folder)
     assert [s['name'] for s in json.loads(r.stdout)] == ['add', 'Shop.price']
@@ -100,6 +105,8 @@ def test_call_runs_one_call_as_a_model_would(folder):
     assert (r.returncode, r.stdout, r.stderr) == (0, '3\n', '')
     r = cli('call', 'calc:add', '-', cwd=folder, stdin='{"a": 5}')
     assert (r.returncode, r.stdout) == (0, '5\n')
+    r = cli('call', 'calc:later', '{"s": "hi"}', cwd=folder)
+    assert (r.returncode, json.loads(r.stdout)) == (0, ['hi', 'hi']), r.stderr
     r = cli('call', 'calc:Shop.price', '{"item": "tea"}', cwd=folder)
     assert (r.returncode, r.stdout) == (0, '2.5\n')
     r = cli('call', 'calc:add', '{"a": "one"}', cwd=folder)
@@ -151,7 +158,8 @@ def test_serve_over_http(folder):
                 assert time.monotonic() < deadline, 'the server did not start'
                 time.sleep(0.05)
         with MCPClient(f'http://127.0.0.1:{port}/mcp') as c:
-            assert sorted(c.tools) == ['add', 'div']
+            assert sorted(c.tools) == ['add', 'div', 'later']
+            assert c.tools['later']('x') == '["x", "x"]'
             assert c.tools['div'](a=1, b=4) == '0.25'
     finally:
         proc.terminate(); proc.wait(10)

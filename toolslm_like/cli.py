@@ -8,14 +8,14 @@ Docs: https://toolslm-like.github.io/toolslm_like/cli.html.md"""
 __all__ = ['CLIError', 'import_module', 'split_spec', 'load_tools', 'schema_command', 'parse_arguments', 'call_command',
            'serve_command', 'main']
 
-# %% ../nbs/07_cli.ipynb #1fa4c0ca
-import argparse, contextlib, difflib, importlib, importlib.util, inspect, io, json, os, re, sys
+# %% ../nbs/07_cli.ipynb #374824fd
+import argparse, asyncio, concurrent.futures, contextlib, difflib, importlib, importlib.util, inspect, io, json, os, re, sys
 from pathlib import Path
 from .funccall import get_schema, call_func, run_with_timeout, tool_traceback, SchemaError, ArgumentError, ToolNotFoundError
 from .funccall import _Timeout, _jsonable # what `run_with_timeout` raises; JSON forms of values
 from .providers import tool_schemas, PROVIDERS
 
-# %% ../nbs/07_cli.ipynb #1202ec5e
+# %% ../nbs/07_cli.ipynb #0db2b0db
 class CLIError(Exception):
     "A problem with what was typed: the message says what was wrong and what to do"
 
@@ -47,7 +47,7 @@ def import_module(name:str # A dotted module name, or a path to a .py file
     except (Exception, SystemExit) as e:
         raise CLIError(f"Module {name!r} was found, but importing it failed: {type(e).__name__}: {e}") from None
 
-# %% ../nbs/07_cli.ipynb #cb442cfa
+# %% ../nbs/07_cli.ipynb #33120f72
 def _public_functions(mod)->dict:
     "The public functions `mod` defines itself (not those it imports), in the order it defines them"
     return {k: v for k,v in vars(mod).items() if not k.startswith('_') and inspect.isfunction(v) and v.__module__ == mod.__name__}
@@ -83,7 +83,7 @@ def load_tools(spec:str # 'module', 'module:f' or 'module:f,g' (a module may be 
     if not ns: raise CLIError(f"Module {name!r} defines no public functions: name the ones to use, e.g. {name}:function")
     return ns
 
-# %% ../nbs/07_cli.ipynb #c3809437
+# %% ../nbs/07_cli.ipynb #02ec3cf8
 def _describable(ns:dict, explicit:bool)->dict:
     "The tools in `ns` that `get_schema` can describe; the others are an error when named `explicit`ly, else left out with a note"
     out = {}
@@ -110,7 +110,7 @@ def schema_command(spec:str, provider:str|None=None, strict:bool=False)->str:
     else: schemas = [get_schema(f, name=k) for k,f in ns.items()]
     return _dumps(schemas[0] if len(schemas) == 1 else schemas)
 
-# %% ../nbs/07_cli.ipynb #aff594e9
+# %% ../nbs/07_cli.ipynb #6603e161
 def parse_arguments(text:str # The JSON text given on the command line
                    )->dict:
     "The arguments of a call: a JSON object, or `CLIError` saying what is wrong with the text"
@@ -126,19 +126,27 @@ def _shown(v)->str:
     try: return _dumps(_jsonable(v))
     except TypeError: return repr(v)
 
+def _run_call(name, args, ns):
+    "`call_func`, and for an async function, its coroutine run to the end (in a thread of its own if this one runs a loop, as in Jupyter)"
+    out = call_func(name, args, ns)
+    if not inspect.iscoroutine(out): return out
+    try: asyncio.get_running_loop()
+    except RuntimeError: return asyncio.run(out)
+    with concurrent.futures.ThreadPoolExecutor(1) as pool: return pool.submit(asyncio.run, out).result()
+
 def call_command(spec:str, arguments:str='{}', timeout:float|None=None)->tuple: # (exit code, output, error text)
     "Run one call of the function `spec` names with the JSON `arguments`, as a model's call would run"
     ns = load_tools(spec)
     if len(ns) != 1 or not split_spec(spec)[1]: raise CLIError(f"call runs one function: name it, e.g. {split_spec(spec)[0]}:{next(iter(ns))}")
     (name,f), = ns.items()
     args = parse_arguments(arguments)
-    try: return 0, _shown(run_with_timeout(lambda: call_func(name, args, ns), timeout)), ''
+    try: return 0, _shown(run_with_timeout(lambda: _run_call(name, args, ns), timeout)), ''
     except (ArgumentError, ToolNotFoundError) as e: return 1, '', f"{type(e).__name__}: {e}"
     except _Timeout: return 1, '', f"TimeoutError: {name} ran for longer than {timeout:g} seconds and was stopped"
     except KeyboardInterrupt: raise
     except BaseException as e: return 1, '', tool_traceback(e).rstrip()
 
-# %% ../nbs/07_cli.ipynb #1ab9bbeb
+# %% ../nbs/07_cli.ipynb #f322b295
 def serve_command(spec:str, http:bool=False, host:str='127.0.0.1', port:int=8000, name:str|None=None):
     "Serve the functions `spec` names over MCP until the client (stdio) or Ctrl-C (HTTP) ends it"
     from toolslm_like.mcp import serve_mcp, mcp_server # light: the SDK itself is imported by `mcp_server`
@@ -150,7 +158,7 @@ def serve_command(spec:str, http:bool=False, host:str='127.0.0.1', port:int=8000
     mod = split_spec(spec)[0]
     serve_mcp(ns, 'http' if http else 'stdio', name=name or (Path(mod).stem if mod.endswith('.py') else mod), host=host, port=port)
 
-# %% ../nbs/07_cli.ipynb #2059d82f
+# %% ../nbs/07_cli.ipynb #92a5a2f8
 def _parser()->argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog='toolslm-like', description="Make Python functions tools a language model can call: show their schemas, run a call, or serve them over MCP.")
     sub = p.add_subparsers(dest='command', metavar='{schema,call,serve}')
