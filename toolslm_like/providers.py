@@ -9,16 +9,16 @@ __all__ = ['PROVIDERS', 'GEMINI_MAX_REF_DEPTH', 'provider_tool_name', 'ToolNameC
            'tool_specs', 'StrictSchemaError', 'strict_schema', 'gemini_schema', 'tool_schemas', 'tool_names',
            'gemini_callable', 'parse_arguments', 'parse_tool_calls', 'tool_output_text', 'format_tool_results']
 
-# %% ../nbs/01_providers.ipynb #bb717e6a
+# %% ../nbs/01_providers.ipynb #6b91a0fb
 import copy, functools, hashlib, inspect, json, re, threading, typing, unicodedata
 from collections import OrderedDict, abc
 from typing import Any, Optional
-from .funccall import SchemaError, bind_arguments, get_schema, tool_info
+from .funccall import SchemaError, to_jsonable, bind_arguments, get_schema, tool_info
 
 # %% ../nbs/01_providers.ipynb #a026545a
 PROVIDERS = ('anthropic', 'openai', 'openai-responses', 'gemini', 'gemini-json-schema', 'mcp', 'json_schema')
 
-# %% ../nbs/01_providers.ipynb #c8f07c78
+# %% ../nbs/01_providers.ipynb #7829d3d6
 # A name all of OpenAI, Anthropic and Gemini accept: Gemini adds that the first character is a letter or `_`
 _PORTABLE_NAME = re.compile(r'[A-Za-z_][A-Za-z0-9_-]{0,63}')
 _PROVIDER_NAME = re.compile(r'[a-zA-Z0-9_-]{1,64}') # what OpenAI and Anthropic check
@@ -30,11 +30,13 @@ def _check_name(name):
     if not isinstance(name, str) or not name: raise ValueError(f"A tool name must be a non-empty string, got {name!r}")
     if len(name) > _MAX_INPUT_NAME_CHARS: raise ValueError(f"A tool name of {len(name)} characters is too long (the limit is {_MAX_INPUT_NAME_CHARS}); give the tool a shorter name")
 
-@functools.lru_cache(maxsize=4096)
 def provider_tool_name(name:str)->str: # A name matching `^[A-Za-z_][A-Za-z0-9_-]{0,63}$`
     "The tool name to show providers for the Python (or MCP) tool name `name`"
     _check_name(name)
-    if _PORTABLE_NAME.fullmatch(name): return name
+    return name if _PORTABLE_NAME.fullmatch(name) else _encoded_name(name)
+
+@functools.lru_cache(maxsize=4096)
+def _encoded_name(name:str)->str:
     ascii_ = unicodedata.normalize('NFKD', name).encode('ascii', 'ignore').decode()
     s = re.sub(r'[^A-Za-z0-9_-]', '_', ascii_.replace('.', '-'))
     if not s or not (s[0].isalpha() or s[0] == '_'): s = '_' + s
@@ -42,7 +44,7 @@ def provider_tool_name(name:str)->str: # A name matching `^[A-Za-z_][A-Za-z0-9_-
     h = hashlib.sha256(name.encode('utf-8', 'surrogatepass')).hexdigest()[:_NAME_HASH_CHARS]
     return f"{s[:_MAX_NAME_CHARS-_NAME_HASH_CHARS-1].rstrip('-')}-{h}"
 
-# %% ../nbs/01_providers.ipynb #17745c1f
+# %% ../nbs/01_providers.ipynb #11bb1430
 class ToolNameCollision(ValueError):
     "Two different tools would reach the provider under the same name"
 
@@ -66,11 +68,12 @@ class ToolNames:
     def python(self, provider_name:str)->str:
         "The tool's own name for a name a provider (or model) sent; names this map does not know come back unchanged"
         return self._to_python.get(provider_name, provider_name) if isinstance(provider_name, str) else provider_name
+    def items(self): return self._to_provider.items()
     def __contains__(self, name): return name in self._to_provider
     def __len__(self): return len(self._to_provider)
     def __repr__(self): return f"ToolNames({dict(self._to_provider)!r})"
 
-# %% ../nbs/01_providers.ipynb #45336cdd
+# %% ../nbs/01_providers.ipynb #1751ee97
 # Names handed out by `tool_schemas`, newest last; bounded so a long-lived process serving many MCP servers does not grow without limit
 _MAX_REMEMBERED_NAMES = 50_000
 _AMBIGUOUS = object()
@@ -80,7 +83,6 @@ _names_lock = threading.Lock()
 def _remember_names(m:ToolNames):
     with _names_lock:
         for p,n in m._to_python.items():
-            if p == n and p not in _remembered_names: continue # unchanged names need no memory
             old = _remembered_names.get(p)
             _remembered_names[p] = n if old is None or old == n else _AMBIGUOUS
             _remembered_names.move_to_end(p)
@@ -139,7 +141,7 @@ def tool_specs(tools # A function, a schema dict, a list of them, or a namespace
         seen[s['name']] = f
     return specs
 
-# %% ../nbs/01_providers.ipynb #59662f9e
+# %% ../nbs/01_providers.ipynb #ae53c79a
 class StrictSchemaError(SchemaError):
     "A tool's parameters cannot be expressed in OpenAI strict mode"
 
@@ -192,6 +194,7 @@ def _nullable(s:dict)->dict:
 
 def _resolve_ref(ref, root:dict)->dict:
     "The schema `ref` (`#/$defs/Name` or `#/definitions/Name`) points to in `root`"
+    if ref == '#': return root
     if not isinstance(ref, str) or not ref.startswith('#/'): raise SchemaError(f"Only local $refs ('#/$defs/Name') are supported, got {ref!r}")
     o = root
     for part in ref[2:].split('/'):
@@ -201,7 +204,7 @@ def _resolve_ref(ref, root:dict)->dict:
     if not isinstance(o, dict): raise SchemaError(f"The $ref {ref!r} does not point to a schema")
     return o
 
-# %% ../nbs/01_providers.ipynb #dfe41d7b
+# %% ../nbs/01_providers.ipynb #a0396410
 class _Budget:
     "Counts schema nodes visited, so a pathological schema fails fast instead of exhausting memory"
     def __init__(self, tool): self.n,self.tool = 0,tool
@@ -214,20 +217,49 @@ def _where(path)->str:
     "A path inside a tool's parameters in words: `to.city`, `tags[]`, `$defs.Address.city`"
     return ''.join(p if p.startswith('[') else f".{p}" for p in path).lstrip('.') or '(the parameters)'
 
+def _refs_in(s)->set:
+    "Names of the definitions `$ref`s in schema `s` point to (not following them)"
+    found,stack = set(),[s]
+    while stack:
+        o = stack.pop()
+        if isinstance(o, dict):
+            if isinstance(r := o.get('$ref'), str): found.add(r.rsplit('/', 1)[-1])
+            stack.extend(o.values())
+        elif isinstance(o, list): stack.extend(o)
+    return found
+
+def _parameters_using(root:dict, name:str)->list:
+    "The top-level parameters of `root` whose types use definition `name`, directly or through other definitions"
+    defs = {k:v for dk in _DEFS_KEYS for k,v in (root.get(dk) or {}).items()}
+    uses = {k: _refs_in(v) for k,v in defs.items()}
+    def reaches(start):
+        seen,todo = set(),list(start)
+        while todo:
+            n = todo.pop()
+            if n in seen: continue
+            seen.add(n); todo.extend(uses.get(n, ()))
+        return name in seen
+    return [p for p,v in (root.get('properties') or {}).items() if reaches(_refs_in(v))]
+
 class _Strict:
     "Rewrites one tool's parameters schema for OpenAI strict mode"
     def __init__(self, tool, root): self.tool,self.root,self.budget,self.props = tool,root,_Budget(tool),0
     def fail(self, path, what):
-        raise StrictSchemaError(f"Parameter {_where(path)!r} of tool {self.tool!r} cannot be expressed in OpenAI strict mode: {what}. "
+        where = f"Parameter {_where(path)!r}"
+        if path and path[0] in _DEFS_KEYS: # inside a definition: say which parameters use it, since that is what the user wrote
+            users = _parameters_using(self.root, path[1])
+            where = f"Field {_where(path[2:]) if len(path) > 2 else path[1]!r} of {path[1]} (used by parameter {', '.join(map(repr, users)) or 'none'})"
+        raise StrictSchemaError(f"{where} of tool {self.tool!r} cannot be expressed in OpenAI strict mode: {what}. "
                                 "Use strict='auto' to send this tool without strict mode, or give the parameter a type with named fields (a dataclass or TypedDict)")
     def node(self, s, path, depth=0, nesting=0)->dict:
         self.budget.visit(depth)
         if s is True or s == {} or (isinstance(s, dict) and set(s) <= {'description', 'title', 'default'}): self.fail(path, 'it accepts any value, which strict mode cannot say')
         if not isinstance(s, dict): self.fail(path, f"its schema is {s!r}")
         if '$ref' in s:
-            if len(s) == 1: _resolve_ref(s['$ref'], self.root); return dict(s)
-            target = _resolve_ref(s['$ref'], self.root) # strict mode refuses keywords next to a `$ref`: use the definition itself
-            s = {**target, **{k:v for k,v in s.items() if k != '$ref' and (k != 'description' or v)}}
+            target = _resolve_ref(s['$ref'], self.root)
+            siblings = {k:v for k,v in s.items() if k != '$ref' and (k != 'description' or v)}
+            if not siblings: return {'$ref': s['$ref']}
+            s = {**target, **siblings} # strict mode refuses keywords next to a `$ref`: use the definition itself
         if 'allOf' in s:
             if len(s['allOf']) != 1: self.fail(path, 'it combines several schemas with allOf')
             s = {**{k:v for k,v in s.items() if k != 'allOf'}, **s['allOf'][0]}
@@ -235,7 +267,7 @@ class _Strict:
         if 'oneOf' in s: s = {**{k:v for k,v in s.items() if k != 'oneOf'}, 'anyOf': s['oneOf']} # checked exactly when the call is bound
         out,notes = {},[]
         for k,v in s.items():
-            if k in ('properties', 'items', 'anyOf', '$defs', 'required', 'additionalProperties'): continue
+            if k in ('properties', 'items', 'anyOf', 'required', 'additionalProperties', *_DEFS_KEYS): continue
             if k == 'format' and v not in _STRICT_FORMATS: notes.append(f"format: {v}"); continue
             if k == 'description' and not v: continue
             if k in _STRICT_KEYWORDS: out[k] = v
@@ -269,17 +301,20 @@ class _Strict:
             new[k] = p if k in req else _nullable(p)
         out['properties'],out['required'],out['additionalProperties'] = new,list(new),False
 
+_DEFS_KEYS = ('$defs', 'definitions') # where definitions live: JSON Schema 2020-12, and draft 7 (still common in MCP servers)
+
 def strict_schema(parameters:dict, # A tool's parameters schema (JSON Schema, `$defs` at its root)
                   tool:str='tool' # The tool's name, for error messages
                  )->dict: # A new schema OpenAI accepts with `strict: true`
     "`parameters` rewritten for OpenAI strict mode; raises `StrictSchemaError` naming a parameter strict mode cannot express"
     st = _Strict(tool, parameters)
     if parameters.get('type') != 'object': raise StrictSchemaError(f"The parameters of tool {tool!r} must be a JSON object schema for strict mode, got type {parameters.get('type')!r}")
-    out = st.node({k:v for k,v in parameters.items() if k != '$defs'}, [])
-    if '$defs' in parameters: out['$defs'] = {k: st.node(v, ['$defs', k], 1) for k,v in parameters['$defs'].items()}
+    out = st.node({k:v for k,v in parameters.items() if k not in _DEFS_KEYS}, [])
+    for dk in _DEFS_KEYS:
+        if isinstance(parameters.get(dk), dict): out[dk] = {k: st.node(v, [dk, k], 1) for k,v in parameters[dk].items()}
     return out
 
-# %% ../nbs/01_providers.ipynb #e2022696
+# %% ../nbs/01_providers.ipynb #957e132d
 GEMINI_MAX_REF_DEPTH = 3 # how many levels of a self-referencing type are spelled out for Gemini; deeper levels are sent as JSON text
 # What a Gemini `Schema` has (its OpenAPI subset); other keywords are dropped or moved into the description
 _GEMINI_KEYWORDS = frozenset({'type', 'format', 'description', 'nullable', 'enum', 'maxItems', 'minItems', 'properties', 'required', 'minProperties',
@@ -299,7 +334,7 @@ class _Gemini:
         self.budget.visit(depth)
         if s is True or not isinstance(s, dict): s = {}
         if '$ref' in s:
-            name = s['$ref'].rsplit('/', 1)[-1]
+            name = s['$ref'].rsplit('/', 1)[-1] or 'parameters'
             target = _resolve_ref(s['$ref'], self.root)
             merged = {**target, **{k:v for k,v in s.items() if k != '$ref' and (k != 'description' or v)}}
             if stack.count(name) >= GEMINI_MAX_REF_DEPTH: return _json_text(merged, f"a {name} object (nested more than {GEMINI_MAX_REF_DEPTH} levels deep)")
@@ -363,7 +398,7 @@ def gemini_schema(parameters:dict, # A tool's parameters schema (JSON Schema, `$
     if not parameters.get('properties'): return None # Gemini refuses an object without properties: a tool without parameters has none
     return _Gemini(tool, parameters).node({k:v for k,v in parameters.items() if k not in ('$defs', 'description', 'title')})
 
-# %% ../nbs/01_providers.ipynb #76c49606
+# %% ../nbs/01_providers.ipynb #168e6947
 def _openai_params(spec, strict):
     "(parameters, strict flag) for an OpenAI tool"
     if not strict: return spec['parameters'],False
@@ -418,11 +453,12 @@ def tool_schemas(tools, # A function, a schema dict, a list of them, or a namesp
     if mapped: _remember_names(names)
     return out
 
-def tool_names(tools)->ToolNames:
-    "The `ToolNames` map for `tools` (anything `tool_schemas` takes), collisions checked"
+def tool_names(tools # A function, a schema dict, a list of them, or a namespace: anything `tool_schemas` takes
+              )->ToolNames: # The names' two-way map
+    "The `ToolNames` map for `tools`, collisions checked, without remembering anything process-wide"
     return ToolNames(s['name'] for s in tool_specs(tools))
 
-# %% ../nbs/01_providers.ipynb #1caaf256
+# %% ../nbs/01_providers.ipynb #3bb5ce28
 _KEYWORD = inspect.Parameter.KEYWORD_ONLY
 
 def _gemini_signature(f, info):
@@ -430,8 +466,8 @@ def _gemini_signature(f, info):
     params = []
     for p in info.params:
         if p.hidden: continue
-        if p.kind in (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD):
-            raise SchemaError(f"Parameter {p.name!r} of {info.name!r} is *args/**kwargs, which a model cannot send; list the parameters by name")
+        if p.kind in (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD, inspect.Parameter.POSITIONAL_ONLY):
+            raise SchemaError(f"Parameter {p.name!r} of {info.name!r} is positional-only or *args/**kwargs, which a model cannot send; make it a named parameter")
         ann,default = p.annotation,p.default
         if default is not inspect.Parameter.empty and default is not None:
             default = None
@@ -447,7 +483,7 @@ def gemini_callable(f # A tool: function, method, callable object (sync or async
     def _kwargs(sent):
         unknown = [k for k in sent if k not in sig.parameters]
         if unknown: raise TypeError(f"{info.name}() got unexpected arguments {unknown}; it takes: {', '.join(sig.parameters)}")
-        kw = bind_arguments(f, {k:v for k,v in sent.items() if v is not None}) if any(v is not None for v in sent.values()) or info.required else {}
+        kw = bind_arguments(f, {k:v for k,v in sent.items() if v is not None}) # converted and checked, as `call_func` does
         return {**kw, **{k: None for k,v in sent.items() if v is None}} # the model sent null: it gets None, not the default
     if info.is_async:
         async def wrapper(**kwargs): return await f(**_kwargs(kwargs))
@@ -494,12 +530,12 @@ def parse_arguments(text, # A model's arguments: JSON text, a dict, or None
     if not isinstance(v, dict): return {},f"The arguments for {tool!r} must be a JSON object of name: value pairs, got {type(v).__name__}: {text[:80]}"
     return v,None
 
-# %% ../nbs/01_providers.ipynb #105a968c
+# %% ../nbs/01_providers.ipynb #ca67f6fa
 def _plain(o):
     "An SDK object (pydantic model) as plain data; JSON text parsed; plain data as it is"
     if isinstance(o, (str, bytes, bytearray)):
         try: return json.loads(o)
-        except ValueError as e: raise ValueError(f"parse_tool_calls got text that is not JSON ({e}); pass the response object, its dict, or its JSON") from None
+        except (ValueError, RecursionError) as e: raise ValueError(f"parse_tool_calls got text that is not JSON it can read ({e or 'nested too deeply'}); pass the response object, its dict, or its JSON") from None
     if hasattr(o, 'model_dump') and not isinstance(o, type):
         return o.model_dump(mode='json', exclude_none=True, warnings=False)
     if isinstance(o, (list, tuple)): return [x if isinstance(x, (str, bytes, bytearray)) else _plain(x) for x in o] # e.g. `message.content`, a list of SDK blocks
@@ -513,15 +549,86 @@ def _g(d, *keys):
         if k in d: return d[k]
     return None
 
-_ANTHROPIC_BLOCKS = frozenset({'text', 'thinking', 'redacted_thinking', 'server_tool_use', 'web_search_tool_result', 'web_fetch_tool_result',
-                               'code_execution_tool_result', 'mcp_tool_use', 'mcp_tool_result', 'container_upload', 'image', 'document', 'tool_result'})
-_RESPONSES_ITEMS = frozenset({'message', 'reasoning', 'web_search_call', 'file_search_call', 'computer_call', 'image_generation_call',
-                              'code_interpreter_call', 'local_shell_call', 'mcp_call', 'mcp_list_tools', 'mcp_approval_request', 'function_call_output', 'output_text', 'refusal'})
-
 def _found(provider, id, name, args, custom=False): return (provider, id, name, args, custom)
 
+# One small reader per shape a response (or a piece of one) can have. Each appends the calls it finds to `out` and returns its provider.
+def _chat_completion(d, out, hint):
+    ch = (d['choices'] or [{}])[0] # other choices are alternatives, not more calls
+    _walk(ch.get('message') or ch.get('delta') or {}, out, 'openai')
+    return 'openai'
+
+def _chat_message(d, out, hint):
+    _walk(d.get('tool_calls') or [], out, 'openai')
+    if isinstance(fc := d.get('function_call'), abc.Mapping): out.append(_found('openai', None, fc.get('name'), fc.get('arguments'))) # the legacy `functions` API
+    return 'openai'
+
+def _chat_tool_call(d, out, hint):
+    fn = d['function']; out.append(_found('openai', d.get('id'), fn.get('name'), fn.get('arguments'))); return 'openai'
+
+def _chat_custom_call(d, out, hint):
+    c = d['custom']; out.append(_found('openai', d.get('id'), c.get('name'), {'input': c.get('input', '')}, True)); return 'openai'
+
+def _response(d, out, hint): _walk(d['output'], out, 'openai-responses'); return 'openai-responses'
+
+def _response_call(d, out, hint):
+    custom = d.get('type') == 'custom_tool_call'
+    args = {'input': d.get('input', '')} if custom else d.get('arguments')
+    out.append(_found('openai-responses', d.get('call_id') or d.get('id'), d.get('name'), args, custom)); return 'openai-responses'
+
+def _message_with_blocks(d, out, hint):
+    "An Anthropic `Message` or message dict, or a Responses `message` item (whose blocks are `output_text`)"
+    blocks = d.get('content') if isinstance(d.get('content'), list) else []
+    if hint == 'openai-responses' or any(isinstance(b, abc.Mapping) and b.get('type') in ('output_text', 'refusal') for b in blocks): return 'openai-responses'
+    _walk(blocks, out, 'anthropic')
+    return 'anthropic'
+
+def _tool_use(d, out, hint): out.append(_found('anthropic', d.get('id'), d.get('name'), d.get('input'))); return 'anthropic'
+
+def _gemini_response(d, out, hint):
+    _walk(((d['candidates'] or [{}])[0]).get('content') or {}, out, 'gemini') # the first candidate, as `response.function_calls` does
+    return 'gemini'
+
+def _gemini_content(d, out, hint): _walk(d['parts'] or [], out, 'gemini'); return 'gemini'
+def _gemini_part(d, out, hint): return _gemini_call(_g(d, 'function_call', 'functionCall'), out, hint)
+def _gemini_call(d, out, hint): out.append(_found('gemini', d.get('id'), d.get('name'), d.get('args'))); return 'gemini'
+
+def _mcp_request(d, out, hint):
+    p = d['params']; out.append(_found('mcp', d.get('id'), p.get('name'), p.get('arguments'))); return 'mcp'
+
+def _plain_call(d, out, hint):
+    out.append(_found(hint or 'json_schema', d.get('id'), d.get('name'), d.get('arguments'))); return hint or 'json_schema'
+
+def _no_calls(provider): return lambda d, out, hint: provider
+
+_ANTHROPIC_BLOCKS = frozenset({'text', 'thinking', 'redacted_thinking', 'server_tool_use', 'web_search_tool_result', 'web_fetch_tool_result',
+                               'code_execution_tool_result', 'mcp_tool_use', 'mcp_tool_result', 'container_upload', 'image', 'document', 'tool_result'})
+_RESPONSES_ITEMS = frozenset({'reasoning', 'web_search_call', 'file_search_call', 'computer_call', 'image_generation_call', 'code_interpreter_call',
+                              'local_shell_call', 'mcp_call', 'mcp_list_tools', 'mcp_approval_request', 'function_call_output', 'output_text', 'refusal'})
+_is_map = lambda o: isinstance(o, abc.Mapping)
+
+# (does `d` have this shape, given the provider hint?, its reader): the first match wins, so the specific shapes come before the general ones
+_SHAPES = [
+    (lambda d,h: 'choices' in d, _chat_completion),
+    (lambda d,h: 'candidates' in d, _gemini_response),
+    (lambda d,h: 'tool_calls' in d or (d.get('role') == 'assistant' and isinstance(d.get('content'), (str, type(None))) and h != 'anthropic'), _chat_message),
+    (lambda d,h: d.get('object') == 'response' or (isinstance(d.get('output'), list) and 'type' not in d), _response),
+    (lambda d,h: 'parts' in d, _gemini_content),
+    (lambda d,h: d.get('type') == 'tool_use', _tool_use),
+    (lambda d,h: d.get('type') in ('function_call', 'custom_tool_call'), _response_call),
+    (lambda d,h: d.get('type') in ('function', None) and _is_map(d.get('function')), _chat_tool_call),
+    (lambda d,h: d.get('type') == 'custom' and _is_map(d.get('custom')), _chat_custom_call),
+    (lambda d,h: _is_map(_g(d, 'function_call', 'functionCall')), _gemini_part),
+    (lambda d,h: d.get('type') == 'message' or isinstance(d.get('content'), list), _message_with_blocks),
+    (lambda d,h: d.get('type') in _ANTHROPIC_BLOCKS and h != 'openai-responses', _no_calls('anthropic')),
+    (lambda d,h: d.get('type') in _RESPONSES_ITEMS, _no_calls('openai-responses')),
+    (lambda d,h: d.get('method') == 'tools/call' and _is_map(d.get('params')), _mcp_request),
+    (lambda d,h: 'name' in d and 'args' in d, _gemini_call),
+    (lambda d,h: 'name' in d and 'arguments' in d, _plain_call),
+    (lambda d,h: 'name' in d and 'input' in d, _tool_use),
+]
+
 def _walk(d, out:list, hint=None)->str|None:
-    "Find the tool calls in plain response data `d`, appending to `out`; returns the provider the shape belongs to"
+    "Find the tool calls in plain response data `d`, appending them to `out`; returns the provider the shape belongs to (or `None`)"
     if isinstance(d, (list, tuple)):
         seen = None
         for o in d:
@@ -529,53 +636,14 @@ def _walk(d, out:list, hint=None)->str|None:
             if p and seen and p != seen and {p, seen} != {'mcp', 'json_schema'}: raise ValueError(f"The response mixes {seen} and {p} shapes; pass one response at a time")
             seen = seen or p
         return seen
-    if not isinstance(d, abc.Mapping): return None
-    typ = d.get('type')
-    if 'choices' in d: # OpenAI ChatCompletion
-        ch = d['choices'] or [{}]
-        _walk(ch[0].get('message') or ch[0].get('delta') or {}, out, 'openai')
-        return 'openai'
-    if 'candidates' in d: # Gemini GenerateContentResponse
-        c = (d['candidates'] or [{}])[0]
-        _walk(c.get('content') or {}, out, 'gemini')
-        return 'gemini'
-    if 'tool_calls' in d or (d.get('role') == 'assistant' and isinstance(d.get('content'), (str, type(None))) and hint != 'anthropic'): # OpenAI message
-        _walk(d.get('tool_calls') or [], out, 'openai')
-        if isinstance(fc := d.get('function_call'), abc.Mapping): out.append(_found('openai', None, fc.get('name'), fc.get('arguments'))) # the legacy `functions` API
-        return 'openai'
-    if d.get('object') == 'response' or (isinstance(d.get('output'), list) and typ is None): # Responses API Response
-        _walk(d['output'], out, 'openai-responses')
-        return 'openai-responses'
-    if 'parts' in d: _walk(d['parts'] or [], out, 'gemini'); return 'gemini'
-    if typ == 'tool_use': out.append(_found('anthropic', d.get('id'), d.get('name'), d.get('input'))); return 'anthropic'
-    if typ == 'function_call': out.append(_found('openai-responses', d.get('call_id') or d.get('id'), d.get('name'), d.get('arguments'))); return 'openai-responses'
-    if typ == 'custom_tool_call': out.append(_found('openai-responses', d.get('call_id') or d.get('id'), d.get('name'), {'input': d.get('input', '')}, True)); return 'openai-responses'
-    if typ in ('function', None) and isinstance(d.get('function'), abc.Mapping):
-        fn = d['function']; out.append(_found('openai', d.get('id'), fn.get('name'), fn.get('arguments'))); return 'openai'
-    if typ == 'custom' and isinstance(d.get('custom'), abc.Mapping):
-        c = d['custom']; out.append(_found('openai', d.get('id'), c.get('name'), {'input': c.get('input', '')}, True)); return 'openai'
-    if (fc := _g(d, 'function_call', 'functionCall')) is not None and isinstance(fc, abc.Mapping): # a Gemini Part
-        out.append(_found('gemini', fc.get('id'), fc.get('name'), fc.get('args'))); return 'gemini'
-    if d.get('type') == 'message' or isinstance(d.get('content'), list): # an Anthropic Message, a message dict, or a Responses message item
-        blocks = d.get('content') if isinstance(d.get('content'), list) else []
-        kinds = {b.get('type') for b in blocks if isinstance(b, abc.Mapping)}
-        if kinds & {'output_text', 'refusal'} or hint == 'openai-responses': return 'openai-responses'
-        _walk(blocks, out, 'anthropic')
-        return 'anthropic'
-    if typ in _ANTHROPIC_BLOCKS and hint != 'openai-responses': return 'anthropic'
-    if typ in _RESPONSES_ITEMS: return 'openai-responses'
-    if d.get('method') == 'tools/call' and isinstance(d.get('params'), abc.Mapping): # an MCP request
-        p = d['params']; out.append(_found('mcp', d.get('id'), p.get('name'), p.get('arguments'))); return 'mcp'
-    if 'name' in d and 'args' in d: out.append(_found('gemini', d.get('id'), d.get('name'), d.get('args'))); return 'gemini' # a Gemini FunctionCall
-    if 'name' in d and 'arguments' in d: out.append(_found(hint or 'json_schema', d.get('id'), d.get('name'), d.get('arguments'))); return hint or 'json_schema'
-    if 'name' in d and 'input' in d: out.append(_found('anthropic', d.get('id'), d.get('name'), d.get('input'))); return 'anthropic'
-    return None
+    if not _is_map(d): return None
+    return next((read(d, out, hint) for matches,read in _SHAPES if matches(d, hint)), None)
 
-# %% ../nbs/01_providers.ipynb #df83ce85
-def _call(provider, id, name, raw, custom, names)->dict:
+# %% ../nbs/01_providers.ipynb #537b7298
+def _call(id, name, raw, custom, names)->dict:
+    "One parsed call: name mapped back, arguments a dict, or an error saying what was wrong"
     if not isinstance(name, str) or not name:
-        c = {'id': id, 'name': name if isinstance(name, str) else '', 'arguments': {}, 'error': f"The tool call has no tool name (got {name!r}); call one of the tools by name"}
-        return c
+        return {'id': id, 'name': name if isinstance(name, str) else '', 'arguments': {}, 'error': f"The tool call has no tool name (got {name!r}); call one of the tools by name"}
     try: py = python_tool_name(name, names)
     except ToolNameCollision as e: return {'id': id, 'name': name, 'arguments': {}, 'error': str(e)}
     args,err = parse_arguments(raw, py)
@@ -591,26 +659,27 @@ def parse_tool_calls(response, # A model response: SDK object, its dict or JSON 
     "The tool calls in `response`, in order, with tool names mapped back and arguments parsed into dicts"
     if provider is not None: _check_provider(provider)
     found = []
-    detected = _walk(_plain(response), found, provider)
+    try: detected = _walk(_plain(response), found, provider)
+    except RecursionError: raise ValueError("The response is nested too deeply to be a model response; pass the response object, its dict, or its JSON") from None
     want = {'gemini-json-schema': 'gemini'}.get(provider, provider)
     if want and detected and detected != want and detected not in ('json_schema', 'mcp') and want not in ('json_schema', 'mcp'):
         raise ValueError(f"The response looks like {detected!r}, not {provider!r}; pass provider={detected!r} or None")
     calls = []
     for p,id,name,raw,custom in found:
         dialect = want if want and p in ('json_schema', 'mcp') else p
-        calls.append(_call(dialect, id, name, raw, custom, names))
+        calls.append(_call(id, name, raw, custom, names))
         _remember_call(id, dialect, custom)
     return calls
 
-# %% ../nbs/01_providers.ipynb #f4c0b54d
-def tool_output_text(output)->str:
+# %% ../nbs/01_providers.ipynb #a26c30fc
+def tool_output_text(output # What a tool returned
+                    )->str: # Text for a model
     "A tool's return value as text for a model: `str` as it is, anything else as JSON"
     if isinstance(output, str): return output
     if isinstance(output, (bytes, bytearray)): return bytes(output).decode('utf-8', 'replace')
-    try: return json.dumps(output, ensure_ascii=False)
+    try: return json.dumps(output, ensure_ascii=False, allow_nan=False)
     except (TypeError, ValueError): pass
-    from toolslm_like.funccall import _jsonable
-    try: return json.dumps(_jsonable(output), ensure_ascii=False)
+    try: return json.dumps(to_jsonable(output), ensure_ascii=False, allow_nan=False)
     except (TypeError, ValueError): return str(output)
 
 def _text_and_error(r)->tuple[str,bool]:
@@ -618,27 +687,38 @@ def _text_and_error(r)->tuple[str,bool]:
     if err is not None and err is not False: return (err if isinstance(err, str) else tool_output_text(err)),True
     return tool_output_text(r.get('output')),False
 
+def _match_keys(items)->list:
+    "What pairs a result with its call: the id, or (Gemini calls often have none) the name and how many calls of that name came before"
+    seen,keys = {},[]
+    for o in items:
+        if o.get('id') is not None: keys.append(o['id']); continue
+        n = seen[o.get('name')] = seen.get(o.get('name'), -1) + 1
+        keys.append((o.get('name'), n))
+    return keys
+
 def _order(results, calls)->list:
     "Results in the order of `calls` (matched by id); a call without a result gets one carrying an error"
-    by_id = {}
-    for r in results:
-        if r.get('id') in by_id: raise ValueError(f"Two results have the id {r.get('id')!r}; each call gets exactly one result")
-        by_id[r.get('id')] = r
-    ids = [c.get('id') for c in calls]
-    if (extra := [i for i in by_id if i not in ids]): raise ValueError(f"Results {extra} match no call; the calls' ids are {ids}")
-    return [by_id.get(c.get('id')) or {'id': c.get('id'), 'name': c.get('name'), 'output': None, 'error': 'The tool did not return a result for this call'} for c in calls]
+    by_key = {}
+    for k,r in zip(_match_keys(results), results):
+        if k in by_key: raise ValueError(f"Two results have the id {r.get('id')!r}; each call gets exactly one result")
+        by_key[k] = r
+    keys = _match_keys(calls)
+    if (extra := [k for k in by_key if k not in keys]): raise ValueError(f"Results {extra} match no call; the calls are {keys}")
+    return [by_key.get(k) or {'id': c.get('id'), 'name': c.get('name'), 'output': None, 'error': 'The tool did not return a result for this call'} for k,c in zip(keys, calls)]
+
+def _remembered_call(id): return _call_dialects.get(id) if isinstance(id, str) else None
 
 def _dialect_of(results)->str:
     for r in results:
         if r.get('provider') in _DIALECTS: return r['provider']
-        if (hit := _call_dialects.get(r.get('id'))) is not None: return hit[0]
+        if (hit := _remembered_call(r.get('id'))) is not None: return hit[0]
         if isinstance(r.get('id'), str) and r['id'].startswith(('toolu_', 'srvtoolu_')): return 'anthropic'
     if results and all(r.get('id') is None for r in results): return 'gemini'
     raise ValueError("format_tool_results cannot tell which provider these results are for; pass provider= (one of: " + ', '.join(PROVIDERS) + ')')
 
-def _is_custom(r): return r.get('type') == 'custom' or (_call_dialects.get(r.get('id')) or (None, False))[1]
+def _is_custom(r): return r.get('type') == 'custom' or (_remembered_call(r.get('id')) or (None, False))[1]
 
-# %% ../nbs/01_providers.ipynb #b6d4c798
+# %% ../nbs/01_providers.ipynb #0436ac13
 def _openai_results(rs): return [{'role': 'tool', 'tool_call_id': r.get('id'), 'content': _text_and_error(r)[0]} for r in rs]
 
 def _responses_results(rs):
@@ -661,7 +741,7 @@ def _gemini_results(rs):
         fr = {'name': provider_tool_name(r['name']), 'response': {'error': text} if err else {'output': text}}
         if r.get('id') is not None: fr = {'id': r['id'], **fr}
         parts.append({'function_response': fr})
-    return {'role': 'user', 'parts': parts}
+    return parts
 
 def _mcp_results(rs):
     out = []
