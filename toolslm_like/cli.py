@@ -8,14 +8,15 @@ Docs: https://toolslm-like.github.io/toolslm_like/cli.html.md"""
 __all__ = ['CLIError', 'import_module', 'split_spec', 'load_tools', 'schema_command', 'parse_arguments', 'call_command',
            'serve_command', 'main']
 
-# %% ../nbs/07_cli.ipynb #374824fd
+# %% ../nbs/07_cli.ipynb #2018c33f
 import argparse, asyncio, concurrent.futures, contextlib, difflib, importlib, importlib.util, inspect, io, json, os, re, sys
 from pathlib import Path
 from .funccall import get_schema, call_func, run_with_timeout, tool_traceback, SchemaError, ArgumentError, ToolNotFoundError
-from .funccall import _Timeout, _jsonable # what `run_with_timeout` raises; JSON forms of values
+from .funccall import to_jsonable
+from .funccall import _Timeout # what `run_with_timeout` raises at its time limit
 from .providers import tool_schemas, PROVIDERS
 
-# %% ../nbs/07_cli.ipynb #0db2b0db
+# %% ../nbs/07_cli.ipynb #f60c74a8
 class CLIError(Exception):
     "A problem with what was typed: the message says what was wrong and what to do"
 
@@ -47,7 +48,7 @@ def import_module(name:str # A dotted module name, or a path to a .py file
     except (Exception, SystemExit) as e:
         raise CLIError(f"Module {name!r} was found, but importing it failed: {type(e).__name__}: {e}") from None
 
-# %% ../nbs/07_cli.ipynb #33120f72
+# %% ../nbs/07_cli.ipynb #5501e58e
 def _public_functions(mod)->dict:
     "The public functions `mod` defines itself (not those it imports), in the order it defines them"
     return {k: v for k,v in vars(mod).items() if not k.startswith('_') and inspect.isfunction(v) and v.__module__ == mod.__name__}
@@ -83,7 +84,7 @@ def load_tools(spec:str # 'module', 'module:f' or 'module:f,g' (a module may be 
     if not ns: raise CLIError(f"Module {name!r} defines no public functions: name the ones to use, e.g. {name}:function")
     return ns
 
-# %% ../nbs/07_cli.ipynb #02ec3cf8
+# %% ../nbs/07_cli.ipynb #50b08205
 def _describable(ns:dict, explicit:bool)->dict:
     "The tools in `ns` that `get_schema` can describe; the others are an error when named `explicit`ly, else left out with a note"
     out = {}
@@ -110,7 +111,7 @@ def schema_command(spec:str, provider:str|None=None, strict:bool=False)->str:
     else: schemas = [get_schema(f, name=k) for k,f in ns.items()]
     return _dumps(schemas[0] if len(schemas) == 1 else schemas)
 
-# %% ../nbs/07_cli.ipynb #6603e161
+# %% ../nbs/07_cli.ipynb #d3170d8a
 def parse_arguments(text:str # The JSON text given on the command line
                    )->dict:
     "The arguments of a call: a JSON object, or `CLIError` saying what is wrong with the text"
@@ -123,7 +124,7 @@ def parse_arguments(text:str # The JSON text given on the command line
 
 def _shown(v)->str:
     if isinstance(v, str): return v
-    try: return _dumps(_jsonable(v))
+    try: return _dumps(to_jsonable(v))
     except TypeError: return repr(v)
 
 def _run_call(name, args, ns):
@@ -146,7 +147,7 @@ def call_command(spec:str, arguments:str='{}', timeout:float|None=None)->tuple: 
     except KeyboardInterrupt: raise
     except BaseException as e: return 1, '', tool_traceback(e).rstrip()
 
-# %% ../nbs/07_cli.ipynb #f322b295
+# %% ../nbs/07_cli.ipynb #90a7a639
 def serve_command(spec:str, http:bool=False, host:str='127.0.0.1', port:int=8000, name:str|None=None):
     "Serve the functions `spec` names over MCP until the client (stdio) or Ctrl-C (HTTP) ends it"
     from toolslm_like.mcp import serve_mcp, mcp_server # light: the SDK itself is imported by `mcp_server`
@@ -158,7 +159,7 @@ def serve_command(spec:str, http:bool=False, host:str='127.0.0.1', port:int=8000
     mod = split_spec(spec)[0]
     serve_mcp(ns, 'http' if http else 'stdio', name=name or (Path(mod).stem if mod.endswith('.py') else mod), host=host, port=port)
 
-# %% ../nbs/07_cli.ipynb #92a5a2f8
+# %% ../nbs/07_cli.ipynb #08b623e8
 def _parser()->argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog='toolslm-like', description="Make Python functions tools a language model can call: show their schemas, run a call, or serve them over MCP.")
     sub = p.add_subparsers(dest='command', metavar='{schema,call,serve}')
