@@ -10,7 +10,7 @@ __all__ = ['OMITTED', 'mcp_tool_defs', 'tool_result', 'error_result', 'call_mcp_
            'JSONSchemaKind', 'tool_params', 'tool_function', 'MCPToolError', 'tool_output', 'MCPClient', 'connect_mcp',
            'mcp_tools']
 
-# %% ../nbs/06_mcp.ipynb #07e20f3a
+# %% ../nbs/06_mcp.ipynb #aa9a7e5b
 import asyncio, atexit, concurrent.futures, inspect, json, keyword, math, os, re, shlex, sys, threading, time, warnings
 from typing import Any, Annotated, Literal, Union
 from fastcore.basics import patch_to
@@ -20,7 +20,7 @@ from .funccall import (get_schema, mk_ns, prepare_call, call_func_async, tool_tr
 from .funccall import to_jsonable
 from .funccall import _Bad, _got, _show # how type kinds report a bad value, as the built-in kinds do
 
-# %% ../nbs/06_mcp.ipynb #3c820d82
+# %% ../nbs/06_mcp.ipynb #22774278
 # MCP tool names (SEP-986): what every client may rely on
 _MCP_NAME = re.compile(r'^[A-Za-z0-9._-]{1,128}$')
 
@@ -35,7 +35,7 @@ def mcp_tool_defs(tools # A namespace: a function, a list of functions and dicts
         defs.append(get_schema(f, 'inputSchema', name=name))
     return defs
 
-# %% ../nbs/06_mcp.ipynb #9547becb
+# %% ../nbs/06_mcp.ipynb #e12a2c70
 def tool_result(out # What a tool returned
                ): # `mcp_types.CallToolResult`
     "A tool's return value as an MCP result: text as it is, other values as JSON text (a JSON object also as `structuredContent`)"
@@ -69,7 +69,7 @@ async def call_mcp_tool(name:str, # The tool's name, as the client sent it
     except (Exception, SystemExit) as e: return error_result(tool_traceback(e).strip())
     return tool_result(out)
 
-# %% ../nbs/06_mcp.ipynb #4cc5f064
+# %% ../nbs/06_mcp.ipynb #5fd9040c
 def mcp_server(tools, # A namespace: a function, a list of functions and dicts, or a mapping
                name:str='toolslm_like', # The server's name, as clients see it
                instructions:str|None=None, # Text that tells a client's model how to use these tools
@@ -87,7 +87,7 @@ def mcp_server(tools, # A namespace: a function, a list of functions and dicts, 
     return Server(name, version=__version__, instructions=instructions, on_list_tools=on_list_tools, on_call_tool=on_call_tool,
                   get_tool_input_schema=schemas.get)
 
-# %% ../nbs/06_mcp.ipynb #89e64311
+# %% ../nbs/06_mcp.ipynb #b668d1fb
 def mcp_http_app(tools, # A namespace of tools
                  name:str='toolslm_like', # The server's name
                  path:str='/mcp', # The URL path of the MCP endpoint
@@ -117,7 +117,7 @@ def serve_mcp(tools, transport:str='stdio', name:str='toolslm_like', host:str='1
     "Serve `tools` over MCP (stdio, or streamable HTTP with `transport='http'`), blocking until done"
     asyncio.run(serve_mcp_async(tools, transport, name, host, port, path))
 
-# %% ../nbs/06_mcp.ipynb #af907495
+# %% ../nbs/06_mcp.ipynb #14e83c17
 class MCPHTTPServer:
     "Serve `tools` over streamable HTTP from a background thread; `start()`, `stop()`, or use it as a context manager"
     def __init__(self, tools, host:str='127.0.0.1', port:int=0, path:str='/mcp', name:str='toolslm_like'):
@@ -148,7 +148,7 @@ class MCPHTTPServer:
     def __exit__(self, *exc): self.stop()
     def __repr__(self): return f"MCPHTTPServer({self.url or 'not started'})"
 
-# %% ../nbs/06_mcp.ipynb #0cc0f704
+# %% ../nbs/06_mcp.ipynb #4517d838
 # Third-party schemas are untrusted input: everything below walks them, so their size is bounded first
 _MAX_SCHEMA_DEPTH = 32       # levels of nesting in one tool's inputSchema (real ones have under 10)
 _MAX_SCHEMA_NODES = 10_000   # objects and arrays in one tool's inputSchema (a `$defs` fan-out must not explode)
@@ -181,7 +181,7 @@ def check_schema_bounds(schema, # A JSON schema from a third party
             else: stack.extend((v, d+1) for v in o)
         if chars > _MAX_SCHEMA_CHARS: raise SchemaError(f"{where} has more than {_MAX_SCHEMA_CHARS} characters of text")
 
-# %% ../nbs/06_mcp.ipynb #7c60df7d
+# %% ../nbs/06_mcp.ipynb #8062ea79
 _json_types = {'integer': int, 'number': float, 'string': str, 'boolean': bool, 'null': type(None)}
 _annotation_keys = ('title', 'description', 'default', 'examples', '$comment') # say what a value means, not which values fit
 
@@ -219,7 +219,7 @@ def schema_annotation(s:dict, # The schema of one property, from a tool's inputS
     except (SchemaError, TypeError): pass
     return JSONSchema(s, defs)
 
-# %% ../nbs/06_mcp.ipynb #8e0fa4e9
+# %% ../nbs/06_mcp.ipynb #b9f3e765
 class JSONSchema:
     "An annotation that is a JSON schema (e.g. from an MCP server): `get_schema` shows it as it is, `call_func` checks values against it"
     def __init__(self, schema:dict, defs:dict|None=None): self.schema,self.defs = schema,defs or {}
@@ -268,7 +268,7 @@ def _describe_schema(s, defs, depth=0)->str:
     unit = ' characters' if 'string' in ts and ('minLength' in s or 'maxLength' in s) else ' items' if 'array' in ts and ('minItems' in s or 'maxItems' in s) else ''
     return words + (f", {' and '.join(bounds)}{unit}" if bounds else '')
 
-# %% ../nbs/06_mcp.ipynb #d1af62e2
+# %% ../nbs/06_mcp.ipynb #30b03d24
 def _convert_type(v, t, c, strict):
     "`v` as JSON type `t`, with funccall's (lax or strict) conversions for the scalar types"
     if t in _json_types: return c.convert(v, _json_types[t] if t != 'number' or not isinstance(v, int) else int, strict=strict)
@@ -382,7 +382,7 @@ def _check_node(v, s, defs, c, budget, hops):
     elif isinstance(v, dict): v = _check_object(v, s, defs, c, budget)
     return v
 
-# %% ../nbs/06_mcp.ipynb #a5efb91e
+# %% ../nbs/06_mcp.ipynb #02751153
 def _refs_in(o, out:set):
     "Names of the `#/$defs/...` that `o` refers to"
     stack = [o]
@@ -425,7 +425,7 @@ class JSONSchemaKind(TypeKind):
 
 add_type_kind(JSONSchemaKind())
 
-# %% ../nbs/06_mcp.ipynb #fa27e742
+# %% ../nbs/06_mcp.ipynb #8fcba731
 class _Omitted:
     "Default of an optional parameter that is not sent when left out, so the server applies its own default"
     def __repr__(self): return 'OMITTED'
@@ -497,7 +497,7 @@ def tool_function(tool:dict, # An MCP tool definition: name, description, inputS
     fn.mcp_tool = tool
     return fn
 
-# %% ../nbs/06_mcp.ipynb #1c8a6bb1
+# %% ../nbs/06_mcp.ipynb #119b0a10
 class MCPToolError(RuntimeError):
     "An MCP server reported that a tool call failed (`isError`); the message is the server's"
 
@@ -518,7 +518,7 @@ def tool_output(result, # An `mcp_types.CallToolResult`
     vals = [_block_value(b) for b in result.content]
     return None if not vals else vals[0] if len(vals) == 1 else vals
 
-# %% ../nbs/06_mcp.ipynb #aad74b45
+# %% ../nbs/06_mcp.ipynb #21be8a15
 _loop_lock,_loop = threading.Lock(),None
 
 def _background_loop()->asyncio.AbstractEventLoop:
@@ -554,7 +554,7 @@ _open_clients = set()
 def _close_all():
     for c in list(_open_clients): c.close(timeout=5)
 
-# %% ../nbs/06_mcp.ipynb #79a4e9c8
+# %% ../nbs/06_mcp.ipynb #11a76a5e
 class MCPClient:
     "A connection to one MCP server; `tools` and `async_tools` are its tools as Python functions"
     def __init__(self, server, # A command (str or list) for stdio, an http(s) URL, or anything `mcp.Client` takes
@@ -575,7 +575,7 @@ class MCPClient:
 
     def __repr__(self): return f"MCPClient({self._where()!r}, {len(self.tools)} tools{'' if self._client else ', not connected'})"
 
-# %% ../nbs/06_mcp.ipynb #53dbfa73
+# %% ../nbs/06_mcp.ipynb #6d75c6be
 async def _list_tools(client)->list:
     "All the tools `client`'s server lists, page by page (bounded in pages and tools)"
     tools,cursor = [],None
@@ -623,7 +623,7 @@ async def _session(self, ready:concurrent.futures.Future):
         if isinstance(e, (asyncio.CancelledError, KeyboardInterrupt, SystemExit)): raise
     finally: self._client = None
 
-# %% ../nbs/06_mcp.ipynb #ee8ff9a5
+# %% ../nbs/06_mcp.ipynb #0f8e9894
 @patch_to(MCPClient)
 def connect(self):
     "Connect, list the server's tools, and make them functions (`tools`, `async_tools`); returns `self`"
@@ -649,8 +649,16 @@ def _warm_up_jsonschema():
     if 'jsonschema' not in sys.modules: threading.Thread(target=lambda: __import__('jsonschema'), name='toolslm_like-warm-up', daemon=True).start()
 
 @patch_to(MCPClient)
+def refresh(self):
+    "List the server's tools again (after it says they changed); `tools` and `async_tools` are updated in place"
+    loop = self._running_loop('tools/list')
+    if _in_loop(loop): raise RuntimeError("MCPClient.refresh was called from the MCP client's own event loop")
+    self._make_tools(asyncio.run_coroutine_threadsafe(_list_tools(self._client), loop).result(self.connect_timeout))
+    return self
+
+@patch_to(MCPClient)
 def _make_tools(self, listed):
-    self.tools,self.async_tools,self.skipped,self.tool_defs = {},{},{},{}
+    for d in (self.tools, self.async_tools, self.skipped, self.tool_defs): d.clear() # in place: a namespace handed out stays current
     for t in listed:
         d,key = t.model_dump(mode='json', by_alias=True, exclude_none=True),self.prefix + t.name
         try:
@@ -691,7 +699,7 @@ MCPClient.__exit__ = lambda self, *exc: self.close()
 MCPClient.__aenter__ = lambda self: self.aconnect()
 MCPClient.__aexit__ = lambda self, *exc: self.aclose()
 
-# %% ../nbs/06_mcp.ipynb #e7a9f963
+# %% ../nbs/06_mcp.ipynb #2eea6f1e
 @patch_to(MCPClient)
 def _running_loop(self, name):
     if self._client is None: raise ConnectionError(f"Cannot call MCP tool {name!r}: the client for {self._where()!r} is not connected (closed, or the server ended); call `connect()` again")
@@ -729,7 +737,7 @@ async def _acall(self, name, arguments):
     try: return await asyncio.wait_for(asyncio.wrap_future(asyncio.run_coroutine_threadsafe(self._send(name, arguments), loop)), self.timeout)
     except asyncio.TimeoutError: raise TimeoutError(f"The MCP tool {name!r} did not answer within {self.timeout}s") from None
 
-# %% ../nbs/06_mcp.ipynb #f2fa8a01
+# %% ../nbs/06_mcp.ipynb #96639fbf
 def connect_mcp(server, # A command (str or list) for stdio, an http(s) URL, or anything `mcp.Client` takes
                 **kwargs # Passed to `MCPClient`: env, cwd, headers, prefix, timeout, connect_timeout
                )->MCPClient:
