@@ -264,3 +264,21 @@ def test_unreadable_arguments_go_back_as_an_error(api):
     (_,c1,_),(_,c2,_) = results_in(api, srv.requests[1])
     assert 'JSON' in c1 and c2 == '3'
     assert history.answer == 'Fixed.'
+
+def test_a_toolbox_passed_in_is_used_with_execute_options_and_left_open():
+    "A tool past its time limit gets a timeout result at the limit; the caller's Toolbox stays usable"
+    import time
+    from toolslm_like.toolbox import Toolbox
+    stop = threading.Event()
+    def slow(x:int)->int:
+        "Wait (until told to stop), then return x"
+        stop.wait(5); return x
+    tb = Toolbox([slow, add])
+    try:
+        with AnthropicServer([[('slow', {'x': 1}), ('add', {'a': 1, 'b': 1})], 'One was too slow.']) as srv:
+            history = run_loop('anthropic', srv, tools=tb, execute_options={'timeout': 0.2})
+        assert srv.problems == []
+        (_,c1,e1),(_,c2,e2) = results_in('anthropic', srv.requests[1])
+        assert e1 is True and 'Timeout' in c1 and (c2, e2) == ('2', None)
+        assert tb.execute([{'id': 'x', 'name': 'add', 'arguments': {'a': 2, 'b': 2}}])[0]['output'] == 4
+    finally: stop.set(); tb.close()

@@ -10,10 +10,10 @@ __all__ = ['TEXT_TOOLS_INTRO', 'TEXT_TOOLS_HOWTO', 'MAX_TEXT_CHARS', 'MAX_JSON_D
            'text_tools_prompt', 'parse_text_tool_calls', 'text_tool_results', 'client_api', 'ChatDialect',
            'ResponsesDialect', 'AnthropicDialect', 'LoopStep', 'ToolHistory', 'tool_loop', 'atool_loop']
 
-# %% ../nbs/04_toolloop.ipynb #e5b2465f
+# %% ../nbs/04_toolloop.ipynb #fed75263
 import ast, asyncio, dataclasses, inspect, json, re
 from typing import Any, Callable
-from .providers import tool_schemas, tool_names, parse_tool_calls, format_tool_results, tool_output_text
+from .providers import parse_tool_calls, format_tool_results, tool_output_text
 from .toolbox import Toolbox
 
 # %% ../nbs/04_toolloop.ipynb #25545eb9
@@ -405,7 +405,7 @@ class _Loop:
         yield 'step', step
         return self.history
 
-# %% ../nbs/04_toolloop.ipynb #e255ae85
+# %% ../nbs/04_toolloop.ipynb #6d2e8049
 @dataclasses.dataclass
 class _Run:
     "A tool loop with what it needs to run: the client's `create`, the toolbox, the callback"
@@ -456,8 +456,8 @@ def _setup(client, messages, tools, model, max_iters, api, native, system, on_st
     toolbox = tools if isinstance(tools, Toolbox) else Toolbox(tools)
     ns = toolbox.ns
     if not ns: raise ValueError("tool_loop needs at least one tool: pass a function, a list of them, or a namespace dict")
-    schemas = tool_schemas(ns, provider, strict=strict) if native else tool_schemas(ns, 'json_schema')
-    names = tool_names(ns) if native else list(ns) # native: the names the provider saw, to map back; text: the tools' own names
+    schemas = toolbox.schemas(provider, strict=strict) if native else toolbox.schemas('json_schema')
+    names = toolbox.tool_names() if native else list(ns) # native: the names the provider saw, to map back; text: the tools' own names
     dialect = DIALECTS[provider]
     loop = _Loop(dialect, model, ToolHistory(messages, provider), schemas, names, max_iters, native, system, dict(create_options))
     return _Run(loop, dialect.create(client), toolbox, toolbox is not tools, is_async, on_step, {'parallel': parallel, **(execute_options or {})})
