@@ -143,7 +143,7 @@ def _calls_in(value, names:frozenset|None, depth=0)->list:
         call['raw_arguments'] = inner.get(arg_key)
     return [call]
 
-# %% ../nbs/04_toolloop.ipynb #92030196
+# %% ../nbs/04_toolloop.ipynb #f4440f99
 def parse_text_tool_calls(text:str, # What the model wrote
                           names=None, # Tool names the model was offered: an object naming one of them is a call even without arguments
                           id_prefix:str='call_' # Calls without an id get `f"{id_prefix}{n}"`, n counting from 1
@@ -160,7 +160,7 @@ def parse_text_tool_calls(text:str, # What the model wrote
         value = _read_json_ish(text[start:end]) if end else _unreadable
         found = _calls_in(value, names) if value is not _unreadable else []
         if found: calls += found; pos = end
-        elif value is not _unreadable and isinstance(value, dict): pos = end # some other JSON object: its insides are data too
+        elif value is not _unreadable: pos = end # JSON that holds no call (`_calls_in` looked through its lists): its insides are data
         else:
             failed += value is _unreadable
             pos = start + 1 # look inside: a call may sit within an unreadable or non-call span
