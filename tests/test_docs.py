@@ -1,0 +1,317 @@
+"""The docs site, built offline from every notebook by `scripts/build_docs.py` and checked as a reader sees it:
+each notebook has a page with the API docs of what it exports and its examples' outputs, links resolve,
+nothing comes from the network, README.md is what `nbs/index.ipynb` generates, and in headless Chromium the
+pages render with their API names visible and load nothing from off the machine."""
+import ast, html.parser, json, os, re, shutil, subprocess, sys, tempfile, time
+from pathlib import Path
+from urllib.parse import unquote, urldefrag, urlparse
+import pytest, yaml
+from nbdev.config import get_config, nbpath2html
+
+root = Path(__file__).resolve().parent.parent
+nbs = root/'nbs'
+# The notebooks that get pages, found as the build finds them, so notebooks added later are checked too
+notebooks = sorted(p for p in nbs.rglob('*.ipynb') if not any(s[0] in '_.' for s in p.relative_to(nbs).parts))
+page_of = {nb: nbpath2html(nb.relative_to(nbs)).as_posix() for nb in notebooks}
+
+@pytest.fixture(scope='module')
+def built(tmp_path_factory):
+    "The site, processed notebooks and README built into a temporary directory by the one offline command"
+    d = tmp_path_factory.mktemp('docs')
+    cmd = [sys.executable, str(root/'scripts'/'build_docs.py'), '--dest', str(d/'_docs'), '--proc', str(d/'_proc'), '--readme', str(d/'README.md')]
+    t0 = time.perf_counter()
+    r = subprocess.run(cmd, cwd=root, capture_output=True, text=True, timeout=1800)
+    assert r.returncode == 0, f"docs build failed:\n{r.stdout[-3000:]}\n{r.stderr[-8000:]}"
+    print(f"docs build took {time.perf_counter()-t0:.1f}s")
+    return d
+
+def _directives(src:str)->set:
+    return {m[1] for m in re.finditer(r'^\s*#\|\s*([\w-]+)', src, re.M)}
+
+def exported_names(nb:Path)->list[str]:
+    "The public functions and classes notebook `nb` exports (each gets `show_doc` API docs on its page)"
+    names = []
+    for c in json.loads(nb.read_text())['cells']:
+        src = ''.join(c['source']) if isinstance(c['source'], list) else c['source']
+        d = _directives(src)
+        if c['cell_type'] != 'code' or not d & {'export', 'exports'} or 'hide' in d: continue
+        try: tree = ast.parse(re.sub(r'^\s*[%!].*$', '', src, flags=re.M))
+        except SyntaxError: continue
+        names += [n.name for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+                  and (not n.name.startswith('_') or n.name.startswith('__'))]
+    return names
+
+# ---------------------------------------------------------------------------------------------------------------
+# Reading pages as HTML
+
+class _PageParser(html.parser.HTMLParser):
+    "Collects a page's ids, its links (`a href`), the resources it loads, and its text"
+    def __init__(self):
+        super().__init__()
+        self.ids,self.links,self.resources,self.text = set(),[],[],[]
+        self._skip = 0
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        if 'id' in a: self.ids.add(a['id'])
+        if tag == 'a' and 'name' in a: self.ids.add(a['name'])
+        if tag == 'a' and a.get('href') is not None: self.links.append(a['href'])
+        if tag in ('img', 'script', 'iframe', 'source', 'audio', 'video', 'embed', 'input', 'track') and a.get('src'): self.resources.append(a['src'])
+        if tag == 'link' and a.get('href'): self.resources.append(a['href'])
+        if tag in ('object',) and a.get('data'): self.resources.append(a['data'])
+        if tag in ('style', 'script'): self._skip += 1
+        for v in a.values():
+            if v and re.search(r'url\(\s*[\'"]?(?:https?:)?//', v): self.resources.append(v)
+    def handle_endtag(self, tag):
+        if tag in ('style', 'script'): self._skip -= 1
+    def handle_data(self, data):
+        if not self._skip: self.text.append(data)
+
+def parse_page(path:Path)->_PageParser:
+    p = _PageParser(); p.feed(path.read_text()); p.close()
+    return p
+
+def _is_remote(url:str)->bool: return bool(re.match(r'^(?:[a-z][a-z0-9+.-]*:)?//', url.strip(), re.I))
+
+def broken_links(site:Path)->list[str]:
+    "Every link or resource in the site's pages that points inside the site at a file or an anchor that is not there"
+    problems,pages = [],{p: parse_page(p) for p in site.rglob('*.html')}
+    for page,parsed in pages.items():
+        for href in parsed.links + parsed.resources:
+            if _is_remote(href) or re.match(r'^[a-z][a-z0-9+.-]*:', href, re.I): continue  # off-site links and data:, mailto:
+            path,frag = urldefrag(href)
+            target = (page.parent/unquote(path)).resolve() if path else page
+            if site.resolve() not in (target, *target.parents): problems.append(f"{page.name}: {href} points outside the site"); continue
+            if not target.is_file(): problems.append(f"{page.name}: {href} -> no such file"); continue
+            if frag and target.suffix == '.html' and unquote(frag) not in (pages[target] if target in pages else parse_page(target)).ids:
+                problems.append(f"{page.name}: {href} -> no element with id {frag!r}")
+    return problems
+
+def network_resources(site:Path)->list[str]:
+    "Everything the site's pages or stylesheets would fetch from the network when shown"
+    found = [f"{p.name}: {r}" for p in site.rglob('*.html') for r in parse_page(p).resources if _is_remote(r) or '//' in r and 'url(' in r]
+    for css in site.rglob('*.css'):
+        found += [f"{css.name}: {m[0]}" for m in re.finditer(r'(?:@import\s+|url\()\s*[\'"]?(?:https?:)?//[^\s\'")]+', css.read_text())]
+    return found
+
+def test_checkers_find_problems(tmp_path):
+    "The link and network checks below can fail: a made-up site with one of each problem"
+    (tmp_path/'a.html').write_text('<h1 id="top">A</h1><a href="b.html">ok</a><a href="b.html#there">ok</a><a href="c.html">gone</a>'
+                                   '<a href="b.html#nowhere">bad anchor</a><a href="https://example.com/">fine: a link out</a>'
+                                   '<link rel="stylesheet" href="https://cdn.example.com/x.css"><img src="//cdn.example.com/y.png">')
+    (tmp_path/'b.html').write_text('<h2 id="there">B</h2><a href="a.html#top">back</a>')
+    (tmp_path/'s.css').write_text('@import url("https://fonts.example.com/f.css"); body { color: red }')
+    assert sorted(broken_links(tmp_path)) == ["a.html: b.html#nowhere -> no element with id 'nowhere'", 'a.html: c.html -> no such file']
+    assert sorted(network_resources(tmp_path)) == ['a.html: //cdn.example.com/y.png', 'a.html: https://cdn.example.com/x.css',
+                                                   's.css: url("https://fonts.example.com/f.css']
+    assert 'id="there"' in (tmp_path/'b.html').read_text() and exported_names(nbs/'index.ipynb') == []
+
+# ---------------------------------------------------------------------------------------------------------------
+# The built site, read as files
+
+def test_notebooks_found(): assert nbs/'index.ipynb' in notebooks and len(notebooks) >= 2, notebooks
+
+@pytest.mark.parametrize('nb', notebooks, ids=[p.stem for p in notebooks])
+def test_page_has_api_docs(built, nb):
+    "Each notebook has a page whose API docs have a heading (with the id nbdev's links use) for each exported name"
+    page = built/'_docs'/page_of[nb]
+    assert page.is_file(), f"{nb.name} has no page {page_of[nb]}; pages: {sorted(p.name for p in (built/'_docs').rglob('*.html'))}"
+    txt,parsed = page.read_text(),parse_page(page)
+    for name in exported_names(nb):
+        assert name.lower() in parsed.ids or any(i.endswith('.'+name.lower()) for i in parsed.ids), f"{page.name} has no API docs anchor for {name}"
+        assert re.search(rf'<h[2-4] id="[^"]*{re.escape(name.lower())}"[^>]*>[^<]*{re.escape(name)}', txt), f"{page.name} has no API heading for {name}"
+
+def _output_texts(proc_nb:Path):
+    "The text of each example output (not API docs) in processed notebook `proc_nb`"
+    for c in json.loads(proc_nb.read_text())['cells']:
+        src = ''.join(c.get('source', []))
+        if c['cell_type'] != 'code' or re.search(r'^#\|\s*(output:\s*(false|asis)|include:\s*false)', src, re.M): continue
+        for o in c.get('outputs', []):
+            t = o.get('text') or (o.get('data') or {}).get('text/plain') if 'text/html' not in (o.get('data') or {}) else None
+            if t: yield ''.join(t) if isinstance(t, list) else t
+
+@pytest.mark.parametrize('nb', notebooks, ids=[p.stem for p in notebooks])
+def test_page_shows_example_outputs(built, nb):
+    "The examples' real outputs, made by running the notebook during the build, are on the page"
+    proc_nb = built/'_proc'/nb.relative_to(nbs)
+    page_text = html.unescape(' '.join(parse_page(built/'_docs'/page_of[nb]).text))
+    squash = lambda s: re.sub(r'\s+', ' ', s).strip()
+    outs = list(_output_texts(proc_nb))
+    missing = [o[:200] for o in outs if squash(re.sub(r'\x1b\[[0-9;]*m', '', o)) not in squash(page_text)]
+    assert not missing, f"{page_of[nb]} lacks outputs: {missing}"
+
+def test_home_page_examples_ran(built):
+    "The home page shows what its examples print, so the notebooks really were run"
+    text = ' '.join(parse_page(built/'_docs'/'index.html').text)
+    assert '3628800' in text and "There is no tool named 'os.system'" in html.unescape(text)
+
+def test_links_resolve(built):
+    "Every link between pages (the sidebar, prev/next, links from names to their API docs) lands on a page and an anchor"
+    site = built/'_docs'
+    assert broken_links(site) == []
+    for nb,path in page_of.items():
+        links = parse_page(site/path).links
+        missing = [q for q in page_of.values() if q != path and not any(urldefrag(l)[0].endswith(Path(q).name) for l in links)]
+        assert not missing, f"{path} does not link to {missing}"
+
+def test_nothing_from_the_network(built):
+    "Pages and stylesheets load only files of the site: no CDN stylesheets, scripts, fonts or images"
+    assert network_resources(built/'_docs') == []
+
+def test_readme_is_generated_from_index(built):
+    "README.md is what the build generates from nbs/index.ipynb; after editing the notebook run `python scripts/build_docs.py`"
+    assert (built/'README.md').read_text() == (root/'README.md').read_text(), \
+        "README.md differs from what nbs/index.ipynb generates: run `.venv/bin/python scripts/build_docs.py` and commit README.md"
+
+def test_quarto_config_still_publishes():
+    "nbs/_quarto.yml and nbs/nbdev.yml stay what `nbdev-docs` expects, so publishing with Quarto works where it is installed"
+    from nbdev.quarto import _nbdev_yml
+    cfg = get_config(root)
+    q,n = yaml.safe_load((nbs/'_quarto.yml').read_text()),yaml.safe_load((nbs/'nbdev.yml').read_text())
+    assert q['project']['type'] == 'website' and {'nbdev.yml', 'sidebar.yml'} <= set(q['metadata-files'])
+    assert (nbs/q['format']['html']['css']).is_file()
+    vals = {k: cfg[k] for k in ['title', 'description', 'branch', 'git_url', 'doc_host', 'doc_baseurl']}
+    assert (nbs/'nbdev.yml').read_text() == _nbdev_yml.format(**vals, doc_path=cfg.doc_path.name), \
+        "nbs/nbdev.yml differs from what nbdev-docs writes from pyproject.toml, so publishing would rewrite it"
+    assert n['project']['output-dir'] == '_docs'
+
+# ---------------------------------------------------------------------------------------------------------------
+# In headless Chromium, as a reader sees the pages
+
+def _chromium():
+    return next((p for p in (shutil.which(n) for n in ('chromium', 'chromium-browser', 'google-chrome')) if p), None)
+
+class Browser:
+    "Headless Chromium driven over the DevTools protocol on a pipe (no extra packages, no port)"
+    flags = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
+             '--disable-component-update', '--disable-sync', '--disable-extensions', '--disable-default-apps', '--mute-audio',
+             # a request that does get made goes nowhere: the check sees it, the network never does
+             '--host-resolver-rules=MAP * ~NOTFOUND', '--remote-debugging-pipe', '--window-size=1280,900']
+
+    def __init__(self, exe:str):
+        self.profile = tempfile.mkdtemp(prefix='chromium-profile-')
+        to_chrome,self._w = os.pipe()
+        self._r,from_chrome = os.pipe()
+        def fds(): os.dup2(to_chrome, 3); os.dup2(from_chrome, 4)
+        self.proc = subprocess.Popen([exe, *self.flags, f'--user-data-dir={self.profile}', 'about:blank'], pass_fds=(3, 4),
+                                     preexec_fn=fds, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        os.close(to_chrome); os.close(from_chrome)
+        self._buf,self._id,self.events = b'',0,[]
+        target = self.send('Target.createTarget', url='about:blank')['targetId']
+        self.session = self.send('Target.attachToTarget', targetId=target, flatten=True)['sessionId']
+        for domain in ('Page', 'Network', 'Runtime'): self.send(f'{domain}.enable', session=True)
+
+    def _read(self, deadline):
+        while b'\0' not in self._buf:
+            if time.monotonic() > deadline: raise TimeoutError('Chromium did not answer')
+            chunk = os.read(self._r, 1 << 16)
+            if not chunk: raise RuntimeError('Chromium closed the DevTools pipe')
+            self._buf += chunk
+        msg,_,self._buf = self._buf.partition(b'\0')
+        return json.loads(msg)
+
+    def send(self, method, session=False, timeout=30, **params):
+        self._id += 1
+        msg = {'id': self._id, 'method': method, 'params': params}
+        if session: msg['sessionId'] = self.session
+        os.write(self._w, json.dumps(msg).encode() + b'\0')
+        deadline = time.monotonic() + timeout
+        while True:
+            m = self._read(deadline)
+            if m.get('id') == self._id:
+                if 'error' in m: raise RuntimeError(f"{method}: {m['error']}")
+                return m['result']
+            self.events.append(m)
+
+    def wait_for(self, method, timeout=30):
+        deadline = time.monotonic() + timeout
+        while True:
+            for i,e in enumerate(self.events):
+                if e.get('method') == method: return self.events.pop(i)
+            self.events.append(self._read(deadline))
+
+    def open(self, url:str)->dict:
+        "Load `url` and return the requests it made, the loads that failed, and what the page looks like to a reader"
+        self.events.clear()
+        self.send('Page.navigate', session=True, url=url)
+        self.wait_for('Page.loadEventFired')
+        seen = self.evaluate(_READER_VIEW)
+        seen['requests'] = [e['params']['request']['url'] for e in self.events if e.get('method') == 'Network.requestWillBeSent']
+        seen['failed'] = [e['params'].get('errorText') for e in self.events if e.get('method') == 'Network.loadingFailed']
+        return seen
+
+    def evaluate(self, js:str):
+        r = self.send('Runtime.evaluate', session=True, expression=js, returnByValue=True)
+        if 'exceptionDetails' in r: raise RuntimeError(r['exceptionDetails'])
+        return r['result']['value']
+
+    def close(self):
+        try: self.send('Browser.close', timeout=5)
+        except Exception: pass
+        try: self.proc.wait(10)
+        except subprocess.TimeoutExpired: self.proc.kill(); self.proc.wait()
+        os.close(self._w); os.close(self._r)
+        shutil.rmtree(self.profile, ignore_errors=True)
+
+# What a reader sees: the visible text (innerText leaves out what CSS hides), the headings that are on screen,
+# where each link goes (as the browser resolves it), and whether the site's stylesheet took effect
+_READER_VIEW = '''(() => {
+  const visible = el => !!(el.offsetWidth || el.offsetHeight || el.getClientRects().length) && getComputedStyle(el).visibility !== 'hidden';
+  return {
+    title: document.title,
+    h1: (document.querySelector('h1') || {}).innerText || '',
+    text: document.body.innerText,
+    headings: [...document.querySelectorAll('h1[id],h2[id],h3[id],h4[id]')].filter(visible).map(h => [h.id, h.innerText]),
+    ids: [...document.querySelectorAll('[id]')].map(e => e.id),
+    links: [...document.querySelectorAll('a[href]')].map(a => a.href),
+    sidebar_links: [...document.querySelectorAll('nav.sidebar a')].filter(visible).length,
+    styled: getComputedStyle(document.querySelector('.sidebar') || document.body).position === 'sticky',
+    code_highlighted: [...document.querySelectorAll('.highlight .k, .highlight .kn')].some(e => getComputedStyle(e).color !== getComputedStyle(e.parentElement).color),
+    broken_images: [...document.images].filter(i => !(i.complete && i.naturalWidth > 0)).map(i => i.src.slice(0, 80)),
+  };
+})()'''
+
+def _off_machine(urls):
+    local = ('file', 'data', 'about', 'blob', 'chrome', 'devtools')
+    return [u for u in urls if urlparse(u).scheme not in local and urlparse(u).hostname not in ('localhost', '127.0.0.1', '::1')]
+
+@pytest.fixture(scope='module')
+def browser():
+    exe = _chromium()
+    if exe is None:
+        if os.environ.get('TOOLSLM_LIKE_REQUIRE_CHROMIUM'): pytest.fail("Chromium is needed for the docs check: apt-get install -y chromium")
+        pytest.skip("Chromium is not installed (apt-get install -y chromium); CI installs it and runs this check")
+    b = Browser(exe)
+    yield b
+    b.close()
+
+def test_browser_check_sees_off_machine_requests(browser, tmp_path):
+    "The Chromium check can fail: a page with a CDN stylesheet and a remote image is caught"
+    (tmp_path/'remote.html').write_text('<!doctype html><title>t</title><link rel="stylesheet" href="https://cdn.example.com/x.css">'
+                                        '<h1>Hi</h1><img src="http://198.51.100.7/y.png">')
+    seen = browser.open((tmp_path/'remote.html').as_uri())
+    assert sorted(_off_machine(seen['requests'])) == ['http://198.51.100.7/y.png', 'https://cdn.example.com/x.css']
+    assert seen['h1'] == 'Hi' and len(seen['broken_images']) == 1
+
+def test_pages_in_chromium(built, browser):
+    "Every page renders styled in Chromium, shows its title and API names, loads nothing off the machine, and its links land"
+    site = (built/'_docs').resolve()
+    seen = {}
+    for nb,path in page_of.items():
+        url = (site/path).as_uri()
+        s = seen[url] = browser.open(url)
+        assert s['h1'] and s['title'].startswith(s['h1']), (path, s['title'], s['h1'])
+        assert _off_machine(s['requests']) == [] and s['failed'] == [], (path, s['requests'], s['failed'])
+        assert s['styled'] and s['sidebar_links'] >= len(page_of) and s['broken_images'] == [], (path, s)
+        headings = ' '.join(f'{i} {t}' for i,t in s['headings'])
+        for name in exported_names(nb):
+            assert name in s['text'], f"{name} is not visible on {path}"
+            assert re.search(rf'\S*{re.escape(name.lower())} \S*{re.escape(name)}', headings), f"{name} has no visible API heading on {path}"
+        if exported_names(nb): assert s['code_highlighted'], f"{path}: code is not highlighted"
+    # every link into the site, as the browser resolved it, lands on a page it has loaded, at an id that page has
+    for url,s in seen.items():
+        for link in s['links']:
+            if not link.startswith(site.as_uri()): continue
+            target,frag = urldefrag(link)
+            if target not in seen: seen[target] = browser.open(target)
+            assert seen[target]['h1'] or not target.endswith('.html'), f"{url} links to {target}, which shows nothing"
+            assert not frag or unquote(frag) in seen[target]['ids'], f"{url} links to {link}: no such anchor"
