@@ -58,6 +58,7 @@ def process_notebook(src:Path, dest:Path):
     # by running every cell right after `add_show_docs`: examples get their outputs and show_doc sees the real objects
     split = next(i for i,p in enumerate(procs) if isinstance(p, add_show_docs)) + 1
     for p in procs[:split]: proc._proc(p)
+    nb.cells = api_docs_in_source_order(nb.cells)
     flags = cfg.tst_flags.split() if isinstance(cfg.tst_flags, str) else list(cfg.tst_flags or [])
     skip = _skip_cell(nb, flags)
     sys.path.insert(0, str(cfg.config_path))
@@ -74,6 +75,16 @@ def process_notebook(src:Path, dest:Path):
         if not isinstance(p, exec_show_docs): proc._proc(p)
     dest.parent.mkdir(parents=True, exist_ok=True)
     write_nb(nb, dest)
+
+def api_docs_in_source_order(cells:list)->list:
+    "`cells` with each run of `show_doc` cells nbdev added put in the order the names are defined (nbdev adds them reversed)"
+    out,run = [],[]
+    for c in cells + [None]:
+        if c is not None and getattr(c, 'has_sd', False): run.append(c); continue
+        out += run[::-1] + ([c] if c is not None else [])
+        run = []
+    for i,c in enumerate(out): c.idx_ = i
+    return out
 
 def _run_child(src:Path, dest:Path):
     cmd = [sys.executable, str(Path(__file__).resolve()), '--process-one', str(src), str(dest)]

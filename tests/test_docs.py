@@ -126,7 +126,9 @@ def _output_texts(proc_nb:Path):
         src = ''.join(c.get('source', []))
         if c['cell_type'] != 'code' or re.search(r'^#\|\s*(output:\s*(false|asis)|include:\s*false)', src, re.M): continue
         for o in c.get('outputs', []):
-            t = o.get('text') or (o.get('data') or {}).get('text/plain') if 'text/html' not in (o.get('data') or {}) else None
+            data = o.get('data') or {}
+            if set(data) - {'text/plain'}: continue  # shown as HTML, an image or markdown, not as this text
+            t = o.get('text') or data.get('text/plain')
             if t: yield ''.join(t) if isinstance(t, list) else t
 
 @pytest.mark.parametrize('nb', notebooks, ids=[p.stem for p in notebooks])
