@@ -56,7 +56,8 @@ def process_notebook(src:Path, dest:Path):
     procs = list(proc.procs)
     # nbdev's processors, in nbdev's order, with its `exec_show_docs` (imports, exports and show_doc only) replaced
     # by running every cell right after `add_show_docs`: examples get their outputs and show_doc sees the real objects
-    split = next(i for i,p in enumerate(procs) if isinstance(p, add_show_docs)) + 1
+    split = next((i+1 for i,p in enumerate(procs) if isinstance(p, add_show_docs)),
+                 next((i for i,p in enumerate(procs) if isinstance(p, exec_show_docs)), 0))
     for p in procs[:split]: proc._proc(p)
     nb.cells = api_docs_in_source_order(nb.cells)
     flags = cfg.tst_flags.split() if isinstance(cfg.tst_flags, str) else list(cfg.tst_flags or [])
@@ -493,6 +494,15 @@ def copy_assets(nbs:Path, dest:Path):
         (dest/rel).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(s, dest/rel)
 
+def _replaceable(d:Path, what:str, cfg)->Path:
+    "`d`, after making sure it is an output directory this script may empty (never the project or its notebooks)"
+    nbs = Path(cfg.nbs_path).resolve()
+    holds_sources = d == nbs or nbs in d.parents or d in nbs.parents
+    if holds_sources or d.exists() and ((d/'pyproject.toml').exists() or (d/'.git').exists()):
+        raise BuildError(f"Refusing to write the {what} into {d}: it is or holds the project's sources, and it is emptied first; "
+                         "give a directory of its own, e.g. _docs")
+    return d
+
 def build(dest:Path=None, proc:Path=None, readme:Path=None, check:bool=False, workers:int=None, path:Path=None)->dict:
     "Build the site into `dest` and README into `readme` (or compare with it when `check`); returns what was built"
     from nbdev.config import get_config
@@ -503,6 +513,7 @@ def build(dest:Path=None, proc:Path=None, readme:Path=None, check:bool=False, wo
     proc = Path(proc or cfg.config_path/'_proc').resolve()
     readme = Path(readme or cfg.config_path/'README.md')
     workers = workers or min(os.cpu_count() or 1, 4)
+    for d,what in ((dest, 'site'), (proc, 'processed notebooks')): _replaceable(d, what, cfg)
     if proc.exists(): shutil.rmtree(proc)
     processed = process_all(nbs, proc, workers)
     pages = [read_page(p, proc) for p in processed]
@@ -538,13 +549,14 @@ def main(argv=None):
     ap.add_argument('--readme', type=Path, help="the README to write or check (default: README.md)")
     ap.add_argument('--check', action='store_true', help="do not write the README: fail if it differs from what nbs/index.ipynb generates")
     ap.add_argument('--workers', type=int, help="notebooks run at once (default: CPUs, at most 4)")
+    ap.add_argument('--project', type=Path, help="the nbdev project to build (default: the one this script is in)")
     ap.add_argument('--process-one', nargs=2, type=Path, metavar=('NOTEBOOK', 'DEST'), help=argparse.SUPPRESS)
     a = ap.parse_args(argv)
     if a.process_one:
         try: process_notebook(*a.process_one)
         except BuildError as e: sys.exit(str(e))
         return
-    try: res = build(a.dest, a.proc, a.readme, a.check, a.workers)
+    try: res = build(a.dest, a.proc, a.readme, a.check, a.workers, a.project)
     except BuildError as e: sys.exit(f"Docs build failed: {e}")
     print(f"Built {len(res['pages'])} pages into {res['site']}: {', '.join(res['pages'])}")
     if a.check and not res['readme_ok']:
