@@ -15,7 +15,7 @@ and a sidebar linking every page. The pages load only local files (stylesheets n
 `nbdev-proc-nbs` itself is not called: before processing it tries to install Quarto (with `sudo` and `curl`), and
 its `show_doc` step runs only the import and export cells, so a page whose examples were never run has no outputs.
 """
-import argparse, ast, base64, concurrent.futures, difflib, html, json, os, posixpath, re, shutil, subprocess, sys
+import argparse, concurrent.futures, functools, difflib, html, json, os, posixpath, re, shutil, subprocess, sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -64,7 +64,7 @@ def process_notebook(src:Path, dest:Path):
     skip = _skip_cell(nb, flags)
     sys.path.insert(0, str(cfg.config_path))
     os.environ['IN_TEST'] = '1'
-    shell = CaptureShell(src)
+    shell = CaptureShell(src, profile=bool(cfg.get('exec_profile'))) # as nbdev-test makes it
     shell.run_cell('from nbdev.showdoc import show_doc')
     with working_directory(src.parent):
         for cell in nb.cells:
@@ -195,6 +195,10 @@ def _highlight(code, lang, attrs):
     except ClassNotFound: lexer = get_lexer_by_name('text')
     return f'<pre class="highlight"><code>{highlight(code, lexer, HtmlFormatter(nowrap=True))}</code></pre>'
 
+def _tex_as_written(content:str, opts:dict)->str:
+    dollars = '$$' if opts.get('display_mode') else '$'
+    return f'{dollars}{html.escape(content)}{dollars}'
+
 class Site:
     "Renders processed notebooks into pages that link to each other"
     def __init__(self, pages:list[Page], cfg):
@@ -212,7 +216,9 @@ class Site:
         from mdit_py_plugins.footnote import footnote_plugin
         from mdit_py_plugins.tasklists import tasklists_plugin
         md = (MarkdownIt('commonmark', {'html': True, 'highlight': _highlight}).enable(['table', 'strikethrough'])
-              .use(attrs_plugin).use(deflist_plugin).use(footnote_plugin).use(tasklists_plugin).use(dollarmath_plugin))
+              .use(attrs_plugin).use(deflist_plugin).use(footnote_plugin).use(tasklists_plugin)
+              # TeX between dollars, as Pandoc reads it, kept out of emphasis and shown as written (no math fonts offline)
+              .use(dollarmath_plugin, allow_space=False, allow_digits=False, double_inline=True, renderer=_tex_as_written))
         md.core.ruler.push('page_links', self._page_links)
         return md
 
@@ -284,7 +290,6 @@ class Site:
         elif 'image/svg+xml' in data: body = _as_text(data['image/svg+xml'])
         elif (img := next((m for m in ('image/png', 'image/jpeg', 'image/gif', 'image/webp') if m in data), None)):
             b64 = _as_text(data[img]).replace('\n', '')
-            base64.b64decode(b64, validate=True)
             body = f'<img src="data:{img};base64,{b64}" alt="output image">'
         elif 'text/markdown' in data: body = self.markdown(_as_text(data['text/markdown']), env)
         elif 'application/json' in data: body = f'<pre><code>{html.escape(json.dumps(data["application/json"], indent=2))}</code></pre>'
@@ -346,6 +351,7 @@ def api_ids(nb:dict)->set:
 _re_ansi = re.compile(r'\x1B(?:[@-Z\\-_]|\[[0-?]*[ -/]*[@-~])')
 def strip_ansi(s:str)->str: return _re_ansi.sub('', s)
 
+@functools.cache
 def _page_template():
     import jinja2
     return jinja2.Environment(autoescape=True, trim_blocks=True, lstrip_blocks=True).from_string(PAGE_TEMPLATE)
@@ -453,7 +459,7 @@ def _fence(text:str, info:str='')->str:
     n = max([3] + [len(m) + 1 for m in re.findall(r'`{3,}', text)])
     return f"{'`'*n}{info}\n{text.rstrip()}\n{'`'*n}"
 
-def readme_output(out:dict, opts:dict, where:str)->str:
+def readme_output(out:dict, where:str)->str:
     "One output as GitHub markdown"
     kind = out.get('output_type')
     if kind == 'stream': return _fence(strip_ansi(_as_text(out['text'])))
@@ -480,7 +486,7 @@ def readme_markdown(page:Page)->str:
         if _false(opts.get('include')): continue
         if code.strip() and not _false(opts.get('echo')): parts.append(_fence(code, 'python'))
         if not _false(opts.get('output')):
-            parts += [readme_output(o, opts, f"A cell of {page.source} ({code[:60]!r})") for o in cell.get('outputs') or []]
+            parts += [readme_output(o, f"A cell of {page.source} ({code[:60]!r})") for o in cell.get('outputs') or []]
     return '\n\n'.join(p for p in parts if p) + '\n'
 
 # ---------------------------------------------------------------------------------------------------------------
