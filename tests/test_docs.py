@@ -2,7 +2,7 @@
 each notebook has a page with the API docs of what it exports and its examples' outputs, links resolve,
 nothing comes from the network, README.md is what `nbs/index.ipynb` generates, and in headless Chromium the
 pages render with their API names visible and load nothing from off the machine."""
-import ast, html.parser, json, os, re, shutil, subprocess, sys, tempfile, time
+import ast, html.parser, json, os, re, select, shutil, subprocess, sys, tempfile, time
 from pathlib import Path
 from urllib.parse import unquote, urldefrag, urlparse
 import pytest, yaml
@@ -139,6 +139,33 @@ def test_a_failing_notebook_fails_the_build_and_is_named(tmp_path):
     assert r.returncode == 1 and '01_bad.ipynb failed to run' in r.stderr and 'ZeroDivisionError' in r.stderr, r.stderr[-3000:]
     assert not (tmp_path/'README.md').exists()
 
+def _builder():
+    import importlib.util
+    spec = importlib.util.spec_from_file_location('build_docs', root/'scripts'/'build_docs.py')
+    mod = importlib.util.module_from_spec(spec); spec.loader.exec_module(mod)
+    return mod
+
+def test_markdown_as_quarto_reads_it():
+    "The Pandoc/Quarto markdown notebooks and nbdev's API docs use: fenced divs, attributes, tables, TeX, cell options"
+    bd = _builder()
+    page = bd.Page({'cells': [
+        {'cell_type': 'markdown', 'source': '## Setup {#setup}\n\n::: {.callout-note}\nA **note**\n:::\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\n'
+                                            'It costs $5 and $10; $x_1 * y_1$ is TeX.\n\n```\n:::\n```'},
+        {'cell_type': 'code', 'source': '#| echo: false\n#| output: asis\nshow_doc(f)', 'outputs': [{'output_type': 'execute_result',
+            'data': {'text/markdown': '### f\n\n[source](https://github.com/o/r/blob/main/m.py#L1){target="_blank" style="float:right"}'}}]},
+        {'cell_type': 'code', 'source': '#| code-fold: show\n#| code-summary: "Exported source"\ndef f(): pass', 'outputs': []},
+        {'cell_type': 'code', 'source': '#| include: false\nsecret()', 'outputs': []},
+        {'cell_type': 'code', 'source': 'print("<hi>")', 'outputs': [{'output_type': 'stream', 'name': 'stdout', 'text': '<hi>\n'}]},
+    ]}, 'm.html', 'M', source='01_m.ipynb')
+    out = bd.Site([page], get_config(root)).render_all()['m.html']
+    assert '<h2 id="setup">Setup</h2>' in out and '<div class="callout-note">' in out and '<strong>note</strong>' in out
+    assert '<td>1</td>' in out and 'It costs $5 and $10;' in out and '<span class="math inline">$x_1 * y_1$</span>' in out
+    assert '<code>:::\n</code>' in out, "a ::: inside a code block stays as it is"
+    assert '<h3 id="f">f</h3>' in out and 'target="_blank"' in out and '{target=' not in out
+    assert '<details class="code-fold" open><summary>Exported source</summary>' in out and '#|' not in out
+    assert 'secret' not in out and '&lt;hi&gt;' in out
+    assert [t for _,t,_ in page.toc] == ['Setup', 'f']
+
 # ---------------------------------------------------------------------------------------------------------------
 # The built site, read as files
 
@@ -228,8 +255,9 @@ class Browser:
         to_chrome,self._w = os.pipe()
         self._r,from_chrome = os.pipe()
         def fds(): os.dup2(to_chrome, 3); os.dup2(from_chrome, 4)
+        self.log = open(Path(self.profile)/'chromium.log', 'w+')
         self.proc = subprocess.Popen([exe, *self.flags, f'--user-data-dir={self.profile}', 'about:blank'], pass_fds=(3, 4),
-                                     preexec_fn=fds, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                                     preexec_fn=fds, stdout=self.log, stderr=self.log)
         os.close(to_chrome); os.close(from_chrome)
         self._buf,self._id,self.events = b'',0,[]
         target = self.send('Target.createTarget', url='about:blank')['targetId']
@@ -238,12 +266,15 @@ class Browser:
 
     def _read(self, deadline):
         while b'\0' not in self._buf:
-            if time.monotonic() > deadline: raise TimeoutError('Chromium did not answer')
+            left = deadline - time.monotonic()
+            if left <= 0 or not select.select([self._r], [], [], left)[0]: raise TimeoutError(f'Chromium did not answer:\n{self._log_tail()}')
             chunk = os.read(self._r, 1 << 16)
-            if not chunk: raise RuntimeError('Chromium closed the DevTools pipe')
+            if not chunk: raise RuntimeError(f'Chromium closed the DevTools pipe:\n{self._log_tail()}')
             self._buf += chunk
         msg,_,self._buf = self._buf.partition(b'\0')
         return json.loads(msg)
+
+    def _log_tail(self): self.log.flush(); self.log.seek(0); return self.log.read()[-3000:]
 
     def send(self, method, session=False, timeout=30, **params):
         self._id += 1
@@ -285,7 +316,7 @@ class Browser:
         except Exception: pass
         try: self.proc.wait(10)
         except subprocess.TimeoutExpired: self.proc.kill(); self.proc.wait()
-        os.close(self._w); os.close(self._r)
+        os.close(self._w); os.close(self._r); self.log.close()
         shutil.rmtree(self.profile, ignore_errors=True)
 
 # What a reader sees: the visible text (innerText leaves out what CSS hides), the headings that are on screen,
