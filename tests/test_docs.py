@@ -106,31 +106,32 @@ def test_checkers_find_problems(tmp_path):
 
 def _build_project(tmp_path, notebooks:dict)->subprocess.CompletedProcess:
     "Build a small nbdev project made of `notebooks` ({path under nbs: [(cell type, source)]}) in `tmp_path`"
-    import nbformat
     (tmp_path/'pyproject.toml').write_text('[project]\nname = "miniproj"\ndescription = "A small project"\n[tool.nbdev]\njupyter_hooks = false\n')
     for rel,cells in notebooks.items():
         (tmp_path/'nbs'/rel).parent.mkdir(parents=True, exist_ok=True)
-        mk = {'md': nbformat.v4.new_markdown_cell, 'code': nbformat.v4.new_code_cell}
-        nbformat.write(nbformat.v4.new_notebook(cells=[mk[t](s) for t,s in cells]), tmp_path/'nbs'/rel)
+        mk = lambda i,t,src: {'cell_type': t, 'id': f'c{i}', 'metadata': {}, 'source': src,
+                              **({'outputs': [], 'execution_count': None} if t == 'code' else {})}
+        nb = {'cells': [mk(i, 'markdown' if t == 'md' else t, src) for i,(t,src) in enumerate(cells)],
+              'metadata': {'kernelspec': {'display_name': 'python3', 'language': 'python', 'name': 'python3'}}, 'nbformat': 4, 'nbformat_minor': 5}
+        (tmp_path/'nbs'/rel).write_text(json.dumps(nb))
     return subprocess.run([sys.executable, str(root/'scripts'/'build_docs.py'), '--project', str(tmp_path)],
                           capture_output=True, text=True, timeout=600)
 
 def test_notebooks_anywhere_become_linked_pages(tmp_path):
     "Any notebook is built, also in a folder: its API docs, outputs, and links to and from it work from where it lands"
     r = _build_project(tmp_path, {
-        'index.ipynb': [('md', '# miniproj\n\n> A small project'), ('md', 'See [the guide](guides/10_guide.ipynb#greet).')],
-        '01_core.ipynb': [('md', '# core\n\n> The core'), ('code', '#| default_exp core'),
-                          ('code', '#| export\ndef greet(name:str, # Who to greet\n         )->str: # The greeting\n    "Say hello to `name`"\n    return f"Hello, {name}!"'),
-                          ('code', 'greet("reader")')],
-        'guides/10_guide.ipynb': [('md', '# A guide\n\n> In a folder'), ('md', '## Greet\n\nBack [home](../index.ipynb) or to the [core](../01_core.ipynb#greet).')]})
+        'index.ipynb': [('md', '# miniproj\n\n> A small project'), ('md', 'See [`greet`](guides/10_guide.ipynb#greet) in the guide.')],
+        'guides/10_guide.ipynb': [('md', '# A guide\n\n> In a folder'), ('code', '#| default_exp core'),
+            ('code', '#| export\ndef greet(name:str, # Who to greet\n         )->str: # The greeting\n    "Say hello to `name`"\n    return f"Hello, {name}!"'),
+            ('md', 'Back [home](../index.ipynb).'), ('code', 'greet("reader")')]})
     assert r.returncode == 0, r.stderr[-4000:]
     site = tmp_path/'_docs'
-    assert sorted(p.relative_to(site).as_posix() for p in site.rglob('*.html')) == ['core.html', 'guides/guide.html', 'index.html']
+    assert sorted(p.relative_to(site).as_posix() for p in site.rglob('*.html')) == ['guides/guide.html', 'index.html']
     assert broken_links(site) == [] and network_resources(site) == []
-    core = (site/'core.html').read_text()
-    assert '<h3 id="greet">greet</h3>' in core and 'Hello, reader!' in html.unescape(core)
-    guide = parse_page(site/'guides'/'guide.html')
-    assert {'../core.html#greet', '../index.html', '../site.css'} <= set(guide.links + guide.resources)
+    guide_html = (site/'guides'/'guide.html').read_text()
+    assert '<h3 id="greet">greet</h3>' in guide_html and 'Hello, reader!' in html.unescape(guide_html)
+    guide,home = parse_page(site/'guides'/'guide.html'),parse_page(site/'index.html')
+    assert {'../index.html', '../site.css'} <= set(guide.links + guide.resources) and 'guides/guide.html#greet' in home.links
     assert (tmp_path/'README.md').read_text().startswith('# miniproj')
 
 def test_a_failing_notebook_fails_the_build_and_is_named(tmp_path):
