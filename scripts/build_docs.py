@@ -14,6 +14,8 @@ and a sidebar linking every page. The pages load only local files (stylesheets n
 
 `nbdev-proc-nbs` itself is not called: before processing it tries to install Quarto (with `sudo` and `curl`), and
 its `show_doc` step runs only the import and export cells, so a page whose examples were never run has no outputs.
+`--quarto-check` also puts each notebook through exactly that processing, and fails on the notebooks that
+publishing with `nbdev-docs` would fail on.
 """
 import argparse, concurrent.futures, functools, difflib, html, json, os, posixpath, re, shutil, subprocess, sys
 from dataclasses import dataclass, field
@@ -28,6 +30,11 @@ NOTEBOOK_TIMEOUT = 900
 
 class BuildError(RuntimeError):
     "The site could not be built: names the notebook and what went wrong"
+
+class QuartoError(BuildError):
+    "A notebook that this build renders but that publishing with `nbdev-docs` (Quarto) would fail on"
+# How a notebook's child process says which of the two went wrong
+_EXIT_FAILED,_EXIT_QUARTO = 1,3
 
 # ---------------------------------------------------------------------------------------------------------------
 # Processing: run one notebook and apply nbdev's docs processors (in a child interpreter, one per notebook)
@@ -87,10 +94,26 @@ def api_docs_in_source_order(cells:list)->list:
     for i,c in enumerate(out): c.idx_ = i
     return out
 
-def _run_child(src:Path, dest:Path):
-    cmd = [sys.executable, str(Path(__file__).resolve()), '--process-one', str(src), str(dest)]
+def nbdev_docs_processing(src:Path):
+    "Process `src` exactly as `nbdev-docs` does before Quarto renders it (its `exec_show_docs` runs only import, export and show_doc cells)"
+    import tempfile, warnings
+    from nbdev.processors import FilterDefaults
+    from nbdev.serve_drv import main as nbdev_process
+    with tempfile.TemporaryDirectory() as d, warnings.catch_warnings():
+        warnings.simplefilter('ignore') # nbdev warns about every cell mixing imports and code; the one that fails is named below
+        try: nbdev_process((Path(src), Path(d)/Path(src).name, FilterDefaults))
+        except Exception as e:
+            lines = str(e).splitlines() # nbdev's message: the cell's number, its whole source, then the error
+            short = '\n'.join(lines[:4] + ['...'] + lines[-1:] if len(lines) > 6 else lines)
+            raise QuartoError(f"{Path(src).name} cannot be published with `nbdev-docs` (Quarto): nbdev's processing fails:\n{short}\n"
+                             "When documenting, nbdev runs only cells with imports or exports: a cell that mixes imports with code using "
+                             "earlier cells fails there. Put the imports in a cell of their own.") from None
+
+def _run_child(src:Path, dest:Path, quarto_check:bool=False):
+    cmd = [sys.executable, str(Path(__file__).resolve()), '--process-one', str(src), str(dest)] + (['--quarto-check'] if quarto_check else [])
     try: r = subprocess.run(cmd, cwd=src.parent, capture_output=True, text=True, timeout=NOTEBOOK_TIMEOUT)
     except subprocess.TimeoutExpired: raise BuildError(f"{src.name} ran for longer than {NOTEBOOK_TIMEOUT}s: make its cells faster") from None
+    if r.returncode == _EXIT_QUARTO: raise QuartoError(r.stderr.strip()[-6000:])
     if r.returncode != 0:
         raise BuildError(f"{src.name} failed to run, so its page cannot be built; run `nbdev-test --path {src}` to see why:\n"
                          f"{r.stderr[-6000:]}")
@@ -99,13 +122,13 @@ def find_notebooks(nbs:Path)->list[Path]:
     "The notebooks that become pages: every `.ipynb` under `nbs`, but not in or named with a leading `_` or `.`"
     return sorted(p for p in nbs.rglob('*.ipynb') if not any(s[0] in '_.' for s in p.relative_to(nbs).parts))
 
-def process_all(nbs:Path, proc:Path, workers:int)->list[Path]:
+def process_all(nbs:Path, proc:Path, workers:int, quarto_check:bool=False)->list[Path]:
     "Run and process every notebook in `nbs` into `proc`, `workers` at a time; the processed paths"
     nbs_list = find_notebooks(nbs)
     if not nbs_list: raise BuildError(f"No notebooks found in {nbs}")
     dests = [proc/p.relative_to(nbs) for p in nbs_list]
     with concurrent.futures.ThreadPoolExecutor(max(1, workers)) as ex:
-        futs = [ex.submit(_run_child, s, d) for s,d in zip(nbs_list, dests)]
+        futs = [ex.submit(_run_child, s, d, quarto_check) for s,d in zip(nbs_list, dests)]
         errors = [str(e) for f in futs if (e := f.exception()) is not None]
     if errors: raise BuildError('\n\n'.join(errors))
     return dests
@@ -509,7 +532,8 @@ def _replaceable(d:Path, what:str, cfg)->Path:
                          "give a directory of its own, e.g. _docs")
     return d
 
-def build(dest:Path=None, proc:Path=None, readme:Path=None, check:bool=False, workers:int=None, path:Path=None)->dict:
+def build(dest:Path=None, proc:Path=None, readme:Path=None, check:bool=False, workers:int=None, path:Path=None,
+          quarto_check:bool=False)->dict:
     "Build the site into `dest` and README into `readme` (or compare with it when `check`); returns what was built"
     from nbdev.config import get_config
     from pygments.formatters import HtmlFormatter
@@ -521,7 +545,7 @@ def build(dest:Path=None, proc:Path=None, readme:Path=None, check:bool=False, wo
     workers = workers or min(os.cpu_count() or 1, 4)
     for d,what in ((dest, 'site'), (proc, 'processed notebooks')): _replaceable(d, what, cfg)
     if proc.exists(): shutil.rmtree(proc)
-    processed = process_all(nbs, proc, workers)
+    processed = process_all(nbs, proc, workers, quarto_check)
     pages = [read_page(p, proc) for p in processed]
     readme_nb = Path(cfg.readme_nb).as_posix()
     pages.sort(key=lambda p: (p.source != readme_nb, p.source))
@@ -556,13 +580,19 @@ def main(argv=None):
     ap.add_argument('--check', action='store_true', help="do not write the README: fail if it differs from what nbs/index.ipynb generates")
     ap.add_argument('--workers', type=int, help="notebooks run at once (default: CPUs, at most 4)")
     ap.add_argument('--project', type=Path, help="the nbdev project to build (default: the one this script is in)")
+    ap.add_argument('--quarto-check', action='store_true', help="also process each notebook exactly as `nbdev-docs` does "
+                    "before Quarto renders it, and fail on the notebooks that Quarto publishing would fail on")
     ap.add_argument('--process-one', nargs=2, type=Path, metavar=('NOTEBOOK', 'DEST'), help=argparse.SUPPRESS)
     a = ap.parse_args(argv)
     if a.process_one:
-        try: process_notebook(*a.process_one)
-        except BuildError as e: sys.exit(str(e))
+        try:
+            process_notebook(*a.process_one)
+            if a.quarto_check: nbdev_docs_processing(a.process_one[0])
+        except BuildError as e:
+            print(e, file=sys.stderr)
+            sys.exit(_EXIT_QUARTO if isinstance(e, QuartoError) else _EXIT_FAILED)
         return
-    try: res = build(a.dest, a.proc, a.readme, a.check, a.workers, a.project)
+    try: res = build(a.dest, a.proc, a.readme, a.check, a.workers, a.project, a.quarto_check)
     except BuildError as e: sys.exit(f"Docs build failed: {e}")
     print(f"Built {len(res['pages'])} pages into {res['site']}: {', '.join(res['pages'])}")
     if a.check and not res['readme_ok']:

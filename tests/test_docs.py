@@ -104,7 +104,7 @@ def test_checkers_find_problems(tmp_path):
     assert sorted(network_resources(tmp_path)) == ['a.html: //cdn.example.com/y.png', 'a.html: https://cdn.example.com/x.css',
                                                    's.css: url("https://fonts.example.com/f.css']
 
-def _build_project(tmp_path, notebooks:dict)->subprocess.CompletedProcess:
+def _build_project(tmp_path, notebooks:dict, *flags)->subprocess.CompletedProcess:
     "Build a small nbdev project made of `notebooks` ({path under nbs: [(cell type, source)]}) in `tmp_path`"
     (tmp_path/'pyproject.toml').write_text('[project]\nname = "miniproj"\ndescription = "A small project"\n[tool.nbdev]\njupyter_hooks = false\n')
     for rel,cells in notebooks.items():
@@ -114,7 +114,7 @@ def _build_project(tmp_path, notebooks:dict)->subprocess.CompletedProcess:
         nb = {'cells': [mk(i, 'markdown' if t == 'md' else t, src) for i,(t,src) in enumerate(cells)],
               'metadata': {'kernelspec': {'display_name': 'python3', 'language': 'python', 'name': 'python3'}}, 'nbformat': 4, 'nbformat_minor': 5}
         (tmp_path/'nbs'/rel).write_text(json.dumps(nb))
-    return subprocess.run([sys.executable, str(root/'scripts'/'build_docs.py'), '--project', str(tmp_path)],
+    return subprocess.run([sys.executable, str(root/'scripts'/'build_docs.py'), '--project', str(tmp_path), *flags],
                           capture_output=True, text=True, timeout=600)
 
 def test_notebooks_anywhere_become_linked_pages(tmp_path):
@@ -166,6 +166,16 @@ def test_markdown_as_quarto_reads_it():
     assert '<details class="code-fold" open><summary>Exported source</summary>' in out and '#|' not in out
     assert 'secret' not in out and '&lt;hi&gt;' in out
     assert [t for _,t,_ in page.toc] == ['Setup', 'f']
+
+def test_quarto_check_finds_what_nbdev_docs_would_fail_on(tmp_path):
+    "A cell mixing an import with code that uses an earlier cell renders here, but nbdev-docs (Quarto) fails on it: --quarto-check says so"
+    nb = {'index.ipynb': [('md', '# miniproj\n\n> A small project'), ('code', '#| default_exp core'),
+                          ('code', '#| export\ndef double(x:int)->int:\n    "Twice `x`"\n    return 2*x'),
+                          ('code', 'base = 21'), ('code', 'import math\nprint(double(base), math.pi > 3)')]}
+    assert _build_project(tmp_path, nb).returncode == 0
+    r = _build_project(tmp_path, nb, '--quarto-check')
+    assert r.returncode == 1 and "index.ipynb cannot be published with `nbdev-docs`" in r.stderr, r.stderr[-3000:]
+    assert "NameError: name 'base' is not defined" in r.stderr and 'Put the imports in a cell of their own' in r.stderr
 
 # ---------------------------------------------------------------------------------------------------------------
 # The built site, read as files
