@@ -177,6 +177,17 @@ def test_quarto_check_finds_what_nbdev_docs_would_fail_on(tmp_path):
     assert r.returncode == 1 and "index.ipynb cannot be published with `nbdev-docs`" in r.stderr, r.stderr[-3000:]
     assert "NameError: name 'base' is not defined" in r.stderr and 'Put the imports in a cell of their own' in r.stderr
 
+def test_readme_links_notebooks_to_their_published_pages():
+    "README.md is read on GitHub and PyPI, so a link to a notebook goes to its page on the published site"
+    bd = _builder()
+    home = bd.Page({'cells': [{'cell_type': 'markdown', 'source': 'See [providers](01_providers.ipynb#tool_schemas), [x](missing.ipynb), [y](https://a.b/c.ipynb).'}]},
+                   'index.html', 'proj', 'What it does', source='index.ipynb')
+    site = bd.Site([home, bd.Page({'cells': []}, 'providers.html', 'providers', source='01_providers.ipynb')], get_config(root))
+    url = site.site_url
+    assert url and url.startswith('https://')
+    assert bd.readme_markdown(home, site) == ('# proj\n\n> What it does\n\n'
+        f'See [providers]({url}providers.html#tool_schemas), [x](missing.ipynb), [y](https://a.b/c.ipynb).\n')
+
 # ---------------------------------------------------------------------------------------------------------------
 # The built site, read as files
 
