@@ -22,7 +22,7 @@ from decimal import Decimal
 from pathlib import Path, PurePath
 from typing import Any, Literal, Union, get_args, get_origin
 from uuid import UUID
-from .funccall import ArgumentError, Converter, hide_params, tool_info, tool_traceback, _anno_str, _jsonable
+from .funccall import ArgumentError, Converter, hide_params, tool_info, tool_traceback, json_type_name, to_jsonable
 
 # %% ../nbs/05_indexes.ipynb #5c9f9dd2
 class ToolIndexError(RuntimeError):
@@ -352,11 +352,11 @@ def describe_tool(f)->dict:
             ann = {'type': 'Any'} # a hidden parameter is never sent by a model; its default is used
         d = {'name': p.name, 'kind': p.kind.name, 'annotation': ann}
         if p.default is not inspect.Parameter.empty:
-            try: d['default'] = _jsonable(p.default)
+            try: d['default'] = to_jsonable(p.default)
             except TypeError: d['default_repr'] = repr(p.default)[:200]
         params.append(d)
     try: returns = encode_type(info.returns)
-    except CannotCross: returns = {'text': _anno_str(info.returns)} # shown in the description only: the value comes back as JSON
+    except CannotCross: returns = {'text': json_type_name(info.returns)} # shown in the description only: the value comes back as JSON
     u = inspect.unwrap(f) if inspect.isfunction(f) else f
     try: src = inspect.getsource(u)
     except (OSError, TypeError): src = None
@@ -462,7 +462,7 @@ def _run_tool(tools:dict, msg:dict, loop)->dict:
         res = loop.run_until_complete(f(*args, **kw)) if info.is_async else f(*args, **kw)
         if inspect.isawaitable(res): res = loop.run_until_complete(res)
     except (Exception, SystemExit) as e: return _error_reply(e)
-    try: return {'ok': True, 'value': _jsonable(res)}
+    try: return {'ok': True, 'value': to_jsonable(res)}
     except TypeError as e: return _error_reply(TypeError(f"the tool returned a {type(res).__name__}, which has no JSON form ({e}); return str, numbers, lists or dicts"))
 
 def worker_main():
@@ -661,7 +661,7 @@ class ToolIndex:
     def _proxy_call(self, name, sig, bound):
         arguments = {}
         for k,v in bound.arguments.items():
-            try: arguments[k] = _jsonable(v)
+            try: arguments[k] = to_jsonable(v)
             except TypeError as e:
                 raise TypeError(f"Argument {k!r} of tool {name!r}: {e}. An index's tools run in their own environment and take JSON values "
                                 "(str, int, float, bool, None, lists, dicts), dates, paths and the like") from None
