@@ -238,6 +238,7 @@ class Toolbox:
         self.retry_on,self.backoff,self.max_backoff = tuple(retry_on),backoff,max_backoff
         self.max_calls,self.max_argument_chars = max_calls,max_argument_chars
         self._threads,self._threads_lock = None,threading.Lock()
+        self._small_ok = max_argument_chars >= 100_000 # a few numbers cannot be this large (JSON parsing limits ints to 4300 digits)
 
     def __repr__(self):
         names = [k for k in self.ns if isinstance(k, str) and not k.startswith('_')]
@@ -254,6 +255,11 @@ class Toolbox:
 # %% ../nbs/02_toolbox.ipynb #5f1608df
 logging.getLogger(__name__).addHandler(logging.NullHandler()) # events are logged only where the application asks for them
 _event_levels = {'start': logging.DEBUG, 'success': logging.DEBUG, 'retry': logging.INFO, 'failure': logging.WARNING}
+
+@patch
+def _watched(self:Toolbox)->bool:
+    "Does anyone listen to `start` and `success` events? (checked once per batch, so quiet calls stay cheap)"
+    return self.on_event is not None or self.logger.isEnabledFor(logging.DEBUG)
 
 @patch
 def _emit(self:Toolbox, event:str, call_id, name, attempt:int, **extra):
@@ -288,11 +294,19 @@ def _result(call_id, name, output, error, attempts:int, start:float)->dict:
 
 @patch
 def _prepare(self:Toolbox, call)->tuple:
-    "`(function, ToolInfo, kwargs)` for `call`, checked; raises what is wrong with it"
-    _,name,arguments = _call_parts(call)
-    if arguments is not None and arguments_too_large(arguments, self.max_argument_chars):
+    "`(id, name, function, ToolInfo, kwargs)` for `call`, checked; raises what is wrong with it"
+    if type(call) is dict and not call.get('error'): call_id,name,arguments = call.get('id'),call.get('name'),call.get('arguments') # the common case
+    else: call_id,name,arguments = _call_parts(call)
+    if type(arguments) is dict and len(arguments) < 16 and self._small_ok: # a few numbers need no measuring
+        for v in arguments.values():
+            if type(v) not in _scalar_types: self._check_size(arguments); break
+    elif arguments is not None: self._check_size(arguments)
+    return (call_id, name, *prepare_call(name, arguments, self.ns))
+
+@patch
+def _check_size(self:Toolbox, arguments):
+    if arguments_too_large(arguments, self.max_argument_chars):
         raise ToolCallError(f"the arguments are larger than {self.max_argument_chars} characters; send less (e.g. a path or an id, not the content)")
-    return prepare_call(name, arguments, self.ns)
 
 @patch
 def _refused(self:Toolbox, call, e:BaseException, start:float)->dict:
@@ -347,6 +361,8 @@ async def _call_async(f, kw:dict, glb):
 
 async def _awaited(x): return await x
 
+_never_awaitable = frozenset({int, float, bool, type(None), str, bytes, list, dict, tuple}) # skips `isawaitable`'s slower checks
+
 @patch
 def _wait(self:Toolbox, fut:concurrent.futures.Future, name, timeout):
     "The result of `fut`, or `TimeoutError` once `timeout` seconds have passed"
@@ -361,31 +377,32 @@ def _attempt(self:Toolbox, f, info, kw:dict, name, timeout, glb):
     "Run a prepared call once, from sync code"
     if info.is_async: return self._wait(_submit_coroutine(_call_async(f, kw, glb() if info.wants_globals else None)), name, timeout)
     if timeout is None and self.executor is None:
-        if info.wants_globals:
-            with using_globals(glb()): res = f(**kw)
-        else: res = f(**kw)
+        with using_globals(glb() if info.wants_globals else None): res = f(**kw)
     else: res = self._wait(self._submit(f, info, kw, timeout, glb() if info.wants_globals else None), name, timeout)
-    if inspect.isawaitable(res): res = self._wait(_submit_coroutine(_awaited(res)), name, timeout)
     return res
 
 @patch
-def _run_call(self:Toolbox, call, timeout, retries:int, glb)->dict:
-    "Run one call from sync code, with its retries, to its result"
+def _run_call(self:Toolbox, call, timeout, retries:int, glb, watched:bool)->dict:
+    "Run one call from sync code, with its retries, to its result (`watched`: does anyone listen to start and success events?)"
     start = time.perf_counter()
-    try: f,info,kw = self._prepare(call)
+    try: call_id,name,f,info,kw = self._prepare(call)
     except Exception as e: return self._refused(call, e, start)
-    call_id,name,attempt = call.get('id'),call.get('name'),0
+    attempt = 0
+    here = timeout is None and self.executor is None and not (info.is_async or info.wants_globals) # the common case: nothing in between
     while True:
         attempt += 1
-        self._emit('start', call_id, name, attempt)
-        try: out = self._attempt(f, info, kw, name, timeout, glb)
+        if watched: self._emit('start', call_id, name, attempt)
+        try:
+            out = f(**kw) if here else self._attempt(f, info, kw, name, timeout, glb)
+            if type(out) not in _never_awaitable and inspect.isawaitable(out): out = self._wait(_submit_coroutine(_awaited(out)), name, timeout)
         except (Exception, SystemExit) as e:
             delay = self._after_error(call_id, name, e, attempt, retries)
             if delay is None: return _result(call_id, name, None, _error_text(e), attempt, start)
             time.sleep(delay)
             continue
-        self._emit('success', call_id, name, attempt, time=time.perf_counter()-start)
-        return _result(call_id, name, out, None, attempt, start)
+        took = time.perf_counter() - start
+        if watched: self._emit('success', call_id, name, attempt, time=took)
+        return {'id': call_id, 'name': name, 'output': out, 'error': None, 'attempts': attempt, 'time': took}
 
 # %% ../nbs/02_toolbox.ipynb #0a8d13ab
 def _keep_until_done(task):
@@ -409,7 +426,7 @@ async def _aattempt(self:Toolbox, f, info, kw:dict, name, timeout, glb):
             task.cancel(); _keep_until_done(task)
             raise _timed_out(name, timeout)
         res = task.result()
-    if inspect.isawaitable(res): res = await (asyncio.wait_for(res, timeout) if timeout else res)
+    if type(res) not in _never_awaitable and inspect.isawaitable(res): res = await (asyncio.wait_for(res, timeout) if timeout else res)
     return res
 
 @patch
@@ -417,19 +434,20 @@ async def _arun_call(self:Toolbox, call, timeout, retries:int, glb, refused:Base
     "Run one call from async code, with its retries, to its result"
     start = time.perf_counter()
     if refused is not None: return self._refused(call, refused, start)
-    try: f,info,kw = self._prepare(call)
+    try: call_id,name,f,info,kw = self._prepare(call)
     except Exception as e: return self._refused(call, e, start)
-    call_id,name,attempt = call.get('id'),call.get('name'),0
+    attempt = 0
+    watched = self._watched()
     while True:
         attempt += 1
-        self._emit('start', call_id, name, attempt)
+        if watched: self._emit('start', call_id, name, attempt)
         try: out = await self._aattempt(f, info, kw, name, timeout, glb)
         except (Exception, SystemExit) as e:
             delay = self._after_error(call_id, name, e, attempt, retries)
             if delay is None: return _result(call_id, name, None, _error_text(e), attempt, start)
             await asyncio.sleep(delay)
             continue
-        self._emit('success', call_id, name, attempt, time=time.perf_counter()-start)
+        if watched: self._emit('success', call_id, name, attempt, time=time.perf_counter()-start)
         return _result(call_id, name, out, None, attempt, start)
 
 # %% ../nbs/02_toolbox.ipynb #f6b193bd
@@ -463,11 +481,13 @@ def execute(self:Toolbox, calls:list, # Tool calls: `{'id', 'name', 'arguments'}
             retries:int=0 # Further attempts after a transient error (timeout, connection, OS error, `retry_on`)
            )->list: # One result dict per call, in the calls' order
     "Run the tool calls a model asked for; every call gets a result, in order, whatever happens to the others"
-    calls = _check_batch(calls, timeout, retries)
+    if not (timeout is None and retries == 0 and type(calls) is list): calls = _check_batch(calls, timeout, retries)
     if parallel and len(calls) > 1: return _submit_coroutine(self._agather(calls, timeout, retries, _resolved_globals())).result()
     # serially, on this thread, tools that want the caller's globals look them up when they run (`caller_globals` walks up to the caller)
-    if len(calls) <= self.max_calls: return [self._run_call(c, timeout, retries, caller_globals) for c in calls]
-    return [self._refused(c, r, time.perf_counter()) if r is not None else self._run_call(c, timeout, retries, caller_globals)
+    watched = self.on_event is not None or self.logger.isEnabledFor(logging.DEBUG) # as `_watched`, inline: this is the hot path
+    run = self._run_call
+    if len(calls) <= self.max_calls: return [run(c, timeout, retries, caller_globals, watched) for c in calls]
+    return [self._refused(c, r, time.perf_counter()) if r is not None else self._run_call(c, timeout, retries, caller_globals, watched)
             for c,r in self._split(calls)]
 
 @patch
@@ -498,7 +518,7 @@ def execute_stream(self:Toolbox, calls:list, # Tool calls: `{'id', 'name', 'argu
     calls = _check_batch(calls, timeout, retries)
     if not (parallel and len(calls) > 1):
         for c,r in self._split(calls):
-            yield self._refused(c, r, time.perf_counter()) if r is not None else self._run_call(c, timeout, retries, caller_globals)
+            yield self._refused(c, r, time.perf_counter()) if r is not None else self._run_call(c, timeout, retries, caller_globals, self._watched())
         return
     glb = _resolved_globals()
     futs = [_submit_coroutine(self._arun_call(c, timeout, retries, glb, r)) for c,r in self._split(calls)]
