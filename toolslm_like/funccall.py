@@ -7,12 +7,12 @@ Docs: https://toolslm-like.github.io/toolslm_like/funccall.html.md"""
 # %% auto #0
 __all__ = ['type_formats', 'custom_types', 'type_kinds', 'SchemaError', 'ArgumentError', 'ToolNotFoundError', 'parse_docstring',
            'uses_caller_globals', 'hide_params', 'Param', 'ToolInfo', 'tool_info', 'TypeKind', 'AnyKind', 'NoneKind',
-           'UnionKind', 'LiteralKind', 'EnumKind', 'FormatKind', 'PrimitiveKind', 'TupleKind', 'ArrayKind',
-           'MappingKind', 'Field', 'ClassKind', 'TypedDictKind', 'NamedTupleKind', 'DataclassKind', 'PydanticKind',
-           'CallableKind', 'kind_of', 'add_type_kind', 'describe_type', 'SchemaBuilder', 'get_schema', 'PathArg',
-           'dateArg', 'mk_ns', 'Converter', 'accepts_none', 'bind_arguments', 'caller_globals', 'using_globals',
-           'lookup_tool', 'tool_traceback', 'prepare_call', 'call_func', 'call_func_async', 'run_code',
-           'run_with_timeout', 'python']
+           'UnionKind', 'to_jsonable', 'LiteralKind', 'EnumKind', 'FormatKind', 'PrimitiveKind', 'TupleKind',
+           'ArrayKind', 'MappingKind', 'Field', 'ClassKind', 'TypedDictKind', 'NamedTupleKind', 'DataclassKind',
+           'PydanticKind', 'CallableKind', 'kind_of', 'add_type_kind', 'describe_type', 'SchemaBuilder',
+           'json_type_name', 'get_schema', 'PathArg', 'dateArg', 'mk_ns', 'Converter', 'accepts_none', 'bind_arguments',
+           'caller_globals', 'using_globals', 'lookup_tool', 'tool_traceback', 'prepare_call', 'call_func',
+           'call_func_async', 'run_code', 'run_with_timeout', 'python']
 
 # %% ../nbs/00_funccall.ipynb #8535f9ed
 import ast, asyncio, contextlib, contextvars, ctypes, dataclasses, enum, functools, inspect, io, json, keyword, linecache
@@ -419,39 +419,41 @@ class UnionKind(TypeKind):
         raise _Bad(f"expected {self.describe(tp)}, {_got(v)}")
     def describe(self, tp): return ' or '.join(describe_type(a) for a in self._args(tp))
 
-def _jsonable(v):
-    "`v` as plain JSON, or raise `TypeError` when it has no JSON form"
+def to_jsonable(v):
+    "`v` as plain JSON (enums, dataclasses, tuples, sets, `Path`s, dates... converted), or raise `TypeError` when it has no JSON form"
     if v is None or isinstance(v, (bool, str)): return v
     if isinstance(v, int): return int(v)
     if isinstance(v, float):
         if not math.isfinite(v): raise TypeError(f"{v!r} is not JSON")
         return v
-    if isinstance(v, enum.Enum): return _jsonable(v.value)
+    if isinstance(v, enum.Enum): return to_jsonable(v.value)
     if isinstance(v, (PurePath, UUID, Decimal)): return str(v)
     if isinstance(v, (date, dtime)): return v.isoformat()
-    if isinstance(v, (list, tuple, deque)): return [_jsonable(o) for o in v]
+    if isinstance(v, (list, tuple, deque)): return [to_jsonable(o) for o in v]
     if isinstance(v, (set, frozenset)):
-        out = [_jsonable(o) for o in v]
+        out = [to_jsonable(o) for o in v]
         try: return sorted(out)
         except TypeError: return out
-    if isinstance(v, abc.Mapping): return {str(_jsonable(k)): _jsonable(o) for k,o in v.items()}
-    if dataclasses.is_dataclass(v) and not isinstance(v, type): return _jsonable(dataclasses.asdict(v))
+    if isinstance(v, abc.Mapping): return {str(to_jsonable(k)): to_jsonable(o) for k,o in v.items()}
+    if dataclasses.is_dataclass(v) and not isinstance(v, type): return to_jsonable(dataclasses.asdict(v))
     if hasattr(v, 'model_dump') and not isinstance(v, type): return v.model_dump(mode='json')
     raise TypeError(f"{type(v).__name__} value {v!r} is not JSON")
+
+_jsonable = to_jsonable # the old private name, until every module uses `to_jsonable`
 
 class LiteralKind(TypeKind):
     def match(self, tp, origin): return origin is Literal
     def schema(self, tp, b):
-        vals = [_jsonable(o) for o in get_args(tp)]
+        vals = [to_jsonable(o) for o in get_args(tp)]
         s = {'enum': vals}
         if (ts := {_schema_type_of(o) for o in vals}) and len(ts) == 1: s = {'type': ts.pop(), **s}
         return s
     def convert(self, v, tp, c):
         for o in get_args(tp):
-            j = _jsonable(o)
+            j = to_jsonable(o)
             if v == j and (type(v) is type(j) or (not c.strict and _is_num(v) and _is_num(j))): return o
         raise _Bad(f"expected {self.describe(tp)}, {_got(v)}")
-    def describe(self, tp): return 'one of ' + ', '.join(_show(_jsonable(o)) for o in get_args(tp))
+    def describe(self, tp): return 'one of ' + ', '.join(_show(to_jsonable(o)) for o in get_args(tp))
 
 def _is_num(v): return isinstance(v, (int, float)) and not isinstance(v, bool)
 
@@ -461,19 +463,19 @@ def _schema_type_of(v):
 class EnumKind(TypeKind):
     def match(self, tp, origin): return isinstance(tp, type) and issubclass(tp, enum.Enum)
     def schema(self, tp, b):
-        vals = [_jsonable(m.value) for m in tp]
+        vals = [to_jsonable(m.value) for m in tp]
         s = {'enum': vals}
         if (ts := {_schema_type_of(o) for o in vals}) and len(ts) == 1: s = {'type': ts.pop(), **s}
         return s
     def convert(self, v, tp, c):
         if isinstance(v, tp): return v
         for m in tp:
-            if _jsonable(m.value) == v and type(_jsonable(m.value)) is type(v): return m
+            if to_jsonable(m.value) == v and type(to_jsonable(m.value)) is type(v): return m
         if not c.strict:
             for m in tp:
-                if _jsonable(m.value) == v or (isinstance(v, str) and m.name == v): return m
+                if to_jsonable(m.value) == v or (isinstance(v, str) and m.name == v): return m
         raise _Bad(f"expected {self.describe(tp)}, {_got(v)}")
-    def describe(self, tp): return f"one of {', '.join(_show(_jsonable(m.value)) for m in tp)}"
+    def describe(self, tp): return f"one of {', '.join(_show(to_jsonable(m.value)) for m in tp)}"
 
 # %% ../nbs/00_funccall.ipynb #62d536c1
 def _parse_date(s): return date.fromisoformat(s)
@@ -623,7 +625,8 @@ def _is_pydantic(tp): return isinstance(tp, type) and hasattr(tp, 'model_json_sc
 
 def _strip_required(t):
     "`Required[T]`/`NotRequired[T]` -> `T` (TypedDict markers say nothing about the type)"
-    while get_origin(t) in (typing.Required, typing.NotRequired): t = get_args(t)[0]
+    # by name: Python 3.10 has them only in `typing_extensions`, 3.11+ in `typing`
+    while getattr(get_origin(t), '_name', None) in ('Required', 'NotRequired'): t = get_args(t)[0]
     return t
 
 @dataclasses.dataclass
@@ -845,7 +848,7 @@ class SchemaBuilder:
             p = {**s, 'description': f.doc or s.get('description', '') or ''}
             if f.required: req.append(f.name)
             elif f.default is not _OPTIONAL:
-                try: p['default'] = _jsonable(f.default)
+                try: p['default'] = to_jsonable(f.default)
                 except TypeError: pass
             props[f.name] = p
         return props,req
@@ -856,21 +859,21 @@ _schema_cache = _WeakCache()
 def _returns_text(info):
     has_type = info.returns is not _empty and info.returns is not None and info.returns is not type(None)
     if not has_type and not info.returns_doc: return ''
-    tstr = f"type: {_anno_str(info.returns)}" if has_type else None
+    tstr = f"type: {json_type_name(info.returns)}" if has_type else None
     return f"\n\nReturns:\n- {f'{info.returns_doc} ({tstr})' if has_type and info.returns_doc else (tstr or info.returns_doc)}"
 
 _json_names = {int: 'integer', float: 'number', str: 'string', bool: 'boolean', list: 'array', tuple: 'array', set: 'array', frozenset: 'array',
                dict: 'object', type(None): 'null'}
 
-def _anno_str(t)->str:
+def json_type_name(t)->str:
     "Return annotation `t` in JSON schema words, as toolslm and fastcore write it: `integer`, `array[integer]`, `object[string, number]`"
     if isinstance(t, (str, ForwardRef)): return getattr(t, '__forward_arg__', t)
     t,o = _unannotate(t),get_origin(_unannotate(t))
-    if o in (Union, types.UnionType): return ' | '.join(_anno_str(a) for a in get_args(t))
+    if o in (Union, types.UnionType): return ' | '.join(json_type_name(a) for a in get_args(t))
     if o is Literal: return 'one of ' + ', '.join(repr(a) for a in get_args(t))
     base = _json_names.get(o or t) or getattr(o or t, '__name__', None) or str(t).replace('typing.', '')
     args = [a for a in get_args(t) if a is not Ellipsis]
-    return f"{base}[{', '.join(_anno_str(a) for a in args)}]" if args else base
+    return f"{base}[{', '.join(json_type_name(a) for a in args)}]" if args else base
 
 def _build_schema(f, skip_hidden=False)->str:
     "JSON text of `[name, description, parameters]` for `f`"

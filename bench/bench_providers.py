@@ -1,0 +1,31 @@
+"Timings of toolslm_like.providers on typical inputs (run by hand: python bench/bench_providers.py)"
+import timeit, json
+from dataclasses import dataclass
+from typing import Literal
+from toolslm_like.providers import *
+from openai.types.chat import ChatCompletion
+@dataclass
+class Address:
+    "A postal address"
+    street:str # Street and number
+    city:str # City name
+    country:str='NZ' # ISO country code
+def get_weather(city:str, unit:Literal['C','F']='C', days:int=1)->dict:
+    "Get the weather forecast for a city"
+def send_parcel(to:Address, weight_kg:float, tags:dict[str,str]|None=None)->str:
+    "Send a parcel"
+def now()->str:
+    "Time"
+tools = [get_weather, send_parcel, now]*1
+ns = {f'{f.__name__}{i}': f for i in range(10) for f in tools}
+for p in PROVIDERS:
+    n=200; t = timeit.timeit(lambda: tool_schemas(ns, p, strict='auto' if 'openai' in p else False), number=n)/n
+    print(f"tool_schemas 30 tools {p}: {t*1e3:.2f} ms")
+oai = ChatCompletion.model_validate({'id': 'c1', 'object': 'chat.completion', 'created': 0, 'model': 'gpt-x', 'choices': [{'index': 0, 'finish_reason': 'tool_calls',
+    'message': {'role': 'assistant', 'content': None, 'tool_calls': [
+        {'id': f'call_{i}', 'type': 'function', 'function': {'name': 'get_weather', 'arguments': '{"city": "Paris", "unit": "F"}'}} for i in range(5)]}}]})
+n=2000; print(f"parse_tool_calls ChatCompletion 5 calls: {timeit.timeit(lambda: parse_tool_calls(oai), number=n)/n*1e6:.1f} us")
+d = oai.model_dump()
+print(f"parse_tool_calls dict 5 calls: {timeit.timeit(lambda: parse_tool_calls(d), number=n)/n*1e6:.1f} us")
+res = [{'id': f'call_{i}', 'name': 'get_weather', 'output': {'t': i}, 'error': None} for i in range(5)]
+print(f"format_tool_results 5 results: {timeit.timeit(lambda: format_tool_results(res, 'anthropic'), number=n)/n*1e6:.1f} us")

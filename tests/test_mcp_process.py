@@ -1,0 +1,250 @@
+"""Black-box checks of `toolslm_like.mcp` across processes: our server driven by the SDK's own client (stdio, HTTP),
+and our client against servers written with the SDK's `MCPServer` (FastMCP), all started and stopped by the tests"""
+import asyncio, importlib.util, json, socket, subprocess, sys, textwrap, time, warnings
+from pathlib import Path
+import pytest
+
+mcp = pytest.importorskip('mcp')
+from mcp import Client, StdioServerParameters
+from toolslm_like.funccall import get_schema, call_func, call_func_async
+from toolslm_like.mcp import MCPClient, MCPHTTPServer, MCPToolError, mcp_tools
+
+OUR_SERVER = '''
+from toolslm_like.mcp import serve_mcp
+
+def add(a:int, # The first number
+        b:int=0 # The second number
+       )->int: # The sum
+    "Add two numbers"
+    return a+b
+
+def boom(x:int # Anything
+        ):
+    "Always fails"
+    raise ValueError(f"bad x: {x}")
+
+def shout(text:str, # What to shout
+          times:int=1 # How often
+         )->str:
+    "Shout some text (and print to stdout, which must not reach the protocol stream)"
+    print("this goes to stderr while serving")
+    return (text.upper() + '! ') * times
+
+def config(opts:dict[str, int] # Settings
+          )->dict:
+    "Echo settings back as an object"
+    return {'got': opts}
+
+if __name__ == '__main__': serve_mcp([add, boom, shout, config], name='ours')
+'''
+
+FAST_SERVER = '''
+import sys
+from typing import Literal
+from pydantic import BaseModel, Field
+from mcp.server.mcpserver import MCPServer
+
+mcp = MCPServer('fast')
+
+class Point(BaseModel):
+    x: int
+    y: int = 0
+
+@mcp.tool()
+def mul(a: int, b: int = 2) -> int:
+    "Multiply two numbers"
+    return a * b
+
+@mcp.tool()
+def describe(name: str = Field(description="Who"), style: Literal['hi', 'hello'] = 'hi',
+             at: list[Point] | None = None, times: int = Field(default=1, ge=1)) -> str:
+    "Describe someone"
+    return f"{style} {name} at {[(p.x, p.y) for p in at or []]} x{times}"
+
+@mcp.tool(name='get-info')
+def get_info() -> dict:
+    "Info about the server"
+    return {'name': 'fast', 'tools': 3}
+
+@mcp.tool()
+def oops(x: int) -> int:
+    "Always fails"
+    raise ValueError('no good')
+
+if __name__ == '__main__':
+    if len(sys.argv) > 1: mcp.run('streamable-http', host='127.0.0.1', port=int(sys.argv[1]))
+    else: mcp.run()
+'''
+
+@pytest.fixture(scope='module')
+def scripts(tmp_path_factory):
+    d = tmp_path_factory.mktemp('servers')
+    (d/'ours.py').write_text(OUR_SERVER)
+    (d/'fast.py').write_text(FAST_SERVER)
+    return d
+
+def load(path):
+    spec = importlib.util.spec_from_file_location(path.stem + '_for_schemas', path)
+    m = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(m)
+    return m
+
+def equivalent(s):
+    "A schema less the keys that do not change which values fit (pydantic's titles, empty descriptions)"
+    if isinstance(s, dict): return {k: equivalent(v) for k,v in s.items() if k != 'title' and not (k == 'description' and not v)}
+    if isinstance(s, list): return [equivalent(v) for v in s]
+    return s
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(('127.0.0.1', 0))
+        return s.getsockname()[1]
+
+def wait_for_port(port, proc, timeout=60):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if proc.poll() is not None: raise RuntimeError(f"server exited: {proc.stderr.read()}")
+        try:
+            with socket.create_connection(('127.0.0.1', port), timeout=0.2): return
+        except OSError: time.sleep(0.05)
+    raise TimeoutError(f"nothing listens on port {port}")
+
+# --- our server, driven by the SDK's own client
+
+async def drive_our_server(client_target, mode, ours):
+    async with Client(client_target, mode=mode) as c:
+        listed = {t.name: t for t in (await c.list_tools()).tools}
+        assert list(listed) == ['add', 'boom', 'shout', 'config']
+        for nm in listed: assert listed[nm].input_schema == get_schema(getattr(ours, nm), 'inputSchema')['inputSchema']
+        assert listed['add'].description == get_schema(ours.add)['description']
+        r = await c.call_tool('add', {'a': 1, 'b': '2'})
+        assert (r.is_error, r.content[0].text) == (False, '3')
+        r = await c.call_tool('shout', {'text': 'hi', 'times': 2})
+        assert (r.is_error, r.content[0].text) == (False, 'HI! HI! ')
+        r = await c.call_tool('config', {'opts': {'a': '1'}})
+        assert r.structured_content == {'got': {'a': 1}} and not r.is_error
+        bad = await c.call_tool('add', {'a': 'one'})
+        assert bad.is_error and bad.content[0].text == "ArgumentError: Invalid arguments for tool 'add':\n- a: expected an integer, got 'one' (a string)"
+        boom = await c.call_tool('boom', {'x': 3})
+        assert boom.is_error and boom.content[0].text.endswith('ValueError: bad x: 3') and 'raise ValueError' in boom.content[0].text
+        missing = await c.call_tool('nope', {})
+        assert missing.is_error and missing.content[0].text.startswith("ToolNotFoundError: There is no tool named 'nope'")
+        return c.protocol_version
+
+@pytest.mark.parametrize('mode', ['auto', 'legacy'])
+def test_our_server_over_stdio(scripts, mode):
+    params = StdioServerParameters(command=sys.executable, args=[str(scripts/'ours.py')], cwd=str(scripts))
+    version = asyncio.run(drive_our_server(params, mode, load(scripts/'ours.py')))
+    assert version
+
+def test_our_server_over_http(scripts):
+    ours = load(scripts/'ours.py')
+    with MCPHTTPServer([ours.add, ours.boom, ours.shout, ours.config], port=0) as srv:
+        assert srv.url.startswith('http://127.0.0.1:') and srv.url.endswith('/mcp')
+        for mode in ('auto', 'legacy'): asyncio.run(drive_our_server(srv.url, mode, ours))
+    with socket.socket() as s: # stopped: the port is free again
+        s.bind(('127.0.0.1', int(srv.url.split(':')[2].split('/')[0])))
+
+def test_serve_mcp_http_in_a_subprocess(scripts):
+    port = free_port()
+    code = f"import runpy; m = runpy.run_path({str(scripts/'ours.py')!r}); from toolslm_like.mcp import serve_mcp; serve_mcp([m['add']], transport='http', port={port})"
+    proc = subprocess.Popen([sys.executable, '-c', code], stderr=subprocess.PIPE, text=True)
+    try:
+        wait_for_port(port, proc)
+        with MCPClient(f'http://127.0.0.1:{port}/mcp') as c: assert c.tools['add'](2, 3) == '5'
+    finally:
+        proc.terminate(); proc.wait(10)
+
+# --- our client, against a server written with the SDK's MCPServer (FastMCP)
+
+def check_fast_tools(c):
+    ns = c.tools
+    assert sorted(ns) == ['describe', 'get-info', 'mul', 'oops']
+    for nm,f in ns.items(): # get_schema round-trips to an equivalent schema
+        assert equivalent(get_schema(f, 'inputSchema')['inputSchema']) == equivalent(c.tool_defs[nm]['inputSchema']), nm
+        assert get_schema(f)['description'] == c.tool_defs[nm]['description']
+    assert ns['mul'](3) == 6 and ns['mul'](a=3, b=5) == 15
+    assert call_func('mul', {'a': '4'}, ns) == 8
+    assert call_func('describe', {'name': 'Ann', 'at': [{'x': '1'}], 'times': 2}, ns) == "hi Ann at [(1, 0)] x2"
+    info = call_func('get-info', {}, ns) # no output schema for a bare `dict`, so the text comes back
+    assert json.loads(info) == {'name': 'fast', 'tools': 3}, info
+    out = call_func('describe', {'name': 'Ann', 'times': 0}, ns, raise_on_err=False) # refused here, before sending
+    assert out.startswith("ArgumentError: Invalid arguments for tool 'describe'") and 'times: expected a number at least 1' in out, out
+    out = call_func('oops', {'x': 1}, ns, raise_on_err=False)
+    assert 'MCPToolError' in out and 'Error executing tool oops' in out, out
+    with pytest.raises(MCPToolError, match='oops'): ns['oops'](1)
+    with pytest.raises(TypeError, match="missing a required argument: 'a'"): ns['mul']()
+
+def test_our_client_against_fastmcp_over_stdio(scripts):
+    with MCPClient([sys.executable, str(scripts/'fast.py')], cwd=str(scripts)) as c:
+        check_fast_tools(c)
+        assert repr(c).startswith("MCPClient(") and '4 tools' in repr(c)
+    with pytest.raises(ConnectionError, match='not connected'): c.tools['mul'](1)
+
+def test_our_client_against_fastmcp_over_http(scripts):
+    port = free_port()
+    proc = subprocess.Popen([sys.executable, str(scripts/'fast.py'), str(port)], stderr=subprocess.PIPE, text=True)
+    try:
+        wait_for_port(port, proc)
+        with MCPClient(f'http://127.0.0.1:{port}/mcp', headers={'X-Test': '1'}) as c: check_fast_tools(c)
+        with MCPClient(f'http://127.0.0.1:{port}/mcp') as c: assert c.tools['mul'](2) == 4
+    finally:
+        proc.terminate(); proc.wait(10)
+
+def test_sync_use_inside_a_running_event_loop(scripts):
+    "As in Jupyter: a loop already runs on this thread, and the sync functions still work"
+    async def main():
+        ns = mcp_tools(f"{sys.executable} {scripts/'fast.py'}", cwd=str(scripts))
+        try:
+            sync = ns['mul'](7)
+            threaded = await call_func_async('mul', {'a': 8}, ns) # sync tool run in a worker thread
+            return sync,threaded
+        finally: ns['mul'].mcp_client.close()
+    assert asyncio.run(main()) == (14, 16)
+
+def test_async_use(scripts):
+    async def main():
+        async with MCPClient([sys.executable, str(scripts/'fast.py')], cwd=str(scripts), prefix='fast_') as c:
+            ns = c.async_tools
+            assert sorted(ns) == ['fast_describe', 'fast_get-info', 'fast_mul', 'fast_oops']
+            many = await asyncio.gather(*[call_func_async('fast_mul', {'a': i}, ns) for i in range(5)])
+            direct = await ns['fast_mul'](a=3, b=3)
+            with pytest.raises(MCPToolError): await ns['fast_oops'](x=1)
+            return many,direct
+    assert asyncio.run(main()) == ([0, 2, 4, 6, 8], 9)
+
+def test_our_client_against_our_server(scripts):
+    "Both ways at once, over stdio: the schemas come back exactly as `get_schema` made them"
+    ours = load(scripts/'ours.py')
+    with MCPClient([sys.executable, str(scripts/'ours.py')]) as c:
+        for nm in ('add', 'boom', 'shout', 'config'): assert get_schema(c.tools[nm]) == get_schema(getattr(ours, nm))
+        assert c.tools['shout']('a', times=3) == 'A! A! A! '
+        assert c.tools['config']({'k': 2}) == {'got': {'k': 2}}
+        with pytest.raises(MCPToolError, match='ValueError: bad x: 1'): c.tools['boom'](1)
+
+def test_connection_errors(scripts, tmp_path):
+    with pytest.raises(ConnectionError, match='Could not connect to the MCP server'):
+        MCPClient([sys.executable, '-c', 'import sys; sys.exit(3)'], connect_timeout=30).connect()
+    with pytest.raises(ConnectionError, match='Could not connect'):
+        MCPClient(f'http://127.0.0.1:{free_port()}/mcp', connect_timeout=30).connect()
+    hang = tmp_path/'hang.py'
+    hang.write_text('import time; time.sleep(60)')
+    t = time.monotonic()
+    with pytest.raises(TimeoutError, match='did not start and list its tools within 1'):
+        MCPClient([sys.executable, str(hang)], connect_timeout=1).connect()
+    assert time.monotonic() - t < 15
+
+def test_sync_use_in_a_real_jupyter_kernel(scripts, monkeypatch):
+    "In Jupyter the kernel's event loop is running while a cell runs; sync tools, `call_func` and `await` all work there"
+    nbformat,nbclient = pytest.importorskip('nbformat'),pytest.importorskip('nbclient')
+    import os
+    monkeypatch.setenv('PATH', str(Path(sys.executable).parent) + os.pathsep + os.environ.get('PATH', '')) # the kernel is this Python
+    cells = [f"import asyncio, sys\nfrom toolslm_like.mcp import mcp_tools\nfrom toolslm_like.funccall import call_func\n"
+             f"ns = mcp_tools([sys.executable, {str(scripts/'fast.py')!r}])\nprint(asyncio.get_event_loop().is_running())",
+             "print(ns['mul'](3), call_func('mul', {'a': '5'}, ns))",
+             "print(await ns['mul'].mcp_client.async_tools['mul'](a=2, b=21))",
+             "ns['mul'].mcp_client.close()"]
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in cells])
+    nbclient.NotebookClient(nb, timeout=120, kernel_name='python3').execute()
+    outs = [''.join(o.get('text', '') for o in c.outputs) for c in nb.cells]
+    assert outs[:3] == ['True\n', '6 10\n', '42\n'], outs
