@@ -13,6 +13,7 @@ import asyncio, concurrent.futures, inspect, itertools, logging, os, queue, rand
 from collections import abc
 from fastcore.basics import patch
 from .funccall import mk_ns, prepare_call, tool_traceback, run_with_timeout, using_globals, caller_globals, _Timeout
+from .providers import ToolNames, tool_schemas, parse_tool_calls, format_tool_results
 
 # %% ../nbs/02_toolbox.ipynb #634bccc8
 # A model can ask for any number of calls in one turn; past this many the rest get an error result instead of tying up workers
@@ -544,3 +545,50 @@ async def aexecute_stream(self:Toolbox, calls:list, # Tool calls: `{'id', 'name'
         for nxt in asyncio.as_completed(tasks): yield await nxt
     finally:
         for t in tasks: t.cancel()
+
+# %% ../nbs/02_toolbox.ipynb #e7b84bd0
+@patch
+def schemas(self:Toolbox, provider:str='anthropic', # One of `toolslm_like.providers.PROVIDERS`
+            strict:bool|str=False # OpenAI strict mode: True, False, or 'auto' (strict for each tool that can be)
+           )->list: # One tool description per tool, for the request's `tools` parameter
+    "The tools of this toolbox described in `provider`'s dialect"
+    return tool_schemas(self.ns, provider, strict)
+
+@patch
+def tool_names(self:Toolbox)->ToolNames:
+    "The exact two-way map between this toolbox's tool names and the names providers see"
+    return ToolNames(k for k in self.ns if isinstance(k, str))
+
+@patch
+def _calls_in(self:Toolbox, response, provider)->list:
+    "The tool calls a model made in `response`, with this toolbox's names mapped back"
+    return parse_tool_calls(response, provider, names=self.tool_names())
+
+def _reply(results:list, calls:list, provider):
+    "Results formatted for `provider`; nothing to add when the model called no tools"
+    if not calls: return []
+    for r,c in zip(results, calls): # a custom (free-text) tool's result is answered in its own shape
+        if isinstance(c, dict) and 'type' in c: r['type'] = c['type']
+    return format_tool_results(results, provider)
+
+@patch
+def respond(self:Toolbox, response, # A model's response: any provider's SDK object, its dict or JSON text
+            provider:str|None=None, # One of `PROVIDERS`; `None` works it out from the response
+            parallel:bool=False, # Run the calls at once?
+            timeout:float|None=None, # Seconds each attempt may take
+            retries:int=0 # Further attempts after a transient error
+           ): # What to add to the conversation, in `provider`'s shape (`[]` if the model called no tools)
+    "Run the tool calls in a model's `response` and return the results ready to send back"
+    calls = self._calls_in(response, provider)
+    return _reply(self.execute(calls, parallel=parallel, timeout=timeout, retries=retries), calls, provider)
+
+@patch
+async def arespond(self:Toolbox, response, # A model's response: any provider's SDK object, its dict or JSON text
+                   provider:str|None=None, # One of `PROVIDERS`; `None` works it out from the response
+                   parallel:bool=False, # Run the calls at once?
+                   timeout:float|None=None, # Seconds each attempt may take
+                   retries:int=0 # Further attempts after a transient error
+                  ): # What to add to the conversation, in `provider`'s shape (`[]` if the model called no tools)
+    "`respond` from async code: the calls run with `aexecute`"
+    calls = self._calls_in(response, provider)
+    return _reply(await self.aexecute(calls, parallel=parallel, timeout=timeout, retries=retries), calls, provider)
