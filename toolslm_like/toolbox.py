@@ -179,7 +179,7 @@ def _run_tool(f, kw:dict, timeout:float|None, glb:dict|None, submission=None):
         with using_globals(glb): return run_with_timeout(lambda: f(**kw), timeout)
     except _Timeout:
         e = TimeoutError(f"the tool ran for longer than {timeout:g} seconds and was stopped")
-        e.tool_traceback = _refusal_text(e)
+        e.tool_traceback = _short_error(e)
         raise e from None
     except (Exception, SystemExit) as e:
         try: e.tool_traceback = tool_traceback(e)
@@ -215,7 +215,7 @@ def _submit_coroutine(coro)->concurrent.futures.Future:
 class Toolbox:
     "Runs the tool calls a model asked for against a namespace of tools: in order or in parallel, with timeouts, retries and events"
     def __init__(self, tools, # Anything `mk_ns` accepts: a function, a list of functions and dicts, or a mapping of name -> function
-                 on_event=None, # Called with a dict for each start, success, retry and failure (possibly from a worker thread)
+                 on_event=None, # Called with a dict for each start, success, retry and failure (from the toolbox's event-loop thread in parallel batches)
                  logger:logging.Logger|None=None, # Where events are logged (default: the `toolslm_like.toolbox` logger)
                  max_workers:int=DEFAULT_MAX_WORKERS, # Most sync tools running at once in this toolbox's threads
                  executor:concurrent.futures.Executor|None=None, # Run sync tools here instead: a process pool, dask's `Client.get_executor()`, ...
@@ -281,7 +281,7 @@ def _error_text(e:BaseException)->str:
     "What went wrong in a tool, as text a model can act on: the tool's traceback (set on `e` by `_run_tool` or `_timed_out`, else made here)"
     return (getattr(e, 'tool_traceback', None) or tool_traceback(e)).rstrip()
 
-def _refusal_text(e:BaseException)->str: return f"{type(e).__name__}: {e}"
+def _short_error(e:BaseException)->str: return f"{type(e).__name__}: {e}"
 
 def _call_parts(call)->tuple:
     "`(id, name, arguments)` of one call a model made; raises `ToolCallError` if it is not a call"
@@ -296,13 +296,14 @@ def _result(call_id, name, output, error, attempts:int, start:float)->dict:
 @patch
 def _prepare(self:Toolbox, call)->tuple:
     "`(id, name, function, ToolInfo, kwargs)` for `call`, checked; raises what is wrong with it"
-    if type(call) is dict and not call.get('error'): call_id,name,arguments = call.get('id'),call.get('name'),call.get('arguments') # the common case
+    if type(call) is dict and 'error' not in call: call_id,name,arguments = call.get('id'),call.get('name'),call.get('arguments') # the common case
     else: call_id,name,arguments = _call_parts(call)
     if type(arguments) is dict and len(arguments) < 16 and self._small_ok: # a few numbers need no measuring
         for v in arguments.values():
             if type(v) not in _scalar_types: self._check_size(arguments); break
     elif arguments is not None: self._check_size(arguments)
-    return (call_id, name, *prepare_call(name, arguments, self.ns))
+    f,info,kw = prepare_call(name, arguments, self.ns)
+    return call_id,name,f,info,kw
 
 @patch
 def _check_size(self:Toolbox, arguments):
@@ -313,7 +314,7 @@ def _check_size(self:Toolbox, arguments):
 def _refused(self:Toolbox, call, e:BaseException, start:float)->dict:
     "The result of a call that never ran"
     call_id,name = (call.get('id'),call.get('name')) if isinstance(call, abc.Mapping) else (None,None)
-    err = _refusal_text(e)
+    err = _short_error(e)
     self._emit('failure', call_id, name, 0, error=err)
     return _result(call_id, name, None, err, 0, start)
 
@@ -332,7 +333,7 @@ def _timed_out(name, timeout:float)->TimeoutError:
     "The error of a call given up on at its time limit (its text is the whole story: no traceback of ours)"
     e = TimeoutError(f"the tool {name!r} did not finish within {timeout:g} seconds and was given up on; "
                      "ask for less at once, or run it with a longer timeout")
-    e.tool_traceback = _refusal_text(e)
+    e.tool_traceback = _short_error(e)
     return e
 
 def _over_limit(i:int, n:int, limit:int)->ToolCallError:
@@ -419,14 +420,17 @@ async def _aattempt(self:Toolbox, f, info, kw:dict, name, timeout, glb):
     else:
         fut = self._submit(f, info, kw, timeout, glb)
         task = asyncio.wrap_future(fut)
-    if timeout is None: res = await task
-    else:
-        done,_ = await asyncio.wait({task}, timeout=timeout)
-        if not done:
-            if fut is not None: self._give_up(fut)
+    try:
+        if timeout is None: res = await task
+        else:
+            done,_ = await asyncio.wait({task}, timeout=timeout)
+            if not done: raise _timed_out(name, timeout)
+            res = task.result()
+    except BaseException: # timed out, or this call was cancelled (e.g. a stream closed early): stop the tool too
+        if not task.done():
             task.cancel(); _keep_until_done(task)
-            raise _timed_out(name, timeout)
-        res = task.result()
+            if fut is not None: self._give_up(fut)
+        raise
     if type(res) not in _never_awaitable and inspect.isawaitable(res): res = await (asyncio.wait_for(res, timeout) if timeout else res)
     return res
 
@@ -483,13 +487,19 @@ def execute(self:Toolbox, calls:list, # Tool calls: `{'id', 'name', 'arguments'}
            )->list: # One result dict per call, in the calls' order
     "Run the tool calls a model asked for; every call gets a result, in order, whatever happens to the others"
     if not (timeout is None and retries == 0 and type(calls) is list): calls = _check_batch(calls, timeout, retries)
-    if parallel and len(calls) > 1: return _submit_coroutine(self._agather(calls, timeout, retries, _resolved_globals())).result()
-    # serially, on this thread, tools that want the caller's globals look them up when they run (`caller_globals` walks up to the caller)
+    if parallel and len(calls) > 1: return _wait_all(_submit_coroutine(self._agather(calls, timeout, retries, _resolved_globals())))
     watched = self.on_event is not None or self.logger.isEnabledFor(logging.DEBUG) # as `_watched`, inline: this is the hot path
-    run = self._run_call
+    run = self._run_call # serially, on this thread: tools that want the caller's globals find them when they run (`caller_globals`)
     if len(calls) <= self.max_calls: return [run(c, timeout, retries, caller_globals, watched) for c in calls]
     return [self._refused(c, r, time.perf_counter()) if r is not None else self._run_call(c, timeout, retries, caller_globals, watched)
             for c,r in self._split(calls)]
+
+def _wait_all(fut:concurrent.futures.Future):
+    "The result of a batch running on the background loop; if the wait is interrupted (Ctrl-C), the batch is cancelled too"
+    try: return fut.result()
+    except BaseException:
+        fut.cancel()
+        raise
 
 @patch
 async def _agather(self:Toolbox, calls:list, timeout, retries:int, glb)->list:
