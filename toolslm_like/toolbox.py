@@ -355,8 +355,7 @@ def _submit(self:Toolbox, f, info, kw:dict, timeout, glb)->concurrent.futures.Fu
 @patch
 def _give_up(self:Toolbox, fut):
     "Stop waiting on `fut`: cancel it if it has not started, free its thread if it has"
-    if self._threads is not None and isinstance(fut, concurrent.futures.Future) and self._threads.abandon(fut): return
-    fut.cancel()
+    if self._threads is None or not self._threads.abandon(fut): fut.cancel()
 
 async def _call_async(f, kw:dict, glb):
     with using_globals(glb): return await f(**kw)
@@ -365,14 +364,16 @@ async def _awaited(x): return await x
 
 _never_awaitable = frozenset({int, float, bool, type(None), str, bytes, list, dict, tuple}) # skips `isawaitable`'s slower checks
 
-@patch
-def _wait(self:Toolbox, fut:concurrent.futures.Future, name, timeout):
-    "The result of `fut`, or `TimeoutError` once `timeout` seconds have passed"
+def _wait_for(fut:concurrent.futures.Future, name, timeout, threads:ToolThreads|None):
+    "The result of `fut`, or `TimeoutError` once `timeout` seconds have passed (`fut` is then given up on)"
     try: return fut.result(timeout)
     except concurrent.futures.TimeoutError:
         if fut.done(): raise # the tool's own TimeoutError
-        self._give_up(fut)
+        if threads is None or not threads.abandon(fut): fut.cancel() # free its thread if it runs on ours, else cancel it
         raise _timed_out(name, timeout) from None
+
+@patch
+def _wait(self:Toolbox, fut:concurrent.futures.Future, name, timeout): return _wait_for(fut, name, timeout, self._threads)
 
 @patch
 def _attempt(self:Toolbox, f, info, kw:dict, name, timeout, glb):
@@ -389,22 +390,35 @@ def _run_call(self:Toolbox, call, timeout, retries:int, glb, watched:bool)->dict
     start = time.perf_counter()
     try: call_id,name,f,info,kw = self._prepare(call)
     except Exception as e: return self._refused(call, e, start)
-    attempt = 0
-    here = timeout is None and self.executor is None and not (info.is_async or info.wants_globals) # the common case: nothing in between
+    if watched or timeout is not None or self.executor is not None or info.is_async or info.wants_globals:
+        return self._attempts(call_id, name, f, info, kw, timeout, retries, glb, watched, start)
+    try: out = _settled(f(**kw), name, None) # the common case, kept cheap: a quiet sync call run right here
+    except (Exception, SystemExit) as e: return self._attempts(call_id, name, f, info, kw, timeout, retries, glb, watched, start, e)
+    return {'id': call_id, 'name': name, 'output': out, 'error': None, 'attempts': 1, 'time': time.perf_counter()-start}
+
+def _settled(out, name, timeout):
+    "`out`, awaited (on the background loop) if a sync tool returned an awaitable"
+    if type(out) in _never_awaitable or not inspect.isawaitable(out): return out
+    return _wait_for(_submit_coroutine(_awaited(out)), name, timeout, None)
+
+@patch
+def _attempts(self:Toolbox, call_id, name, f, info, kw:dict, timeout, retries:int, glb, watched:bool, start:float, error=None)->dict:
+    "Try a prepared call until it succeeds, fails for good, or runs out of retries (`error`: how a first attempt already failed)"
+    attempt = 0 if error is None else 1
     while True:
-        attempt += 1
-        if watched: self._emit('start', call_id, name, attempt)
-        try:
-            out = f(**kw) if here else self._attempt(f, info, kw, name, timeout, glb)
-            if type(out) not in _never_awaitable and inspect.isawaitable(out): out = self._wait(_submit_coroutine(_awaited(out)), name, timeout)
-        except (Exception, SystemExit) as e:
-            delay = self._after_error(call_id, name, e, attempt, retries)
-            if delay is None: return _result(call_id, name, None, _error_text(e), attempt, start)
-            time.sleep(delay)
-            continue
-        took = time.perf_counter() - start
-        if watched: self._emit('success', call_id, name, attempt, time=took)
-        return {'id': call_id, 'name': name, 'output': out, 'error': None, 'attempts': attempt, 'time': took}
+        if error is None:
+            attempt += 1
+            if watched: self._emit('start', call_id, name, attempt)
+            try: out = _settled(self._attempt(f, info, kw, name, timeout, glb), name, timeout)
+            except (Exception, SystemExit) as e: error = e
+            else:
+                took = time.perf_counter() - start
+                if watched: self._emit('success', call_id, name, attempt, time=took)
+                return {'id': call_id, 'name': name, 'output': out, 'error': None, 'attempts': attempt, 'time': took}
+        delay = self._after_error(call_id, name, error, attempt, retries)
+        if delay is None: return _result(call_id, name, None, _error_text(error), attempt, start)
+        time.sleep(delay)
+        error = None
 
 # %% ../nbs/02_toolbox.ipynb #0a8d13ab
 def _keep_until_done(task):
