@@ -286,7 +286,8 @@ def _short_error(e:BaseException)->str: return f"{type(e).__name__}: {e}"
 def _call_parts(call)->tuple:
     "`(id, name, arguments)` of one call a model made; raises `ToolCallError` if it is not a call"
     if not isinstance(call, abc.Mapping):
-        raise ToolCallError(f"a tool call must be a dict with 'name' and 'arguments', got {type(call).__name__}")
+        raise ToolCallError(f"a tool call must be a dict with 'name' and 'arguments', got {type(call).__name__} "
+                            "(for a provider's response objects use `parse_tool_calls`, or `Toolbox.respond`)")
     if call.get('error'): raise ToolCallError(f"the call could not be read: {call['error']}")
     return call.get('id'),call.get('name'),call.get('arguments')
 
