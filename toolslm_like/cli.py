@@ -13,7 +13,7 @@ import argparse, asyncio, concurrent.futures, contextlib, difflib, importlib, im
 from pathlib import Path
 from .funccall import get_schema, call_func, run_with_timeout, tool_traceback, SchemaError, ArgumentError, ToolNotFoundError
 from .funccall import to_jsonable
-from .funccall import _Timeout # what `run_with_timeout` raises at its time limit
+from .funccall import CodeTimeout # what `run_with_timeout` raises at its time limit
 from .providers import tool_schemas, PROVIDERS
 
 # %% ../nbs/07_cli.ipynb #f60c74a8
@@ -143,7 +143,7 @@ def call_command(spec:str, arguments:str='{}', timeout:float|None=None)->tuple: 
     args = parse_arguments(arguments)
     try: return 0, _shown(run_with_timeout(lambda: _run_call(name, args, ns), timeout)), ''
     except (ArgumentError, ToolNotFoundError) as e: return 1, '', f"{type(e).__name__}: {e}"
-    except _Timeout: return 1, '', f"TimeoutError: {name} ran for longer than {timeout:g} seconds and was stopped"
+    except CodeTimeout: return 1, '', f"TimeoutError: {name} ran for longer than {timeout:g} seconds and was stopped"
     except KeyboardInterrupt: raise
     except BaseException as e: return 1, '', tool_traceback(e).rstrip()
 

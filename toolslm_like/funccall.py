@@ -6,16 +6,17 @@ Docs: https://toolslm-like.github.io/toolslm_like/funccall.html.md"""
 
 # %% auto #0
 __all__ = ['type_formats', 'custom_types', 'type_kinds', 'SchemaError', 'ArgumentError', 'ToolNotFoundError', 'parse_docstring',
-           'uses_caller_globals', 'hide_params', 'Param', 'ToolInfo', 'tool_info', 'TypeKind', 'AnyKind', 'NoneKind',
-           'UnionKind', 'to_jsonable', 'LiteralKind', 'EnumKind', 'FormatKind', 'PrimitiveKind', 'TupleKind',
-           'ArrayKind', 'MappingKind', 'Field', 'ClassKind', 'TypedDictKind', 'NamedTupleKind', 'DataclassKind',
-           'PydanticKind', 'CallableKind', 'kind_of', 'add_type_kind', 'describe_type', 'SchemaBuilder',
-           'json_type_name', 'get_schema', 'PathArg', 'dateArg', 'mk_ns', 'Converter', 'accepts_none', 'bind_arguments',
-           'caller_globals', 'using_globals', 'lookup_tool', 'tool_traceback', 'prepare_call', 'call_func',
-           'call_func_async', 'run_code', 'run_with_timeout', 'python']
+           'uses_caller_globals', 'hide_params', 'Param', 'ToolInfo', 'tool_info', 'BadValue', 'show_value',
+           'got_value', 'TypeKind', 'AnyKind', 'NoneKind', 'UnionKind', 'to_jsonable', 'LiteralKind', 'EnumKind',
+           'FormatKind', 'PrimitiveKind', 'TupleKind', 'ArrayKind', 'MappingKind', 'Field', 'ClassKind',
+           'TypedDictKind', 'NamedTupleKind', 'DataclassKind', 'PydanticKind', 'CallableKind', 'kind_of',
+           'add_type_kind', 'describe_type', 'SchemaBuilder', 'json_type_name', 'get_schema', 'PathArg', 'dateArg',
+           'mk_ns', 'Converter', 'accepts_none', 'bind_arguments', 'caller_globals', 'using_globals', 'lookup_tool',
+           'tool_traceback', 'prepare_call', 'call_func', 'call_func_async', 'run_code', 'CodeTimeout',
+           'run_with_timeout', 'python']
 
 # %% ../nbs/00_funccall.ipynb #8535f9ed
-import ast, asyncio, contextlib, contextvars, ctypes, dataclasses, enum, functools, inspect, io, json, keyword, linecache
+import ast, asyncio, contextlib, contextvars, ctypes, dataclasses, enum, functools, inspect, io, itertools, json, keyword, linecache
 import math, re, signal, sys, textwrap, threading, time, tokenize, traceback, types, typing, weakref
 from collections import abc, deque
 from datetime import date, datetime, time as dtime
@@ -350,10 +351,10 @@ def _annotated_doc(ann):
     return None, ann
 
 # %% ../nbs/00_funccall.ipynb #e372eb28
-class _Bad(Exception):
+class BadValue(Exception):
     "One problem converting a value: where (`path`) and what"
     def __init__(self, msg, path=()): self.msg,self.path = msg,tuple(path); super().__init__(msg)
-    def at(self, *prefix): return _Bad(self.msg, prefix + self.path)
+    def at(self, *prefix): return BadValue(self.msg, prefix + self.path)
     def __str__(self):
         p = ''.join(f'[{o!r}]' if isinstance(o, int) else f'.{o}' for o in self.path).lstrip('.')
         return f"{p}: {self.msg}" if p else self.msg
@@ -368,11 +369,14 @@ def _json_type(v):
     if isinstance(v, dict): return 'an object'
     return type(v).__name__
 
-def _show(v, n=60):
+def show_value(v, n=60):
+    "`repr(v)`, cut to `n` characters"
     r = repr(v)
     return r if len(r) <= n else r[:n-3]+'...'
 
-def _got(v): return f"got {_show(v)} ({_json_type(v)})" if v is not None else "got null"
+def got_value(v):
+    "What was sent, in words for an error message: `got 'x' (a string)`"
+    return f"got {show_value(v)} ({_json_type(v)})" if v is not None else "got null"
 
 class TypeKind:
     "A family of annotations: `match` it, give its `schema`, `convert` a JSON value to it, and `describe` it in words"
@@ -391,7 +395,7 @@ class NoneKind(TypeKind):
     def match(self, tp, origin): return tp is None or tp is type(None)
     def schema(self, tp, b): return {'type': 'null'}
     def convert(self, v, tp, c):
-        if v is not None: raise _Bad(f"expected null, {_got(v)}")
+        if v is not None: raise BadValue(f"expected null, {got_value(v)}")
         return None
     def describe(self, tp): return 'null'
 
@@ -408,15 +412,15 @@ class UnionKind(TypeKind):
         args = self._args(tp)
         for a in args: # strict first, so `int | str` keeps "4" a string
             try: return c.convert(v, a, strict=True)
-            except _Bad: pass
+            except BadValue: pass
         if not c.strict:
             errs = []
             for a in args:
                 try: return c.convert(v, a)
-                except _Bad as e: errs.append(e)
+                except BadValue as e: errs.append(e)
             deepest = max(errs, key=lambda e: len(e.path))
             if deepest.path: raise deepest
-        raise _Bad(f"expected {self.describe(tp)}, {_got(v)}")
+        raise BadValue(f"expected {self.describe(tp)}, {got_value(v)}")
     def describe(self, tp): return ' or '.join(describe_type(a) for a in self._args(tp))
 
 def to_jsonable(v):
@@ -452,8 +456,8 @@ class LiteralKind(TypeKind):
         for o in get_args(tp):
             j = to_jsonable(o)
             if v == j and (type(v) is type(j) or (not c.strict and _is_num(v) and _is_num(j))): return o
-        raise _Bad(f"expected {self.describe(tp)}, {_got(v)}")
-    def describe(self, tp): return 'one of ' + ', '.join(_show(to_jsonable(o)) for o in get_args(tp))
+        raise BadValue(f"expected {self.describe(tp)}, {got_value(v)}")
+    def describe(self, tp): return 'one of ' + ', '.join(show_value(to_jsonable(o)) for o in get_args(tp))
 
 def _is_num(v): return isinstance(v, (int, float)) and not isinstance(v, bool)
 
@@ -474,8 +478,8 @@ class EnumKind(TypeKind):
         if not c.strict:
             for m in tp:
                 if to_jsonable(m.value) == v or (isinstance(v, str) and m.name == v): return m
-        raise _Bad(f"expected {self.describe(tp)}, {_got(v)}")
-    def describe(self, tp): return f"one of {', '.join(_show(to_jsonable(m.value)) for m in tp)}"
+        raise BadValue(f"expected {self.describe(tp)}, {got_value(v)}")
+    def describe(self, tp): return f"one of {', '.join(show_value(to_jsonable(m.value)) for m in tp)}"
 
 # %% ../nbs/00_funccall.ipynb #62d536c1
 def _parse_date(s): return date.fromisoformat(s)
@@ -499,9 +503,9 @@ class FormatKind(TypeKind):
     def convert(self, v, tp, c):
         if isinstance(v, tp) and not (tp is date and isinstance(v, datetime)): return v
         if tp is Decimal and isinstance(v, (int, float)) and not isinstance(v, bool) and not c.strict: return Decimal(str(v))
-        if not isinstance(v, str): raise _Bad(f"expected {self.describe(tp)}, {_got(v)}")
+        if not isinstance(v, str): raise BadValue(f"expected {self.describe(tp)}, {got_value(v)}")
         try: return self._entry(tp)[1](v)
-        except Exception as e: raise _Bad(f"expected {self.describe(tp)}, {_got(v)}: {e}") from None
+        except Exception as e: raise BadValue(f"expected {self.describe(tp)}, {got_value(v)}: {e}") from None
     def describe(self, tp):
         fmt = self._entry(tp)[0]
         return {'date': 'a date as YYYY-MM-DD', 'date-time': 'a date and time in ISO 8601 format', 'time': 'a time as HH:MM[:SS]',
@@ -529,7 +533,7 @@ class PrimitiveKind(TypeKind):
                 if isinstance(v, int): return v if tp is int else tp(v)
                 if isinstance(v, float) and v.is_integer() and not c.strict: return tp(int(v))
             elif isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v): return tp(v)
-        raise _Bad(f"expected {self.describe(tp)}, {_got(v)}") # made only when needed: formatting it costs more than converting
+        raise BadValue(f"expected {self.describe(tp)}, {got_value(v)}") # made only when needed: formatting it costs more than converting
     def describe(self, tp): return self.names[self._base(tp)][1]
 
 # %% ../nbs/00_funccall.ipynb #e4e3e078
@@ -556,12 +560,12 @@ class TupleKind(TypeKind):
         return {'type': 'array', 'prefixItems': prefix, 'items': uniq[0] if len(uniq) == 1 else {'anyOf': uniq}, 'minItems': len(args), 'maxItems': len(args)}
     def convert(self, v, tp, c):
         v = _decode_json(v, list, c)
-        if not isinstance(v, (list, tuple)): raise _Bad(f"expected {self.describe(tp)}, {_got(v)}")
+        if not isinstance(v, (list, tuple)): raise BadValue(f"expected {self.describe(tp)}, {got_value(v)}")
         args = get_args(tp)
         if not args: return tuple(v)
         if len(args) == 2 and args[1] is Ellipsis: return tuple(c.convert_at(o, args[0], i) for i,o in enumerate(v))
         if args == ((),): args = ()
-        if len(v) != len(args): raise _Bad(f"expected {self.describe(tp)}, got {len(v)} items")
+        if len(v) != len(args): raise BadValue(f"expected {self.describe(tp)}, got {len(v)} items")
         return tuple(c.convert_at(o, a, i) for i,(o,a) in enumerate(zip(v, args)))
     def describe(self, tp):
         args = get_args(tp)
@@ -584,13 +588,13 @@ class ArrayKind(TypeKind):
         return s
     def convert(self, v, tp, c):
         v = _decode_json(v, list, c)
-        if not isinstance(v, (list, tuple)): raise _Bad(f"expected {self.describe(tp)}, {_got(v)}")
+        if not isinstance(v, (list, tuple)): raise BadValue(f"expected {self.describe(tp)}, {got_value(v)}")
         args = get_args(tp)
         items = [c.convert_at(o, args[0], i) for i,o in enumerate(v)] if args else list(v)
         o = self._origin(tp)
         if self._unique(tp):
             try: return (frozenset if o is frozenset else set)(items)
-            except TypeError: raise _Bad(f"expected {self.describe(tp)}: the items must be hashable") from None
+            except TypeError: raise BadValue(f"expected {self.describe(tp)}: the items must be hashable") from None
         if o is deque: return deque(items)
         return items
     def describe(self, tp):
@@ -609,7 +613,7 @@ class MappingKind(TypeKind):
         return s
     def convert(self, v, tp, c):
         v = _decode_json(v, dict, c)
-        if not isinstance(v, dict): raise _Bad(f"expected {self.describe(tp)}, {_got(v)}")
+        if not isinstance(v, dict): raise BadValue(f"expected {self.describe(tp)}, {got_value(v)}")
         args = get_args(tp)
         if len(args) != 2: return dict(v)
         kt,vt = args
@@ -653,11 +657,11 @@ class ClassKind(TypeKind):
     def convert(self, v, tp, c):
         if _is_instance(v, tp): return v
         v = _decode_json(v, dict, c)
-        if not isinstance(v, dict): raise _Bad(f"expected {self.describe(tp)}, {_got(v)}")
+        if not isinstance(v, dict): raise BadValue(f"expected {self.describe(tp)}, {got_value(v)}")
         kw = c.bind(self.fields(tp), v, tp.__name__)
         try: return self.build(tp, kw)
-        except _Bad: raise
-        except Exception as e: raise _Bad(f"could not build {tp.__name__}: {type(e).__name__}: {e}") from None
+        except BadValue: raise
+        except Exception as e: raise BadValue(f"could not build {tp.__name__}: {type(e).__name__}: {e}") from None
     def describe(self, tp): return f"an object ({tp.__name__})"
 
 def _is_instance(v, tp):
@@ -723,8 +727,8 @@ class PydanticKind(ClassKind):
             errs = getattr(e, 'errors', None)
             if callable(errs):
                 first = errs()[0]
-                raise _Bad(first.get('msg', str(e)), tuple(first.get('loc', ()))) from None
-            raise _Bad(f"could not build {tp.__name__}: {e}") from None
+                raise BadValue(first.get('msg', str(e)), tuple(first.get('loc', ()))) from None
+            raise BadValue(f"could not build {tp.__name__}: {e}") from None
 
 def _rename_refs(o, renames):
     "Copy of schema `o` with `#/$defs/old` refs pointing at their new names"
@@ -932,7 +936,7 @@ def mk_ns(fs)->dict:
     ns = {}
     for o in (fs if isinstance(fs, (list, tuple)) else [fs]):
         items = o.items() if isinstance(o, abc.Mapping) else [(_tool_name(o), o)] if callable(o) else None
-        if items is None: raise TypeError(f"mk_ns takes functions, lists of functions and dicts, or a mapping; got {type(o).__name__} {_show(o)}")
+        if items is None: raise TypeError(f"mk_ns takes functions, lists of functions and dicts, or a mapping; got {type(o).__name__} {show_value(o)}")
         for k,v in items:
             if k in ns and ns[k] is not v: raise ValueError(f"Two different tools are named {k!r}: rename one (e.g. pass {{'other_name': f}})")
             ns[k] = v
@@ -953,17 +957,17 @@ class Converter:
         return v if k is None else k.convert(v, tp, self)
     def convert_at(self, v, tp, where, key=False):
         try: return self.convert(v, tp)
-        except _Bad as e: raise (_Bad(f"key {_show(where)}: {e.msg}", e.path) if key else e.at(where)) from None
+        except BadValue as e: raise (BadValue(f"key {show_value(where)}: {e.msg}", e.path) if key else e.at(where)) from None
     def bind(self, fields, inputs:dict, owner)->dict:
         "kwargs for `fields` from the dict `inputs`: every field converted, required ones present, no unknown keys"
         by_name,kw = {f.name: f for f in fields},{}
         for k,v in inputs.items():
             f = by_name.get(k) or by_name.get(_clean_re.sub('', str(k)))
-            if f is None: raise _Bad(f"unknown field {k!r} (it takes: {', '.join(by_name) or 'nothing'})")
+            if f is None: raise BadValue(f"unknown field {k!r} (it takes: {', '.join(by_name) or 'nothing'})")
             if v is None and not f.required and not accepts_none(f.annotation): continue # null for an optional field: use its default
             kw[f.name] = self.convert_at(v, f.annotation, f.name) if f.annotation is not _empty else v
         for f in fields:
-            if f.required and f.name not in kw: raise _Bad(f"missing required field {f.name!r} ({describe_type(f.annotation)})")
+            if f.required and f.name not in kw: raise BadValue(f"missing required field {f.name!r} ({describe_type(f.annotation)})")
         return kw
 
 # %% ../nbs/00_funccall.ipynb #d69cd2aa
@@ -975,7 +979,7 @@ def accepts_none(tp)->bool:
     "Does annotation `tp` take `None`?"
     if tp is _empty: return True
     try: _strict.convert(None, tp); return True
-    except _Bad: return False
+    except BadValue: return False
 
 # %% ../nbs/00_funccall.ipynb #fa495cad
 def _inputs_dict(inputs, tool)->dict:
@@ -984,7 +988,7 @@ def _inputs_dict(inputs, tool)->dict:
         try: inputs = json.loads(inputs) if inputs.strip() else {}
         except ValueError as e: raise ArgumentError(tool, [f"the arguments are not valid JSON ({e}); send a JSON object"]) from None
     if inputs is None: return {}
-    if not isinstance(inputs, abc.Mapping): raise ArgumentError(tool, [f"the arguments must be a JSON object of name: value, {_got(inputs)}"])
+    if not isinstance(inputs, abc.Mapping): raise ArgumentError(tool, [f"the arguments must be a JSON object of name: value, {got_value(inputs)}"])
     return inputs
 
 # Model-written arguments are untrusted: a value nested deeper than this is refused before conversion walks it (recursively)
@@ -1021,7 +1025,7 @@ def _bind(f, inputs, strict=False)->tuple:
         if isinstance(v, (dict, list)) and _too_deep(v):
             failed.add(nm); problems.append(f"{nm}: nested more than {_MAX_VALUE_DEPTH} levels deep; send a flatter value"); continue
         try: kw[nm] = c.convert(v, ann)
-        except _Bad as e: failed.add(nm); problems.append(f"{nm}{_path_str(e.path)}: {e.msg}")
+        except BadValue as e: failed.add(nm); problems.append(f"{nm}{_path_str(e.path)}: {e.msg}")
     for p in info.required:
         if p.name not in kw and p.name not in failed:
             what = describe_type(p.annotation) if p.annotation is not _empty else 'any value'
@@ -1065,13 +1069,13 @@ def using_globals(glb:dict|None):
 def lookup_tool(fc_name, ns):
     "The tool called `fc_name` in namespace `ns` (exact names only); raises `ToolNotFoundError` listing what is available"
     if callable(fc_name) and not isinstance(fc_name, str): return fc_name
-    if not isinstance(fc_name, str): raise ToolNotFoundError(f"A tool name must be a string, got {_show(fc_name)}")
+    if not isinstance(fc_name, str): raise ToolNotFoundError(f"A tool name must be a string, got {show_value(fc_name)}")
     if type(ns) is not dict: ns = mk_ns(ns)
     f = ns.get(fc_name) if not (fc_name.startswith('__') and fc_name.endswith('__')) else None
     if f is None or not callable(f) or isinstance(f, types.ModuleType):
         avail = [k for k,v in ns.items() if isinstance(k, str) and not k.startswith('_') and callable(v) and not isinstance(v, types.ModuleType)]
         more = f" (and {len(avail)-40} more)" if len(avail) > 40 else ''
-        raise ToolNotFoundError(f"There is no tool named {_show(fc_name)}. Available tools: {', '.join(avail[:40]) or 'none'}{more}")
+        raise ToolNotFoundError(f"There is no tool named {show_value(fc_name)}. Available tools: {', '.join(avail[:40]) or 'none'}{more}")
     return f
 
 def tool_traceback(e):
@@ -1168,20 +1172,32 @@ class _captured:
             if _route_users[0] == 0 and isinstance(sys.stdout, _RoutedStdout): sys.stdout = sys.stdout.orig
 
 # %% ../nbs/00_funccall.ipynb #67140776
-_code_name = '<python-tool>'
+_run_ids = itertools.count(1)
+_MAX_SOURCES = 64 # runs whose source stays in `linecache` for tracebacks; older ones are dropped so memory stays bounded
+_sources,_sources_lock = deque(),threading.Lock()
+
+def _remember_source(code:str)->str:
+    "A file name for this run of `code`, with its lines in `linecache` so tracebacks show them"
+    name = f'<python-tool-{next(_run_ids)}>'
+    with _sources_lock:
+        linecache.cache[name] = (len(code), None, code.splitlines(True), name)
+        _sources.append(name)
+        while len(_sources) > _MAX_SOURCES: linecache.cache.pop(_sources.popleft(), None)
+    return name
 
 def run_code(code:str, glb:dict, loc:dict|None=None):
     "Run `code` in `glb`/`loc`; return (value of a final expression or None, printed output)"
-    tree = ast.parse(code, _code_name, 'exec')
+    fname = _remember_source(code)
+    tree = ast.parse(code, fname, 'exec')
     last = tree.body.pop() if tree.body and isinstance(tree.body[-1], ast.Expr) else None
     loc = glb if loc is None else loc
     with _captured() as cap:
-        exec(compile(tree, _code_name, 'exec'), glb, loc)
-        val = eval(compile(ast.Expression(last.value), _code_name, 'eval'), glb, loc) if last is not None else None
+        exec(compile(tree, fname, 'exec'), glb, loc)
+        val = eval(compile(ast.Expression(last.value), fname, 'eval'), glb, loc) if last is not None else None
     return val, cap.buf.getvalue()
 
 # %% ../nbs/00_funccall.ipynb #66d2a088
-class _Timeout(BaseException): "Raised inside code that ran past its time limit"
+class CodeTimeout(BaseException): "Raised inside code that ran past its time limit"
 
 _refire = 0.1
 # Our own prototypes (not `ctypes.pythonapi.X.argtypes = ...`, which would change them for every other user): one to raise, one to clear
@@ -1194,14 +1210,14 @@ def _signal_ok():
     except ValueError: return False
 
 def run_with_timeout(fn, timeout:float|None):
-    "Call `fn()`, raising `_Timeout` in it once `timeout` seconds have passed (any thread)"
+    "Call `fn()`, raising `CodeTimeout` in it once `timeout` seconds have passed (any thread)"
     if not timeout or timeout <= 0: return fn()
     return (_run_signal if _signal_ok() else _run_watchdog)(fn, float(timeout))
 
 def _run_signal(fn, timeout):
     done = [False]
     def handler(signum, frame):
-        if not done[0]: raise _Timeout()
+        if not done[0]: raise CodeTimeout()
     old_handler = signal.signal(signal.SIGALRM, handler)
     old_delay,old_interval = signal.setitimer(signal.ITIMER_REAL, timeout, _refire)
     start = time.monotonic()
@@ -1221,7 +1237,7 @@ def _run_watchdog(fn, timeout):
             with lock:
                 if state['done']: return
                 state['fired'] = True
-                _set_async_exc(tid, _Timeout)
+                _set_async_exc(tid, CodeTimeout)
             if stop.wait(_refire): return
     w = threading.Thread(target=watch, daemon=True, name='toolslm_like-timeout')
     w.start()
@@ -1243,7 +1259,7 @@ def python(code:str, # Python code to run; the value of its last line (if an exp
     "Run Python `code` and return its final expression's value (like IPython), or else its printed output. Errors come back as traceback text."
     if glb is None: glb = _user_globals()
     try: val,out = run_with_timeout(lambda: run_code(code, glb, loc), timeout)
-    except _Timeout: return f"TimeoutError: the code ran for longer than {timeout:g} seconds and was stopped"
+    except CodeTimeout: return f"TimeoutError: the code ran for longer than {timeout:g} seconds and was stopped"
     except KeyboardInterrupt: raise
     except BaseException as e:
         if isinstance(e, SyntaxError): return ''.join(traceback.format_exception_only(type(e), e))

@@ -18,7 +18,7 @@ from . import __version__
 from .funccall import (get_schema, mk_ns, prepare_call, call_func_async, tool_traceback, bind_arguments, using_globals,
                                    SchemaBuilder, TypeKind, Converter, add_type_kind, SchemaError)
 from .funccall import to_jsonable
-from .funccall import _Bad, _got, _show # how type kinds report a bad value, as the built-in kinds do
+from .funccall import BadValue, got_value, show_value # how type kinds report a bad value, as the built-in kinds do
 
 # %% ../nbs/06_mcp.ipynb #22774278
 # MCP tool names (SEP-986): what every client may rely on
@@ -166,7 +166,7 @@ def check_schema_bounds(schema, # A JSON schema from a third party
                         where:str='the schema' # What it is, for the error message
                        ):
     "Raise `SchemaError` when `schema` is not a JSON object, or is deeper or bigger than the limits above"
-    if not isinstance(schema, dict): raise SchemaError(f"{where} is {_got(schema)}, not a JSON object")
+    if not isinstance(schema, dict): raise SchemaError(f"{where} is {got_value(schema)}, not a JSON object")
     stack,nodes,chars = [(schema, 1)],0,0
     while stack:
         o,d = stack.pop()
@@ -230,7 +230,7 @@ class JSONSchema:
 
 _lax,_strict = Converter(False),Converter(True)
 
-class _OutOfBudget(_Bad): "Checking one value took more than `_MAX_CHECK_STEPS` steps (never caught by `anyOf`)"
+class _OutOfBudget(BadValue): "Checking one value took more than `_MAX_CHECK_STEPS` steps (never caught by `anyOf`)"
 
 class _Budget:
     "Steps left for checking one value, and how deep the check is now"
@@ -255,8 +255,8 @@ def _describe_schema(s, defs, depth=0)->str:
     if s is True or s == {} or depth > 3: return 'any value'
     if s is False: return 'no value'
     if isinstance(r := s.get('$ref'), str): return f"an object ({r.rsplit('/', 1)[-1]})"
-    if 'const' in s: return _show(s['const'])
-    if 'enum' in s: return 'one of ' + ', '.join(_show(v) for v in s['enum'])
+    if 'const' in s: return show_value(s['const'])
+    if 'enum' in s: return 'one of ' + ', '.join(show_value(v) for v in s['enum'])
     if subs := s.get('anyOf') or s.get('oneOf'): return ' or '.join(_describe_schema(o, defs, depth+1) for o in subs)
     t = s.get('type')
     ts = t if isinstance(t, list) else [t] if t else []
@@ -286,7 +286,7 @@ def _convert_type(v, t, c, strict):
                 d = json.loads(v)
                 if isinstance(d, dict): return d
             except ValueError: pass
-    raise _Bad(f"expected {_type_words.get(t, t)}, {_got(v)}")
+    raise BadValue(f"expected {_type_words.get(t, t)}, {got_value(v)}")
 
 def _check_type(v, s, c):
     t = s['type']
@@ -294,22 +294,22 @@ def _check_type(v, s, c):
     for strict in ((True,) if c.strict else (True, False)): # strict first, so `["integer", "string"]` keeps "4" a string
         for x in ts:
             try: return _convert_type(v, x, c, strict)
-            except _Bad: pass
-    raise _Bad(f"expected {_describe_schema(s, {})}, {_got(v)}")
+            except BadValue: pass
+    raise BadValue(f"expected {_describe_schema(s, {})}, {got_value(v)}")
 
 def _check_number(v, s):
     for k,ok,w in (('minimum', lambda b: v >= b, 'at least'), ('maximum', lambda b: v <= b, 'at most'),
                    ('exclusiveMinimum', lambda b: v > b, 'more than'), ('exclusiveMaximum', lambda b: v < b, 'less than')):
         b = s.get(k)
-        if isinstance(b, (int, float)) and not isinstance(b, bool) and not ok(b): raise _Bad(f"expected a number {w} {b}, {_got(v)}")
+        if isinstance(b, (int, float)) and not isinstance(b, bool) and not ok(b): raise BadValue(f"expected a number {w} {b}, {got_value(v)}")
     m = s.get('multipleOf')
     if isinstance(m, (int, float)) and not isinstance(m, bool) and m > 0:
         q = v / m
-        if not math.isclose(q, round(q), rel_tol=1e-9, abs_tol=1e-9): raise _Bad(f"expected a multiple of {m}, {_got(v)}")
+        if not math.isclose(q, round(q), rel_tol=1e-9, abs_tol=1e-9): raise BadValue(f"expected a multiple of {m}, {got_value(v)}")
 
 def _check_size(n, s, lo, hi, what, v):
-    if isinstance(s.get(lo), int) and n < s[lo]: raise _Bad(f"expected at least {s[lo]} {what}, {_got(v)}")
-    if isinstance(s.get(hi), int) and n > s[hi]: raise _Bad(f"expected at most {s[hi]} {what}, {_got(v)}")
+    if isinstance(s.get(lo), int) and n < s[lo]: raise BadValue(f"expected at least {s[lo]} {what}, {got_value(v)}")
+    if isinstance(s.get(hi), int) and n > s[hi]: raise BadValue(f"expected at most {s[hi]} {what}, {got_value(v)}")
 
 def _check_array(v, s, defs, c, budget):
     _check_size(len(v), s, 'minItems', 'maxItems', 'items', v)
@@ -320,10 +320,10 @@ def _check_array(v, s, defs, c, budget):
     for i,o in enumerate(v):
         sub = prefix[i] if i < len(prefix) else items
         if sub is None: out.append(o); continue
-        if sub is False: raise _Bad(f"expected at most {len(prefix)} items, got {len(v)}")
+        if sub is False: raise BadValue(f"expected at most {len(prefix)} items, got {len(v)}")
         try: out.append(_check(o, sub, defs, c, budget))
-        except _Bad as e: raise e.at(i) from None
-    if s.get('uniqueItems') is True and any(_same(a, b) for i,a in enumerate(out) for b in out[:i]): raise _Bad("expected items that are all different")
+        except BadValue as e: raise e.at(i) from None
+    if s.get('uniqueItems') is True and any(_same(a, b) for i,a in enumerate(out) for b in out[:i]): raise BadValue("expected items that are all different")
     return out
 
 def _check_object(v, s, defs, c, budget):
@@ -334,11 +334,11 @@ def _check_object(v, s, defs, c, budget):
     out = {}
     for k,o in v.items():
         sub = props.get(k, extra)
-        if sub is False: raise _Bad(f"unknown field {k!r} (it takes: {', '.join(props) or 'no fields'})")
+        if sub is False: raise BadValue(f"unknown field {k!r} (it takes: {', '.join(props) or 'no fields'})")
         try: out[k] = o if sub is True else _check(o, sub, defs, c, budget)
-        except _Bad as e: raise e.at(k) from None
+        except BadValue as e: raise e.at(k) from None
     for k in s.get('required', ()) if isinstance(s.get('required'), list) else ():
-        if k not in out: raise _Bad(f"missing required field {k!r}" + (f" ({_describe_schema(props[k], defs)})" if isinstance(props.get(k), dict) else ''))
+        if k not in out: raise BadValue(f"missing required field {k!r}" + (f" ({_describe_schema(props[k], defs)})" if isinstance(props.get(k), dict) else ''))
     return out
 
 def _check_any(v, subs, defs, c, budget, hops):
@@ -347,12 +347,12 @@ def _check_any(v, subs, defs, c, budget, hops):
         for o in subs:
             try: return _check(v, o, defs, _strict if strict else c, budget, hops+1)
             except _OutOfBudget: raise
-            except _Bad as e: errs.append(e)
+            except BadValue as e: errs.append(e)
         if not strict and (deepest := max(errs, key=lambda e: len(e.path), default=None)) is not None and deepest.path: raise deepest
-    raise _Bad(f"expected {' or '.join(_describe_schema(o, defs) for o in subs)}, {_got(v)}")
+    raise BadValue(f"expected {' or '.join(_describe_schema(o, defs) for o in subs)}, {got_value(v)}")
 
 def _check(v, s, defs, c, budget, hops=0):
-    "`v` checked against schema `s` (and converted where lax conversion allows); raises `_Bad` naming what is wrong, and where"
+    "`v` checked against schema `s` (and converted where lax conversion allows); raises `BadValue` naming what is wrong, and where"
     budget.spend()
     if budget.depth >= _MAX_CHECK_DEPTH: raise _OutOfBudget(f"the value and the tool's schema nest more than {_MAX_CHECK_DEPTH} levels deep together; send a flatter value")
     budget.depth += 1
@@ -361,21 +361,21 @@ def _check(v, s, defs, c, budget, hops=0):
 
 def _check_node(v, s, defs, c, budget, hops):
     if s is True: return v
-    if s is False: raise _Bad(f"no value is allowed here, {_got(v)}")
+    if s is False: raise BadValue(f"no value is allowed here, {got_value(v)}")
     if not isinstance(s, dict): return v
     if isinstance(ref := s.get('$ref'), str):
-        if hops >= _MAX_REF_HOPS: raise _Bad(f"the tool's schema follows more than {_MAX_REF_HOPS} $refs in a row; it cannot be checked")
+        if hops >= _MAX_REF_HOPS: raise BadValue(f"the tool's schema follows more than {_MAX_REF_HOPS} $refs in a row; it cannot be checked")
         target = defs.get(ref[8:]) if ref.startswith('#/$defs/') else None
-        if target is None: raise _Bad(f"the tool's schema refers to {ref!r}, which it does not define")
+        if target is None: raise BadValue(f"the tool's schema refers to {ref!r}, which it does not define")
         v = _check(v, target, defs, c, budget, hops+1)
     for o in s.get('allOf', ()) if isinstance(s.get('allOf'), list) else (): v = _check(v, o, defs, c, budget, hops+1)
     subs = s.get('anyOf', s.get('oneOf'))
     if isinstance(subs, list) and subs: v = _check_any(v, subs, defs, c, budget, hops)
     if 'type' in s: v = _check_type(v, s, c)
-    if 'const' in s and not _same(v, s['const']): raise _Bad(f"expected {_show(s['const'])}, {_got(v)}")
+    if 'const' in s and not _same(v, s['const']): raise BadValue(f"expected {show_value(s['const'])}, {got_value(v)}")
     if isinstance(s.get('enum'), list) and not any(_same(v, o) for o in s['enum']):
         if not c.strict and (m := next((o for o in s['enum'] if isinstance(o, (int, float)) and not isinstance(o, bool) and isinstance(v, str) and v.strip() == str(o)), None)) is not None: v = m
-        else: raise _Bad(f"expected one of {', '.join(_show(o) for o in s['enum'])}, {_got(v)}")
+        else: raise BadValue(f"expected one of {', '.join(show_value(o) for o in s['enum'])}, {got_value(v)}")
     if isinstance(v, str): _check_size(len(v), s, 'minLength', 'maxLength', 'characters', v)
     elif isinstance(v, (int, float)) and not isinstance(v, bool): _check_number(v, s)
     elif isinstance(v, list): v = _check_array(v, s, defs, c, budget)
@@ -452,13 +452,13 @@ def tool_params(schema:dict # A tool's inputSchema
                )->tuple[list,dict]: # `inspect.Parameter`s, and {parameter name: property name}
     "Python parameters for the properties in `schema`, with types, descriptions and defaults"
     props = schema.get('properties') or {}
-    if not isinstance(props, dict): raise SchemaError(f"its inputSchema's properties are {_got(props)}, not an object")
+    if not isinstance(props, dict): raise SchemaError(f"its inputSchema's properties are {got_value(props)}, not an object")
     required = [r for r in schema.get('required') or () if isinstance(r, str)]
     props = {**props, **{r: {} for r in required if r not in props}} # required but undescribed: any value
     defs = schema.get('$defs') if isinstance(schema.get('$defs'), dict) else {}
     params,wire,taken,kind = [],{},set(),inspect.Parameter.POSITIONAL_OR_KEYWORD
     for name,s in props.items():
-        if not isinstance(s, (dict, bool)): raise SchemaError(f"the schema of its property {name!r} is {_got(s)}, not an object")
+        if not isinstance(s, (dict, bool)): raise SchemaError(f"the schema of its property {name!r} is {got_value(s)}, not an object")
         s = {} if s is True else {'not': {}} if s is False else s
         ann = schema_annotation(s, defs)
         if desc := s.get('description'): ann = Annotated[ann, str(desc)]
@@ -475,7 +475,7 @@ def tool_function(tool:dict, # An MCP tool definition: name, description, inputS
                  ): # A function with the tool's signature and docstring
     "A Python function with the signature and docstring that MCP `tool` describes, sending its calls through `call`"
     tool_name,desc = tool.get('name'),tool.get('description') or ''
-    if not isinstance(tool_name, str) or not 0 < len(tool_name) <= _MAX_NAME_CHARS: raise SchemaError(f"an MCP tool's name must be text of 1 to {_MAX_NAME_CHARS} characters, got {_show(tool_name)}")
+    if not isinstance(tool_name, str) or not 0 < len(tool_name) <= _MAX_NAME_CHARS: raise SchemaError(f"an MCP tool's name must be text of 1 to {_MAX_NAME_CHARS} characters, got {show_value(tool_name)}")
     if not isinstance(desc, str) or len(desc) > _MAX_DESCRIPTION_CHARS: raise SchemaError(f"the description of MCP tool {tool_name!r} is not text of at most {_MAX_DESCRIPTION_CHARS} characters")
     check_schema_bounds(tool.get('inputSchema'), f"the inputSchema of MCP tool {tool_name!r}")
     schema = _normalized_schema(tool['inputSchema'])

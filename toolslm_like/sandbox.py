@@ -312,15 +312,12 @@ def limit_hint(e:BaseException, # The error a run ended with
     return None
 
 # %% ../nbs/03_sandbox.ipynb #5709f9f6
-_code_name = '<python-tool>' # the file name `funccall.run_code` compiles code under
-
 def run_request(code:str, # The code to run
                 ns:dict, # The worker's namespace (kept between runs)
                 max_output:int, # Characters of text or value to send back
                 out_fd:int|None=None, # A file descriptor whose writes during the run are added to the printed output
                 limits:dict|None=None): # The sandbox's limits, to name the one an error ran into
     "Run `code` in `ns` as `funccall.python` would; the reply to send (`{'value'}` or `{'text'}`, and `'restart'` after a MemoryError or RecursionError)"
-    linecache.cache[_code_name] = (len(code), None, code.splitlines(True), _code_name) # source lines in tracebacks
     if out_fd is not None:
         try: os.ftruncate(out_fd, 0); os.lseek(out_fd, 0, os.SEEK_SET)
         except OSError: out_fd = None # the code closed or replaced it
