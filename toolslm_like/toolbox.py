@@ -12,7 +12,7 @@ __all__ = ['MAX_CALLS', 'MAX_ARGUMENT_CHARS', 'DEFAULT_MAX_WORKERS', 'TRANSIENT_
 import asyncio, concurrent.futures, inspect, itertools, logging, os, queue, random, sys, threading, time
 from collections import abc
 from fastcore.basics import patch
-from .funccall import mk_ns, prepare_call, tool_traceback, run_with_timeout, using_globals, caller_globals, _Timeout
+from .funccall import mk_ns, prepare_call, tool_traceback, run_with_timeout, using_globals, caller_globals, CodeTimeout
 from .providers import ToolNames, tool_schemas, parse_tool_calls, format_tool_results
 
 # %% ../nbs/02_toolbox.ipynb #634bccc8
@@ -177,7 +177,7 @@ def _run_tool(f, kw:dict, timeout:float|None, glb:dict|None, submission=None):
     "Call `f(**kw)` in a worker, stopped at `timeout` seconds if it is running Python code (`submission` makes each submission unique)"
     try:
         with using_globals(glb): return run_with_timeout(lambda: f(**kw), timeout)
-    except _Timeout:
+    except CodeTimeout:
         e = TimeoutError(f"the tool ran for longer than {timeout:g} seconds and was stopped")
         e.tool_traceback = _short_error(e)
         raise e from None
