@@ -363,6 +363,7 @@ async def _call_async(f, kw:dict, glb):
 
 async def _awaited(x): return await x
 
+_clock = time.perf_counter
 _never_awaitable = frozenset({int, float, bool, type(None), str, bytes, list, dict, tuple}) # skips `isawaitable`'s slower checks
 
 def _wait_for(fut:concurrent.futures.Future, name, timeout, threads:ToolThreads|None):
@@ -388,14 +389,16 @@ def _attempt(self:Toolbox, f, info, kw:dict, name, timeout, glb):
 @patch
 def _run_call(self:Toolbox, call, timeout, retries:int, glb, watched:bool)->dict:
     "Run one call from sync code, with its retries, to its result (`watched`: does anyone listen to start and success events?)"
-    start = time.perf_counter()
+    start = _clock()
     try: call_id,name,f,info,kw = self._prepare(call)
     except Exception as e: return self._refused(call, e, start)
     if watched or timeout is not None or self.executor is not None or info.is_async or info.wants_globals:
         return self._attempts(call_id, name, f, info, kw, timeout, retries, glb, watched, start)
-    try: out = _settled(f(**kw), name, None) # the common case, kept cheap: a quiet sync call run right here
+    try: # the common case, kept cheap: a quiet sync call run right here
+        out = f(**kw)
+        if type(out) not in _never_awaitable: out = _settled(out, name, None)
     except (Exception, SystemExit) as e: return self._attempts(call_id, name, f, info, kw, timeout, retries, glb, watched, start, e)
-    return {'id': call_id, 'name': name, 'output': out, 'error': None, 'attempts': 1, 'time': time.perf_counter()-start}
+    return {'id': call_id, 'name': name, 'output': out, 'error': None, 'attempts': 1, 'time': _clock()-start}
 
 def _settled(out, name, timeout):
     "`out`, awaited (on the background loop) if a sync tool returned an awaitable"
@@ -505,7 +508,10 @@ def execute(self:Toolbox, calls:list, # Tool calls: `{'id', 'name', 'arguments'}
     if parallel and len(calls) > 1: return _wait_all(_submit_coroutine(self._agather(calls, timeout, retries, _resolved_globals())))
     watched = self.on_event is not None or self.logger.isEnabledFor(logging.DEBUG) # as `_watched`, inline: this is the hot path
     run = self._run_call # serially, on this thread: tools that want the caller's globals find them when they run (`caller_globals`)
-    if len(calls) <= self.max_calls: return [run(c, timeout, retries, caller_globals, watched) for c in calls]
+    if len(calls) <= self.max_calls:
+        results = []
+        for c in calls: results.append(run(c, timeout, retries, caller_globals, watched))
+        return results
     return [self._refused(c, r, time.perf_counter()) if r is not None else self._run_call(c, timeout, retries, caller_globals, watched)
             for c,r in self._split(calls)]
 
