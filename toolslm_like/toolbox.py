@@ -256,6 +256,8 @@ class Toolbox:
 # %% ../nbs/02_toolbox.ipynb #5f1608df
 logging.getLogger(__name__).addHandler(logging.NullHandler()) # events are logged only where the application asks for them
 _event_levels = {'start': logging.DEBUG, 'success': logging.DEBUG, 'retry': logging.INFO, 'failure': logging.WARNING}
+_log_texts = {'start': 'attempt {attempt} starts', 'success': 'succeeded on attempt {attempt}',
+              'retry': 'attempt {attempt} failed, trying again in {delay:.2f} s: {error}', 'failure': 'failed after {attempt} attempt(s): {error}'}
 
 @patch
 def _watched(self:Toolbox)->bool:
@@ -270,8 +272,9 @@ def _emit(self:Toolbox, event:str, call_id, name, attempt:int, **extra):
     if self.on_event is None and not logging_it: return
     ev = {'event': event, 'id': call_id, 'name': name, 'attempt': attempt, **extra}
     if logging_it:
-        detail = f": {extra['error'].strip().splitlines()[-1]}" if extra.get('error') else ''
-        self.logger.log(level, "tool %r (call %s) %s on attempt %d%s", name, call_id, event, attempt, detail, extra={'tool_event': ev})
+        last_line = extra['error'].strip().splitlines()[-1] if extra.get('error') else ''
+        what = _log_texts[event].format(attempt=attempt, delay=extra.get('delay', 0), error=last_line)
+        self.logger.log(level, "tool %r (call %s): %s", name, call_id, what, extra={'tool_event': ev})
     if self.on_event is not None:
         try: self.on_event(ev)
         except Exception: self.logger.exception("on_event raised on the %s event of tool %r (call %s); the call goes on", event, name, call_id)
