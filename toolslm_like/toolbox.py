@@ -393,7 +393,15 @@ def _attempt(self:Toolbox, f, info, kw:dict, name, timeout, glb):
 def _run_call(self:Toolbox, call, timeout, retries:int, glb, watched:bool)->dict:
     "Run one call from sync code, with its retries, to its result (`watched`: does anyone listen to start and success events?)"
     start = _clock()
-    try: call_id,name,f,info,kw = self._prepare(call)
+    try:
+        if type(call) is dict and 'error' not in call: # `_prepare`, written out: this is the hot path
+            call_id,name,arguments = call.get('id'),call.get('name'),call.get('arguments')
+            if type(arguments) is dict and len(arguments) < 16 and self._small_ok:
+                for v in arguments.values():
+                    if type(v) not in _scalar_types: self._check_size(arguments); break
+            elif arguments is not None: self._check_size(arguments)
+            f,info,kw = prepare_call(name, arguments, self.ns)
+        else: call_id,name,f,info,kw = self._prepare(call)
     except Exception as e: return self._refused(call, e, start)
     if watched or timeout is not None or self.executor is not None or info.is_async or info.wants_globals:
         return self._attempts(call_id, name, f, info, kw, timeout, retries, glb, watched, start)
