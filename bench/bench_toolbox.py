@@ -4,7 +4,8 @@ of a tool that sleeps 0.1 s, serial and parallel, sync and async tools, for both
 Run by hand: `python bench/bench_toolbox.py`. Targets (issue 4): per-call overhead no more than baretools' on the same
 calls; 20 x 0.1 s in parallel within 0.15 s of wall time.
 
-Overhead is time per call minus a bare loop that calls the tool directly with the same arguments, measured two ways:
+Overhead is time per call minus a bare loop that calls the tool directly with the same arguments (the three measured in
+turns, best of 40 rounds, so load on a shared machine hits all alike), two ways:
 one call per `execute` (an agent turn with a single tool call) and a batch of 100 calls per `execute`.
 """
 import asyncio, time
@@ -29,14 +30,15 @@ async def anap(seconds:float # How long to sleep
     await asyncio.sleep(seconds)
     return 'slept'
 
-def per_call(fn, n_calls, repeat=7):
-    "Best of `repeat` runs of `fn()`: seconds per call, where one run of `fn` makes `n_calls` calls"
-    runs = max(1, 20000 // n_calls)
-    best = float('inf')
-    for _ in range(repeat):
-        t = time.perf_counter()
-        for _ in range(runs): fn()
-        best = min(best, (time.perf_counter()-t) / (runs*n_calls))
+def per_call(fns:dict, n_calls:int, rounds:int=40)->dict:
+    "Seconds per call of each of `fns` (one run of a fn makes `n_calls` calls): the best of `rounds`, taken in turns so load changes hit all alike"
+    runs = max(1, 2000 // n_calls)
+    best = {k: float('inf') for k in fns}
+    for _ in range(rounds):
+        for k,fn in fns.items():
+            t = time.perf_counter()
+            for _ in range(runs): fn()
+            best[k] = min(best[k], (time.perf_counter()-t) / (runs*n_calls))
     return best
 
 def wall(fn, repeat=3):
@@ -58,12 +60,11 @@ def main():
     assert tb.execute(one)[0]['output'] == reg.execute(one)[0]['output'] == 3
 
     def bare_loop(calls): return [add(**c['arguments']) for c in calls]
-    print("Per-call time of a trivial tool (add), best of 7; overhead = per call minus the bare loop")
+    print("Per-call time of a trivial tool (add), best of 40 rounds taken in turns; overhead = per call minus the bare loop")
     print(f"{'':28}{'per call':>10}{'overhead':>12}   overhead / baretools'")
     for label,calls in (('1 call per execute', one), ('100 calls per execute', batch)):
-        bare = per_call(lambda: bare_loop(calls), len(calls))
-        ours = per_call(lambda: tb.execute(calls), len(calls))
-        theirs = per_call(lambda: reg.execute(calls), len(calls))
+        t = per_call({'bare': lambda: bare_loop(calls), 'ours': lambda: tb.execute(calls), 'theirs': lambda: reg.execute(calls)}, len(calls))
+        bare,ours,theirs = t['bare'],t['ours'],t['theirs']
         print(f"  {label}")
         print(f"    {'bare loop':24}{us(bare)}")
         print(f"    {'toolslm_like Toolbox':24}{us(ours)}   {us(ours-bare)}   {(ours-bare)/(theirs-bare):6.2f}")
