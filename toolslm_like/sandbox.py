@@ -506,16 +506,16 @@ class _Worker:
             return os.pread(self.log.fileno(), n, max(0, size - n)).decode(errors='replace').strip()
         except (OSError, ValueError): return ''
 
-    def close(self):
+    def close(self, _killpg=os.killpg, _SIGKILL=signal.SIGKILL, _close=os.close, _Expired=subprocess.TimeoutExpired): # bound now: this also runs at interpreter exit, when globals may be gone
         "Kill the worker's process group and wait for it"
-        for kill in (lambda: os.killpg(self.proc.pid, signal.SIGKILL), self.proc.kill):
+        for kill in (lambda: _killpg(self.proc.pid, _SIGKILL), self.proc.kill):
             try: kill()
             except (ProcessLookupError, PermissionError): pass
         try: self.proc.wait(10)
-        except subprocess.TimeoutExpired: pass
+        except _Expired: pass
         for fd in (self.req_w, self.rep_r, self.pidfd):
             if fd is not None:
-                try: os.close(fd)
+                try: _close(fd)
                 except OSError: pass
         self.log.close()
 

@@ -1,0 +1,87 @@
+"""Benchmark: `Toolbox.execute` per-call overhead against baretools (PyPI `baretools-ai`) and a bare loop; and 20 calls
+of a tool that sleeps 0.1 s, serial and parallel, sync and async tools, for both libraries.
+
+Run by hand: `python bench/bench_toolbox.py`. Targets (issue 4): per-call overhead no more than baretools' on the same
+calls; 20 x 0.1 s in parallel within 0.15 s of wall time.
+
+Overhead is time per call minus a bare loop that calls the tool directly with the same arguments (the three measured in
+turns, best of 40 rounds, so load on a shared machine hits all alike), two ways:
+one call per `execute` (an agent turn with a single tool call) and a batch of 100 calls per `execute`.
+"""
+import asyncio, time
+from baretools import ToolRegistry
+from toolslm_like.toolbox import Toolbox
+
+def add(a:int, # First number
+        b:int  # Second number
+       )->int: # The sum
+    "Add two numbers"
+    return a + b
+
+def nap(seconds:float # How long to sleep
+       )->str: # 'slept'
+    "Sleep, then say so"
+    time.sleep(seconds)
+    return 'slept'
+
+async def anap(seconds:float # How long to sleep
+              )->str: # 'slept'
+    "Sleep without blocking the loop, then say so"
+    await asyncio.sleep(seconds)
+    return 'slept'
+
+def per_call(fns:dict, n_calls:int, rounds:int=40)->dict:
+    "Seconds per call of each of `fns` (one run of a fn makes `n_calls` calls): the best of `rounds`, taken in turns so load changes hit all alike"
+    runs = max(1, 2000 // n_calls)
+    best = {k: float('inf') for k in fns}
+    for _ in range(rounds):
+        for k,fn in fns.items():
+            t = time.perf_counter()
+            for _ in range(runs): fn()
+            best[k] = min(best[k], (time.perf_counter()-t) / (runs*n_calls))
+    return best
+
+def wall(fn, repeat=3):
+    "Best wall time of `fn()` in seconds"
+    best = float('inf')
+    for _ in range(repeat):
+        t = time.perf_counter()
+        fn()
+        best = min(best, time.perf_counter()-t)
+    return best
+
+def main():
+    us = lambda s: f"{s*1e6:7.2f} us"
+    tb = Toolbox([add, nap, anap], max_calls=100) # the batch below has 100 calls; the default limit is 64
+    reg = ToolRegistry()
+    for f in (add, nap, anap): reg.register(f)
+    one = [{'id': 'c0', 'name': 'add', 'arguments': {'a': 1, 'b': 2}}]
+    batch = [{'id': f'c{i}', 'name': 'add', 'arguments': {'a': i, 'b': 2}} for i in range(100)]
+    assert tb.execute(one)[0]['output'] == reg.execute(one)[0]['output'] == 3
+
+    def bare_loop(calls): return [add(**c['arguments']) for c in calls]
+    print("Per-call time of a trivial tool (add), best of 40 rounds taken in turns; overhead = per call minus the bare loop")
+    print(f"{'':28}{'per call':>10}{'overhead':>12}   overhead / baretools'")
+    for label,calls in (('1 call per execute', one), ('100 calls per execute', batch)):
+        t = per_call({'bare': lambda: bare_loop(calls), 'ours': lambda: tb.execute(calls), 'theirs': lambda: reg.execute(calls)}, len(calls))
+        bare,ours,theirs = t['bare'],t['ours'],t['theirs']
+        print(f"  {label}")
+        print(f"    {'bare loop':24}{us(bare)}")
+        print(f"    {'toolslm_like Toolbox':24}{us(ours)}   {us(ours-bare)}   {(ours-bare)/(theirs-bare):6.2f}")
+        print(f"    {'baretools ToolRegistry':24}{us(theirs)}   {us(theirs-bare)}")
+
+    print("\n20 calls of a tool that sleeps 0.1 s (wall time, best of 3)")
+    for tool in ('nap', 'anap'):
+        calls = [{'id': f'c{i}', 'name': tool, 'arguments': {'seconds': 0.1}} for i in range(20)]
+        kind = 'sync ' if tool == 'nap' else 'async'
+        for par in (False, True):
+            mode = 'parallel' if par else 'serial  '
+            ours = wall(lambda: tb.execute(calls, parallel=par), 3 if par else 1)
+            theirs = wall(lambda: reg.execute(calls, parallel=par, max_workers=32 if par else None), 3 if par else 1)
+            print(f"  {kind} {mode} execute    toolslm_like {ours:6.3f} s   baretools {theirs:6.3f} s")
+        ours = wall(lambda: asyncio.run(tb.aexecute(calls, parallel=True)))
+        theirs = wall(lambda: asyncio.run(reg.execute_async(calls, parallel=True)))
+        print(f"  {kind} parallel aexecute   toolslm_like {ours:6.3f} s   baretools {theirs:6.3f} s (execute_async)")
+    tb.close()
+
+if __name__ == '__main__': main()
