@@ -82,6 +82,10 @@ class ChatServer(ScriptedServer):
     "OpenAI Chat Completions (`POST /v1/chat/completions`), as vLLM, Ollama and llama.cpp serve it too"
     path,base_path = '/v1/chat/completions','/v1'
 
+    def __init__(self, turns, call_ids=True): # call_ids=False: calls come without ids, as some compatible servers send them
+        super().__init__(turns)
+        self.call_ids = call_ids
+
     def check_headers(self, headers):
         return [] if headers.get('authorization', '').startswith('Bearer ') else ['no `Authorization: Bearer` header']
 
@@ -126,7 +130,7 @@ class ChatServer(ScriptedServer):
         msg = {'role': 'assistant', 'content': None, 'refusal': None}
         if isinstance(turn, str): msg['content'],finish = turn,'stop'
         else:
-            msg['tool_calls'] = [{'id': f"call_{n}_{k}", 'type': 'function',
+            msg['tool_calls'] = [{**({'id': f"call_{n}_{k}"} if self.call_ids else {}), 'type': 'function',
                                   'function': {'name': nm, 'arguments': _arguments_text(args)}} for k,(nm,args) in enumerate(turn)]
             finish = 'tool_calls'
         return {'id': f"chatcmpl-{n}", 'object': 'chat.completion', 'created': int(time.time()), 'model': body.get('model'),

@@ -282,3 +282,11 @@ def test_a_toolbox_passed_in_is_used_with_execute_options_and_left_open():
         assert e1 is True and 'Timeout' in c1 and (c2, e2) == ('2', None)
         assert tb.execute([{'id': 'x', 'name': 'add', 'arguments': {'a': 2, 'b': 2}}])[0]['output'] == 4
     finally: stop.set(); tb.close()
+
+def test_calls_without_ids_get_ids():
+    "Some OpenAI-compatible servers send tool calls without ids: the loop gives them ids, in the history too, and the results match"
+    with ChatServer(SCRIPT, call_ids=False) as srv: history = run_loop('chat', srv)
+    assert srv.problems == [] # the server checks every assistant call has an id answered by a tool message
+    assert [i for i,_ in calls_in('chat', srv.requests[1])] == ['call_1_0', 'call_1_1']
+    assert [i for i,_,_ in results_in('chat', srv.requests[1])] == ['call_1_0', 'call_1_1']
+    assert history.answer == ANSWER

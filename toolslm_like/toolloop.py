@@ -7,7 +7,7 @@ Docs: https://toolslm-like.github.io/toolslm_like/toolloop.html.md"""
 # %% auto #0
 __all__ = ['TEXT_TOOLS_INTRO', 'TEXT_TOOLS_HOWTO', 'MAX_TEXT_CHARS', 'MAX_JSON_DEPTH', 'MAX_FAILED_SPANS', 'TEXT_RESULTS_INTRO',
            'API_ALIASES', 'DEFAULT_MAX_TOKENS', 'DIALECTS', 'BUDGET_NOTE', 'NOT_RUN_ERROR', 'SHOWN_CHARS',
-           'text_tools_prompt', 'parse_text_tool_calls', 'text_tool_results', 'client_api', 'ChatDialect',
+           'text_tools_prompt', 'parse_text_tool_calls', 'text_tool_results', 'client_api', 'Dialect', 'ChatDialect',
            'ResponsesDialect', 'AnthropicDialect', 'LoopStep', 'ToolHistory', 'tool_loop', 'atool_loop']
 
 # %% ../nbs/04_toolloop.ipynb #fed75263
@@ -226,7 +226,7 @@ def client_api(client, # An `openai.OpenAI`/`AsyncOpenAI` or `anthropic.Anthropi
     is_async = any(c.__name__.startswith('Async') for c in type(client).__mro__)
     return provider, is_async
 
-# %% ../nbs/04_toolloop.ipynb #924ca973
+# %% ../nbs/04_toolloop.ipynb #2bdb8b7e
 DEFAULT_MAX_TOKENS = 4096 # Anthropic requires `max_tokens`; this leaves room for an answer after tool calls (pass max_tokens= to change it)
 
 def _plain(obj):
@@ -238,7 +238,14 @@ def _plain(obj):
 def _get(obj, key, default=None):
     return obj.get(key, default) if isinstance(obj, dict) else getattr(obj, key, default)
 
-class ChatDialect:
+class Dialect:
+    "What the loop needs to know about one API; the defaults suit APIs whose calls always carry ids"
+    provider,text_type = None,'text'
+    def with_call_ids(self, added:list, calls:list, iteration:int)->tuple[list,list]:
+        "(history items, calls) with an id for every call"
+        return added, calls
+
+class ChatDialect(Dialect):
     "OpenAI Chat Completions, as OpenAI, vLLM, Ollama, llama.cpp and other compatible servers speak it"
     provider,text_type = 'openai','text'
     def create(self, client): return client.chat.completions.create
@@ -259,8 +266,15 @@ class ChatDialect:
         if refusal := _get(m, 'refusal'): msg['refusal'] = refusal
         return [msg]
     def answer_text(self, response)->str: return _get(self._message(response), 'content') or ''
+    def with_call_ids(self, added, calls, iteration):
+        "Some compatible servers send calls without ids: give them ids, in the history too, so each result can name its call"
+        tool_calls = added[0].get('tool_calls') or []
+        if all(c.get('id') for c in calls) or len(tool_calls) != len(calls): return added, calls
+        ids = [c.get('id') or f"call_{iteration}_{k}" for k,c in enumerate(calls)]
+        msg = {**added[0], 'tool_calls': [{**tc, 'id': i} for tc,i in zip(tool_calls, ids)]}
+        return [msg] + added[1:], [{**c, 'id': i} for c,i in zip(calls, ids)]
 
-class ResponsesDialect:
+class ResponsesDialect(Dialect):
     "The OpenAI Responses API: `input` items in, `output` items back, calls matched by `call_id`"
     provider,text_type = 'openai-responses','input_text'
     def create(self, client): return client.responses.create
@@ -277,7 +291,7 @@ class ResponsesDialect:
         return ''.join(_get(c, 'text') or '' for item in _get(response, 'output') or [] if _get(item, 'type') == 'message'
                        for c in _get(item, 'content') or [] if _get(c, 'type') == 'output_text')
 
-class AnthropicDialect:
+class AnthropicDialect(Dialect):
     "Anthropic Messages: `tool_use` blocks in the assistant's content, all `tool_result` blocks first in the next user message"
     provider,text_type = 'anthropic','text'
     def create(self, client): return client.messages.create
@@ -352,7 +366,7 @@ def _as_messages(formatted)->list:
     "What `format_tool_results` returned (one message or several) as a list of messages"
     return [formatted] if isinstance(formatted, dict) else list(formatted)
 
-# %% ../nbs/04_toolloop.ipynb #ca51d4e3
+# %% ../nbs/04_toolloop.ipynb #a38d1570
 @dataclasses.dataclass
 class _Loop:
     "The state of one tool loop; `rounds` is the loop, as a generator of what it needs done"
@@ -366,9 +380,9 @@ class _Loop:
     def take_reply(self, response, iteration):
         "Append the model's reply to the history; the step it makes, with the calls it asked for"
         added,text = self.dialect.assistant_messages(response),self.dialect.answer_text(response)
-        self.history.extend(added)
-        if self.native: calls = parse_tool_calls(response, self.dialect.provider, names=self.names)
+        if self.native: added,calls = self.dialect.with_call_ids(added, parse_tool_calls(response, self.dialect.provider, names=self.names), iteration)
         else: calls = parse_text_tool_calls(text, self.names, id_prefix=f"call_{iteration}_")
+        self.history.extend(added)
         return LoopStep(iteration, response, text, calls, [], list(added))
 
     def add_results(self, step, results):
