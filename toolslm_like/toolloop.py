@@ -419,7 +419,12 @@ class _Loop:
         yield 'step', step
         return self.history
 
-# %% ../nbs/04_toolloop.ipynb #6d2e8049
+# %% ../nbs/04_toolloop.ipynb #bebfdddf
+def _attach_history(e:BaseException, history:ToolHistory):
+    "Let exception `e` carry the history so far, as `e.tool_history` (some exception types take no new attributes)"
+    try: e.tool_history = history
+    except AttributeError: pass
+
 @dataclasses.dataclass
 class _Run:
     "A tool loop with what it needs to run: the client's `create`, the toolbox, the callback"
@@ -436,7 +441,7 @@ class _Run:
                 else: got = self.on_step(arg) if self.on_step else None
                 what,arg = gen.send(got)
         except StopIteration as stop: return stop.value
-        except Exception as e: e.tool_history = self.loop.history; raise
+        except Exception as e: _attach_history(e, self.loop.history); raise
         finally:
             if self.owns_toolbox: self.toolbox.close()
 
@@ -453,7 +458,7 @@ class _Run:
                     if inspect.isawaitable(got): got = await got
                 what,arg = gen.send(got)
         except StopIteration as stop: return stop.value
-        except Exception as e: e.tool_history = self.loop.history; raise
+        except Exception as e: _attach_history(e, self.loop.history); raise
         finally:
             if self.owns_toolbox: self.toolbox.close()
 
