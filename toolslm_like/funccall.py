@@ -296,6 +296,7 @@ class _WeakCache:
         return v
 
 _info_cache = _WeakCache()
+_function_infos = _info_cache._fn
 
 def _is_async(f):
     if inspect.iscoroutinefunction(f) or inspect.iscoroutinefunction(_underlying(f)): return True
@@ -316,7 +317,11 @@ def _tool_doc(f):
 
 def tool_info(f, localns=None)->ToolInfo:
     "Everything about callable `f` that a schema or a call needs (cached)"
-    if (info := _info_cache.get(f)) is not None and localns is None: return info
+    if localns is None:
+        if type(f) is types.FunctionType: # the usual tool: the cache's fast path, written out (this runs on every call)
+            e = _function_infos.get(id(f))
+            if e is not None and e[0]() is f: return e[1]
+        elif (info := _info_cache.get(f)) is not None: return info
     try: sig = inspect.signature(f)
     except (TypeError, ValueError) as e: raise SchemaError(f"Cannot read the signature of {f!r}: {e}") from None
     u = _underlying(f)
@@ -1010,21 +1015,23 @@ def _bind(f, inputs, strict=False)->tuple:
     "(ToolInfo, kwargs) for calling `f` with a model's `inputs`"
     info = tool_info(f)
     if type(inputs) is not dict: inputs = _inputs_dict(inputs, info.name)
-    c,named,kw,problems,failed = (_strict if strict else _lax),info.named,{},[],set()
+    named,kw = info.named,{}
+    problems,failed = [],set()
     for k,v in inputs.items():
         p = named.get(k)
+        # the common case first, kept cheap: a known name with a value of exactly its (simple) type
+        if p is not None and type(v) is p.annotation and p.annotation in _exact_types and k not in kw: kw[k] = v; continue
         if p is None and isinstance(k, str): p = named.get(_clean_re.sub('', k))
         if p is None:
             if info.var_kw and isinstance(k, str) and k.isidentifier() and k not in info.all_names: kw[k] = v; continue
             problems.append(f"{k}: unknown argument; this tool takes: {', '.join(named) or 'no arguments'}"); continue
         nm,ann = p.name,p.annotation
         if nm in kw: problems.append(f"{nm}: given twice"); continue
-        if type(v) is ann and ann in _exact_types: kw[nm] = v; continue # the common case, kept cheap
         if ann is _empty: kw[nm] = v; continue # unannotated: passed through unchecked
         if v is None and not p.required and not accepts_none(ann): continue # null for an optional argument: use its default
         if isinstance(v, (dict, list)) and _too_deep(v):
             failed.add(nm); problems.append(f"{nm}: nested more than {_MAX_VALUE_DEPTH} levels deep; send a flatter value"); continue
-        try: kw[nm] = c.convert(v, ann)
+        try: kw[nm] = (_strict if strict else _lax).convert(v, ann)
         except BadValue as e: failed.add(nm); problems.append(f"{nm}{_path_str(e.path)}: {e.msg}")
     for p in info.required:
         if p.name not in kw and p.name not in failed:
@@ -1068,6 +1075,9 @@ def using_globals(glb:dict|None):
 
 def lookup_tool(fc_name, ns):
     "The tool called `fc_name` in namespace `ns` (exact names only); raises `ToolNotFoundError` listing what is available"
+    if type(fc_name) is str and type(ns) is dict and not fc_name.startswith('__'): # the usual case, kept cheap
+        f = ns.get(fc_name)
+        if type(f) is types.FunctionType: return f
     if callable(fc_name) and not isinstance(fc_name, str): return fc_name
     if not isinstance(fc_name, str): raise ToolNotFoundError(f"A tool name must be a string, got {show_value(fc_name)}")
     if type(ns) is not dict: ns = mk_ns(ns)
