@@ -448,8 +448,6 @@ def to_jsonable(v):
     if hasattr(v, 'model_dump') and not isinstance(v, type): return v.model_dump(mode='json')
     raise TypeError(f"{type(v).__name__} value {v!r} is not JSON")
 
-_jsonable = to_jsonable # the old private name, until every module uses `to_jsonable`
-
 class LiteralKind(TypeKind):
     def match(self, tp, origin): return origin is Literal
     def schema(self, tp, b):

@@ -173,7 +173,7 @@ def parse_text_tool_calls(text:str, # What the model wrote
 # %% ../nbs/04_toolloop.ipynb #8d4a335a
 TEXT_RESULTS_INTRO = "Results of your tool calls (one JSON object per call, matched by id):"
 
-def _jsonable(v):
+def _output_value(v):
     "`v` itself if `json.dumps` can write it, else the JSON value (or text) `tool_output_text` makes of it"
     try: json.dumps(v); return v
     except (TypeError, ValueError): pass
@@ -188,7 +188,7 @@ def text_tool_results(results:list # `[{'id', 'name', 'output', 'error'}]`, as t
     for r in results:
         d = {'id': r.get('id'), 'name': r.get('name')}
         if r.get('error') is not None: d['error'] = str(r['error'])
-        else: d['output'] = _jsonable(r.get('output'))
+        else: d['output'] = _output_value(r.get('output'))
         lines.append(json.dumps(d, ensure_ascii=False))
     return '\n'.join(lines)
 
