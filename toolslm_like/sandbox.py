@@ -12,7 +12,7 @@ __all__ = ['DEFAULT_TIMEOUT', 'DEFAULT_MEMORY_MB', 'DEFAULT_CPU_S', 'DEFAULT_FIL
            'loopback_up', 'no_new_privileges', 'blocking_dir', 'python_paths', 'own_mount_namespace',
            'cover_with_tmpfs', 'expose_paths', 'private_tmp', 'set_limits', 'cpu_budget', 'drop_privileges',
            'turn_network_off', 'end_descendants', 'limit_hint', 'run_request', 'worker_main', 'claim_uid',
-           'kill_user_processes', 'minimal_env', 'python_tool', 'Sandbox']
+           'kill_user_processes', 'namespace_of', 'kill_namespace_processes', 'minimal_env', 'python_tool', 'Sandbox']
 
 # %% ../nbs/03_sandbox.ipynb #371ce7a7
 import builtins, ctypes, errno, faulthandler, fcntl, functools, json, linecache, math, os, pwd, re, resource, select, shutil
@@ -424,6 +424,25 @@ def kill_user_processes(uid:int, # The sandbox user
         if not zombies or took > wait: return killed
         time.sleep(0.005)
 
+def namespace_of(pid:int|str, # A process id, or 'self'
+                 kind:str='net')->str|None: # The kind of namespace: 'net', 'user', 'pid', ...
+    "The id of process `pid`'s namespace of `kind` (such as 'net:[4026532]'), or None when we may not see it"
+    try: return os.readlink(f'/proc/{pid}/ns/{kind}')
+    except OSError: return None
+
+def kill_namespace_processes(ns:str, # A namespace id from `namespace_of`
+                             kind:str='net'): # Its kind
+    "Kill every process in namespace `ns` (never our own namespace) until none is alive; how many were killed"
+    if ns == namespace_of('self', kind): raise ValueError(f'refusing to kill the processes of our own {kind} namespace')
+    killed,start = 0,time.monotonic()
+    while True:
+        found = [int(p.name) for p in os.scandir('/proc') if p.name.isdigit() and namespace_of(p.name, kind) == ns and not _is_zombie(p.name)]
+        for pid in found:
+            try: os.kill(pid, signal.SIGKILL); killed += 1
+            except ProcessLookupError: pass
+        if not found or time.monotonic() - start > KILL_ROUNDS_FOR: return killed
+        time.sleep(0.001) # a process may fork between rounds
+
 # %% ../nbs/03_sandbox.ipynb #83df9e72
 def minimal_env(allow=(), # Names of our environment variables the worker may see, besides `DEFAULT_ENV_ALLOW`
                 extra:dict|None=None, # Variables to set in the worker
@@ -523,6 +542,9 @@ def _shutdown(state:dict, _close=os.close, _rmtree=shutil.rmtree):
     "Stop a sandbox's worker and all its processes, give back its uid and remove its folder (also at interpreter exit)"
     if (w := state.pop('worker', None)) is not None: w.close()
     if state.get('dedicated'): kill_user_processes(state['uid'], wait=3)
+    elif (ns := state.pop('netns', None)) is not None:
+        try: kill_namespace_processes(ns)
+        except Exception: pass # at interpreter exit, modules may already be gone
     if (fd := state.pop('uid_lock', None)) is not None: _close(fd)
     if (d := state.pop('workdir', None)) is not None: _rmtree(d, ignore_errors=True)
 
@@ -669,6 +691,8 @@ class Sandbox:
             self._kill()
             raise SandboxError(f"the sandbox worker could not isolate itself: {msg.get('error', msg)}")
         self.isolation,self._cpu_used = self._describe(msg.get('isolation', {})),float(msg.get('cpu') or 0)
+        if not self._state.get('dedicated') and (ns := namespace_of(w.proc.pid)) not in (None, namespace_of('self')):
+            self._state['netns'] = ns # without a uid of its own, this is what marks every process the worker started
         self._warn_unprotected()
         return w
 
@@ -698,6 +722,7 @@ class Sandbox:
         "Stop the worker and every process it started"
         if (w := self._state.pop('worker', None)) is not None: w.close()
         if self._state.get('dedicated'): kill_user_processes(self._uid) # at once: a timeout must return on time
+        elif (ns := self._state.pop('netns', None)) is not None: kill_namespace_processes(ns) # even those that left the worker's session
 
     def restart(self):
         "A fresh worker: all variables and imports are forgotten (files in `workdir` stay)"
