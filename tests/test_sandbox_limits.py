@@ -22,7 +22,7 @@ def user_tasks(uid, alive_only=False):
 @pytest.fixture
 def sb():
     before = parent_state()
-    s = Sandbox(timeout=3, cpu_s=1, memory_mb=256, max_procs=6)
+    s = Sandbox(timeout=10, cpu_s=1, memory_mb=256, max_procs=6) # a roomy timeout: a busy machine must not turn a slow run into a timeout
     yield s
     uid,workdir = s._uid,s.workdir
     s.close()
