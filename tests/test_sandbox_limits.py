@@ -91,7 +91,7 @@ with warnings.catch_warnings(record=True) as caught:
         print(sb.run("x = 21") == '', sb.run("x * 2") == 42, sb.run("import os; os.getuid()") == os.getuid())
         print('BlockingIOError' in sb.run("import os\\nwhile True: os.fork()"), sb.run("6*7") == 42)
         r = sb.run("import subprocess, time\\np = subprocess.Popen(['sleep', '600'], start_new_session=True)\\n"
-                   "open('pid', 'w').write(str(p.pid))\\ntime.sleep(30)", timeout=1)
+                   "open('pid', 'w').write(str(p.pid))\\ntime.sleep(30)", timeout=3)
         pid = int(open(os.path.join(sb.workdir, 'pid')).read())
         net = sb.isolation['network']
         print(r.startswith('TimeoutError') and (_is_zombie(pid) or not net.startswith('off'))) # it left the worker's session, yet died with the worker
