@@ -170,14 +170,15 @@ def cover_with_tmpfs(d:str, # The directory to cover
     finally:
         for fd in fds: os.close(fd)
 
-def expose_paths(paths, uid:int, gid:int)->list:
+def expose_paths(paths, uid:int, gid:int,
+                 writable=())->list: # Paths to keep writable (the working folder, which may sit in a folder of ours such as /root)
     "In a private mount namespace (needs root): make `paths` readable by `uid` under the dirs that block them; returns those dirs"
     blocked = {}
-    for p in paths:
+    for p in (*paths, *writable):
         if (b := blocking_dir(p, uid, gid)) is not None: blocked.setdefault(b, []).append(p)
     for b in sorted(blocked, key=len):
         if any(b.startswith(o + '/') for o in blocked if o != b): continue # covered with its parent
-        cover_with_tmpfs(b, {p: True for o,ps in blocked.items() if o == b or o.startswith(b + '/') for p in ps}, 'mode=755,size=64k')
+        cover_with_tmpfs(b, {p: p not in writable for o,ps in blocked.items() if o == b or o.startswith(b + '/') for p in ps}, 'mode=755,size=64k')
         mount(None, b, None, _MS_REMOUNT | _MS_RDONLY | _MS_NOSUID | _MS_NODEV)
     return sorted(blocked)
 
@@ -242,12 +243,12 @@ def _isolate(cfg:dict)->dict:
     done,uid,gid = {},cfg['uid'],cfg['gid']
     done['network'] = turn_network_off() if cfg['network_off'] else 'on (allowed by network=True)'
     if uid is not None:
-        try: blocked = expose_paths(paths := python_paths(cfg['expose']), uid, gid)
+        try: blocked = expose_paths(paths := python_paths(cfg['expose']), uid, gid, writable=[os.path.realpath(os.getcwd())])
         except OSError as e:
             raise SandboxError(f"uid {uid} cannot read the Python installation, and a private mount namespace to show it to that user "
                                f"could not be made ({e}). Install Python where other users can read it, run with CAP_SYS_ADMIN, "
                                "or pass user=None (the worker then stays root, where the process limit does not hold)") from None
-        if blocked: done['mounts'] = f"{', '.join(blocked)}: hidden, except the Python installation (read-only)"
+        if blocked: done['mounts'] = f"{', '.join(blocked)}: hidden, except the Python installation (read-only) and the working folder"
         if cfg['tmp_mb']:
             try: done['tmp'] = f"{', '.join(private_tmp(os.path.realpath(os.getcwd()), paths, cfg['tmp_mb']))}: private, {cfg['tmp_mb']:g} MB each"
             except OSError as e: done['tmp'] = f"shared with the machine (could not make it private: {e})"
