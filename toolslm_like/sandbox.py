@@ -727,7 +727,9 @@ class Sandbox:
 
     def restart(self):
         "A fresh worker: all variables and imports are forgotten (files in `workdir` stay)"
-        with self._lock: self._kill(); self._start()
+        with self._lock:
+            if not self._finalizer.alive: raise SandboxError('this Sandbox is closed: make a new one') # its uid may be another sandbox's now
+            self._kill(); self._start()
 
     def close(self):
         "Stop the worker and all its processes, and remove its working folder"
