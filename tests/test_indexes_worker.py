@@ -72,11 +72,15 @@ TOOLS = '''
         "Prints a line, then a line it does not end"
         print(text); sys.stderr.write('partial ' + text); return text
 
+    def total(first:int, *more:int, scale:int=1): # First, more numbers, and a factor
+        "Sums numbers, times scale"
+        return (first + sum(more)) * scale
+
     def keys(**kw:int):
         "Takes any integers by name"
         return kw
 '''
-NAMES = ['add', 'hang', 'die', 'env_names', 'shout', 'stdin_reader', 'report', 'unjsonable', 'sleepy', 'asleep', 'keys', 'div', 'say']
+NAMES = ['add', 'hang', 'die', 'env_names', 'shout', 'stdin_reader', 'report', 'unjsonable', 'sleepy', 'asleep', 'keys', 'div', 'say', 'total']
 
 @pytest.fixture(scope='module')
 def idx(tmp_path_factory):
@@ -123,6 +127,7 @@ def test_results_come_back_as_json(idx):
     assert idx.ns['box.report']('hi') == {'text': 'hi', 'score': 0.5}
     with pytest.raises(TypeError, match='the tool returned a object, which has no JSON form'): idx.ns['box.unjsonable']()
     assert idx.ns['box.keys'](x=1, y=2) == {'x': 1, 'y': 2}
+    assert idx.ns['box.total'](1, 2, 3, scale=2) == 12 and idx.ns['box.total'](4) == 4 # *args: the parameters before it go by position too
 
 def test_argument_errors(idx):
     with pytest.raises(ArgumentError, match='a: expected an integer'): idx.call('box.add', {'a': 'many'})

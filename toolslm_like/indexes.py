@@ -453,13 +453,16 @@ def _run_tool(tools:dict, msg:dict, loop)->dict:
     if not isinstance(arguments, dict): return _error_reply(TypeError("the arguments of a call must be a JSON object"))
     f,info = tools[name]
     args,kw = [],{}
+    # with values for *args, the parameters before it are passed by position too, as the caller did
+    by_position = {inspect.Parameter.POSITIONAL_ONLY} | ({inspect.Parameter.POSITIONAL_OR_KEYWORD} if any(
+        p.kind is inspect.Parameter.VAR_POSITIONAL and arguments.get(p.name) for p in info.params) else set())
     try:
         for p in info.params:
             if p.name not in arguments: continue
             v = arguments[p.name]
             if p.kind is inspect.Parameter.VAR_POSITIONAL: args += [_convert(o, p.annotation, i, name) for i,o in enumerate(v)]
             elif p.kind is inspect.Parameter.VAR_KEYWORD: kw.update({k: _convert(o, p.annotation, k, name) for k,o in v.items()})
-            elif p.kind is inspect.Parameter.POSITIONAL_ONLY: args.append(_convert(v, p.annotation, p.name, name))
+            elif p.kind in by_position: args.append(_convert(v, p.annotation, p.name, name))
             else: kw[p.name] = _convert(v, p.annotation, p.name, name)
         res = loop.run_until_complete(f(*args, **kw)) if info.is_async else f(*args, **kw)
         if inspect.isawaitable(res): res = loop.run_until_complete(res)
