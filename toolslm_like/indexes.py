@@ -6,11 +6,11 @@ Docs: https://toolslm-like.github.io/toolslm_like/indexes.html.md"""
 
 # %% auto #0
 __all__ = ['MAX_INDEX_TOOLS', 'GIT_TIMEOUT', 'MAX_FOLDER_FILES', 'INSTALL_TIMEOUT', 'MAX_TYPE_DEPTH', 'MAX_SOURCE_CHARS',
-           'MAX_MESSAGE_BYTES', 'STDERR_TAIL_LINES', 'DEFAULT_CALL_TIMEOUT', 'DEFAULT_START_TIMEOUT', 'ToolIndexError',
-           'is_remote', 'parse_source', 'default_cache_dir', 'entry_name', 'read_tool_names', 'read_dependencies',
-           'is_git_source', 'fetch_git', 'folder_fingerprint', 'copy_folder', 'venv_python', 'build_venv',
-           'prepare_index', 'CannotCross', 'encode_type', 'decode_type', 'describe_tool', 'make_proxy', 'worker_main',
-           'WorkerError', 'ToolTimeoutError', 'requested_env', 'worker_env', 'Worker', 'RemoteToolError',
+           'MAX_MESSAGE_BYTES', 'STDERR_TAIL_LINES', 'STDERR_CATCH_UP', 'DEFAULT_CALL_TIMEOUT', 'DEFAULT_START_TIMEOUT',
+           'ToolIndexError', 'is_remote', 'parse_source', 'default_cache_dir', 'entry_name', 'read_tool_names',
+           'read_dependencies', 'is_git_source', 'fetch_git', 'folder_fingerprint', 'copy_folder', 'venv_python',
+           'build_venv', 'prepare_index', 'CannotCross', 'encode_type', 'decode_type', 'describe_tool', 'make_proxy',
+           'worker_main', 'WorkerError', 'ToolTimeoutError', 'requested_env', 'worker_env', 'Worker', 'RemoteToolError',
            'remote_error', 'ToolIndex']
 
 # %% ../nbs/05_indexes.ipynb #95d89d11
@@ -413,6 +413,8 @@ def make_proxy(desc:dict, # From `describe_tool`
 # %% ../nbs/05_indexes.ipynb #8b564ae6
 # One request or answer; a tool result bigger than this is refused with an error rather than sent
 MAX_MESSAGE_BYTES = 64 * 2**20
+# Written to stderr after what a call printed, before its answer: when the parent's drain has read it, it has read all the call wrote
+_STDERR_MARK = b'\x00toolslm_like answered '
 
 # The package is made from its folder without running its `__init__`, so nothing but this module and funccall is imported
 _BOOTSTRAP = ("import sys, types\n"
@@ -451,13 +453,16 @@ def _run_tool(tools:dict, msg:dict, loop)->dict:
     if not isinstance(arguments, dict): return _error_reply(TypeError("the arguments of a call must be a JSON object"))
     f,info = tools[name]
     args,kw = [],{}
+    # with values for *args, the parameters before it are passed by position too, as the caller did
+    by_position = {inspect.Parameter.POSITIONAL_ONLY} | ({inspect.Parameter.POSITIONAL_OR_KEYWORD} if any(
+        p.kind is inspect.Parameter.VAR_POSITIONAL and arguments.get(p.name) for p in info.params) else set())
     try:
         for p in info.params:
             if p.name not in arguments: continue
             v = arguments[p.name]
             if p.kind is inspect.Parameter.VAR_POSITIONAL: args += [_convert(o, p.annotation, i, name) for i,o in enumerate(v)]
             elif p.kind is inspect.Parameter.VAR_KEYWORD: kw.update({k: _convert(o, p.annotation, k, name) for k,o in v.items()})
-            elif p.kind is inspect.Parameter.POSITIONAL_ONLY: args.append(_convert(v, p.annotation, p.name, name))
+            elif p.kind in by_position: args.append(_convert(v, p.annotation, p.name, name))
             else: kw[p.name] = _convert(v, p.annotation, p.name, name)
         res = loop.run_until_complete(f(*args, **kw)) if info.is_async else f(*args, **kw)
         if inspect.isawaitable(res): res = loop.run_until_complete(res)
@@ -486,12 +491,15 @@ def worker_main():
         out = json.dumps(reply, ensure_ascii=False).encode('utf-8', 'surrogatepass') + b'\n'
         if len(out) > MAX_MESSAGE_BYTES:
             out = json.dumps({'id': reply['id'], **_error_reply(ValueError(f"the result is {len(out)} bytes of JSON, more than the {MAX_MESSAGE_BYTES} an index may send back"))}).encode() + b'\n'
+        with contextlib.suppress(Exception): sys.stdout.flush(); sys.stderr.flush()
+        with contextlib.suppress(OSError): os.write(2, _STDERR_MARK + str(reply['id']).encode() + b'\n') # all the call wrote is before it
         proto_out.write(out); proto_out.flush()
-        sys.stdout.flush(); sys.stderr.flush()
 
 # %% ../nbs/05_indexes.ipynb #76ac2525
 # Lines of a worker's stderr kept to explain a crash; the rest is read and dropped so the pipe never fills
 STDERR_TAIL_LINES = 200
+# Seconds `ToolIndex.stderr` waits for the drain thread to read what the last call wrote (it is already in the pipe)
+STDERR_CATCH_UP = 5
 _WORKER_ENV_NAMES = ('HOME', 'USER', 'LOGNAME', 'LANG', 'LANGUAGE', 'LC_ALL', 'LC_CTYPE', 'TZ', 'TMPDIR', 'TEMP', 'TMP', 'SYSTEMROOT', 'WINDIR', 'COMSPEC')
 _ENV_NAME_RE = re.compile(r'[A-Za-z_][A-Za-z0-9_]*')
 
@@ -532,8 +540,11 @@ class Worker:
         self.proc = subprocess.Popen([str(python), '-I', '-c', _BOOTSTRAP, pkg], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                      stderr=subprocess.PIPE, cwd=str(cwd), env=env, start_new_session=(os.name == 'posix'))
         self.answers,self.stderr_tail,self.next_id = queue.SimpleQueue(),deque(maxlen=STDERR_TAIL_LINES),0
+        self.answered,self.stderr_marked,self.stderr_closed = 0,0,False # ids of the last answer and of the last mark the drain read; at the end?
+        self.drained = threading.Condition()
         threading.Thread(target=self._read_answers, daemon=True, name='toolslm_like-index-out').start()
-        threading.Thread(target=self._drain_stderr, daemon=True, name='toolslm_like-index-err').start()
+        self.drain_thread = threading.Thread(target=self._drain_stderr, daemon=True, name='toolslm_like-index-err')
+        self.drain_thread.start()
 
     def _read_answers(self):
         try:
@@ -544,11 +555,25 @@ class Worker:
         self.answers.put(None) # end of output: the worker is gone
 
     def _drain_stderr(self):
+        carry = b''
         try:
-            for line in iter(lambda: self.proc.stderr.readline(8192), b''): self.stderr_tail.append(line.decode('utf-8', 'replace').rstrip('\n'))
+            for chunk in iter(lambda: self.proc.stderr.readline(8192), b''):
+                line,carry = carry + chunk,b''
+                if not line.endswith(b'\n'): line,carry = line[:-64],line[-64:] # a long line cut in pieces: a mark may start at its end
+                if not line: continue
+                text,mark,rest = line.partition(_STDERR_MARK)
+                if text or not mark: self.stderr_tail.append(text.decode('utf-8', 'replace').rstrip('\n'))
+                if mark and rest.strip().isdigit():
+                    with self.drained: self.stderr_marked = int(rest); self.drained.notify_all()
         except (OSError, ValueError): pass
+        if carry: self.stderr_tail.append(carry.decode('utf-8', 'replace'))
+        with self.drained: self.stderr_closed = True; self.drained.notify_all() # nothing more to wait for
 
     def stderr_text(self, n=20)->str: return '\n'.join(list(self.stderr_tail)[-n:])
+
+    def catch_up_stderr(self, timeout:float=STDERR_CATCH_UP)->bool:
+        "Wait until the drain thread has read all that calls answered so far wrote to stderr; did it?"
+        with self.drained: return self.drained.wait_for(lambda: self.stderr_marked >= self.answered or self.stderr_closed, timeout)
 
     def request(self, msg:dict, timeout:float|None)->dict:
         "Send `msg`, wait for its answer; `TimeoutError` or `WorkerError` when none comes"
@@ -562,12 +587,13 @@ class Worker:
         if ans is None: raise WorkerError(self._death())
         if 'protocol_error' in ans or ans.get('id') != msg['id']:
             raise WorkerError(f"the worker broke the protocol: {ans.get('protocol_error') or 'an answer to another request'}")
+        self.answered = msg['id']
         return ans
 
     def _death(self)->str:
         try: code = self.proc.wait(timeout=2)
         except subprocess.TimeoutExpired: code = None
-        time.sleep(0.05) # let the drain thread catch the last lines
+        self.drain_thread.join(2 if code is not None else 0.1) # it ends at the end of stderr: then it has read the last lines
         why = f"exited with code {code}" if code is not None and code >= 0 else f"was killed by signal {-code}" if code is not None else "closed its output"
         tail = self.stderr_text()
         return f"the worker {why}" + (f"; the last lines of its stderr:\n{tail}" if tail else '')
@@ -700,9 +726,11 @@ class ToolIndex:
 
     @property
     def stderr(self)->str:
-        "The last lines the worker wrote to stderr (what its tools printed, too)"
+        "The last lines the worker wrote to stderr (what its tools printed, too), up to the last answered call's"
         w = self._box[0]
-        return w.stderr_text(STDERR_TAIL_LINES) if w else ''
+        if w is None: return ''
+        w.catch_up_stderr()
+        return w.stderr_text(STDERR_TAIL_LINES)
 
     def restart(self):
         "Stop the worker and start a fresh one"

@@ -12,7 +12,7 @@ __all__ = ['DEFAULT_TIMEOUT', 'DEFAULT_MEMORY_MB', 'DEFAULT_CPU_S', 'DEFAULT_FIL
            'loopback_up', 'no_new_privileges', 'blocking_dir', 'python_paths', 'own_mount_namespace',
            'cover_with_tmpfs', 'expose_paths', 'private_tmp', 'set_limits', 'cpu_budget', 'drop_privileges',
            'turn_network_off', 'end_descendants', 'limit_hint', 'run_request', 'worker_main', 'claim_uid',
-           'kill_user_processes', 'minimal_env', 'python_tool', 'Sandbox']
+           'kill_user_processes', 'namespace_of', 'kill_namespace_processes', 'minimal_env', 'python_tool', 'Sandbox']
 
 # %% ../nbs/03_sandbox.ipynb #371ce7a7
 import builtins, ctypes, errno, faulthandler, fcntl, functools, json, linecache, math, os, pwd, re, resource, select, shutil
@@ -170,14 +170,15 @@ def cover_with_tmpfs(d:str, # The directory to cover
     finally:
         for fd in fds: os.close(fd)
 
-def expose_paths(paths, uid:int, gid:int)->list:
+def expose_paths(paths, uid:int, gid:int,
+                 writable=())->list: # Paths to keep writable (the working folder, which may sit in a folder of ours such as /root)
     "In a private mount namespace (needs root): make `paths` readable by `uid` under the dirs that block them; returns those dirs"
     blocked = {}
-    for p in paths:
+    for p in (*paths, *writable):
         if (b := blocking_dir(p, uid, gid)) is not None: blocked.setdefault(b, []).append(p)
     for b in sorted(blocked, key=len):
         if any(b.startswith(o + '/') for o in blocked if o != b): continue # covered with its parent
-        cover_with_tmpfs(b, {p: True for o,ps in blocked.items() if o == b or o.startswith(b + '/') for p in ps}, 'mode=755,size=64k')
+        cover_with_tmpfs(b, {p: p not in writable for o,ps in blocked.items() if o == b or o.startswith(b + '/') for p in ps}, 'mode=755,size=64k')
         mount(None, b, None, _MS_REMOUNT | _MS_RDONLY | _MS_NOSUID | _MS_NODEV)
     return sorted(blocked)
 
@@ -242,12 +243,12 @@ def _isolate(cfg:dict)->dict:
     done,uid,gid = {},cfg['uid'],cfg['gid']
     done['network'] = turn_network_off() if cfg['network_off'] else 'on (allowed by network=True)'
     if uid is not None:
-        try: blocked = expose_paths(paths := python_paths(cfg['expose']), uid, gid)
+        try: blocked = expose_paths(paths := python_paths(cfg['expose']), uid, gid, writable=[os.path.realpath(os.getcwd())])
         except OSError as e:
             raise SandboxError(f"uid {uid} cannot read the Python installation, and a private mount namespace to show it to that user "
                                f"could not be made ({e}). Install Python where other users can read it, run with CAP_SYS_ADMIN, "
                                "or pass user=None (the worker then stays root, where the process limit does not hold)") from None
-        if blocked: done['mounts'] = f"{', '.join(blocked)}: hidden, except the Python installation (read-only)"
+        if blocked: done['mounts'] = f"{', '.join(blocked)}: hidden, except the Python installation (read-only) and the working folder"
         if cfg['tmp_mb']:
             try: done['tmp'] = f"{', '.join(private_tmp(os.path.realpath(os.getcwd()), paths, cfg['tmp_mb']))}: private, {cfg['tmp_mb']:g} MB each"
             except OSError as e: done['tmp'] = f"shared with the machine (could not make it private: {e})"
@@ -424,6 +425,25 @@ def kill_user_processes(uid:int, # The sandbox user
         if not zombies or took > wait: return killed
         time.sleep(0.005)
 
+def namespace_of(pid:int|str, # A process id, or 'self'
+                 kind:str='net')->str|None: # The kind of namespace: 'net', 'user', 'pid', ...
+    "The id of process `pid`'s namespace of `kind` (such as 'net:[4026532]'), or None when we may not see it"
+    try: return os.readlink(f'/proc/{pid}/ns/{kind}')
+    except OSError: return None
+
+def kill_namespace_processes(ns:str, # A namespace id from `namespace_of`
+                             kind:str='net'): # Its kind
+    "Kill every process in namespace `ns` (never our own namespace) until none is alive; how many were killed"
+    if ns == namespace_of('self', kind): raise ValueError(f'refusing to kill the processes of our own {kind} namespace')
+    killed,start = 0,time.monotonic()
+    while True:
+        found = [int(p.name) for p in os.scandir('/proc') if p.name.isdigit() and namespace_of(p.name, kind) == ns and not _is_zombie(p.name)]
+        for pid in found:
+            try: os.kill(pid, signal.SIGKILL); killed += 1
+            except ProcessLookupError: pass
+        if not found or time.monotonic() - start > KILL_ROUNDS_FOR: return killed
+        time.sleep(0.001) # a process may fork between rounds
+
 # %% ../nbs/03_sandbox.ipynb #83df9e72
 def minimal_env(allow=(), # Names of our environment variables the worker may see, besides `DEFAULT_ENV_ALLOW`
                 extra:dict|None=None, # Variables to set in the worker
@@ -523,6 +543,9 @@ def _shutdown(state:dict, _close=os.close, _rmtree=shutil.rmtree):
     "Stop a sandbox's worker and all its processes, give back its uid and remove its folder (also at interpreter exit)"
     if (w := state.pop('worker', None)) is not None: w.close()
     if state.get('dedicated'): kill_user_processes(state['uid'], wait=3)
+    elif (ns := state.pop('netns', None)) is not None:
+        try: kill_namespace_processes(ns)
+        except Exception: pass # at interpreter exit, modules may already be gone
     if (fd := state.pop('uid_lock', None)) is not None: _close(fd)
     if (d := state.pop('workdir', None)) is not None: _rmtree(d, ignore_errors=True)
 
@@ -669,6 +692,8 @@ class Sandbox:
             self._kill()
             raise SandboxError(f"the sandbox worker could not isolate itself: {msg.get('error', msg)}")
         self.isolation,self._cpu_used = self._describe(msg.get('isolation', {})),float(msg.get('cpu') or 0)
+        if not self._state.get('dedicated') and (ns := namespace_of(w.proc.pid)) not in (None, namespace_of('self')):
+            self._state['netns'] = ns # without a uid of its own, this is what marks every process the worker started
         self._warn_unprotected()
         return w
 
@@ -698,10 +723,13 @@ class Sandbox:
         "Stop the worker and every process it started"
         if (w := self._state.pop('worker', None)) is not None: w.close()
         if self._state.get('dedicated'): kill_user_processes(self._uid) # at once: a timeout must return on time
+        elif (ns := self._state.pop('netns', None)) is not None: kill_namespace_processes(ns) # even those that left the worker's session
 
     def restart(self):
         "A fresh worker: all variables and imports are forgotten (files in `workdir` stay)"
-        with self._lock: self._kill(); self._start()
+        with self._lock:
+            if not self._finalizer.alive: raise SandboxError('this Sandbox is closed: make a new one') # its uid may be another sandbox's now
+            self._kill(); self._start()
 
     def close(self):
         "Stop the worker and all its processes, and remove its working folder"
