@@ -204,6 +204,23 @@ def _resolve_ref(ref, root:dict)->dict:
     if not isinstance(o, dict): raise SchemaError(f"The $ref {ref!r} does not point to a schema")
     return o
 
+def _merged_all_of(s:dict, root:dict, seen:frozenset=frozenset())->dict:
+    "`s` with the members of its `allOf` folded in (properties and `required` joined): how pydantic v1 and many MCP servers extend a type"
+    out = {k:v for k,v in s.items() if k != 'allOf'}
+    for m in s['allOf']:
+        if m is True or m == {}: continue
+        if not isinstance(m, dict): raise SchemaError(f"An allOf member must be a schema, got {m!r}")
+        if '$ref' in m:
+            if m['$ref'] in seen: raise SchemaError(f"The allOf at {m['$ref']!r} refers back to itself")
+            seen = seen | {m['$ref']}
+            m = {**_resolve_ref(m['$ref'], root), **{k:v for k,v in m.items() if k != '$ref'}}
+        if 'allOf' in m: m = _merged_all_of(m, root, seen)
+        for k,v in m.items():
+            if k == 'properties' and isinstance(v, dict): out['properties'] = {**out.get('properties', {}), **v}
+            elif k == 'required' and isinstance(v, list): out['required'] = list(dict.fromkeys([*out.get('required', []), *v]))
+            elif k not in out or (k == 'description' and not out[k]): out[k] = v
+    return out
+
 # %% ../nbs/01_providers.ipynb #a0396410
 class _Budget:
     "Counts schema nodes visited, so a pathological schema fails fast instead of exhausting memory"
@@ -261,8 +278,8 @@ class _Strict:
             if not siblings: return {'$ref': s['$ref']}
             s = {**target, **siblings} # strict mode refuses keywords next to a `$ref`: use the definition itself
         if 'allOf' in s:
-            if len(s['allOf']) != 1: self.fail(path, 'it combines several schemas with allOf')
-            s = {**{k:v for k,v in s.items() if k != 'allOf'}, **s['allOf'][0]}
+            if len(s['allOf']) == 1: s = {**{k:v for k,v in s.items() if k != 'allOf'}, **s['allOf'][0]}
+            else: s = _merged_all_of(s, self.root)
             return self.node(s, path, depth+1, nesting)
         if 'oneOf' in s: s = {**{k:v for k,v in s.items() if k != 'oneOf'}, 'anyOf': s['oneOf']} # checked exactly when the call is bound
         out,notes = {},[]
@@ -279,7 +296,7 @@ class _Strict:
         if is_obj: self.object(s, out, path, depth, nesting+1)
         if t == 'array' or (isinstance(t, list) and 'array' in t):
             items = s.get('items')
-            if items is None and 'prefixItems' in s: items = {'anyOf': s['prefixItems']}
+            if items in (None, False) and s.get('prefixItems'): items = {'anyOf': s['prefixItems']} # `items: false` closes a tuple
             if items is None: self.fail(path, 'it is a list whose items can be anything')
             out['items'] = self.node(items, [*path, '[]'], depth+1, nesting)
         if not (is_obj or 'anyOf' in out or 'type' in out or 'enum' in out or 'const' in out or '$ref' in out):
@@ -339,7 +356,9 @@ class _Gemini:
             merged = {**target, **{k:v for k,v in s.items() if k != '$ref' and (k != 'description' or v)}}
             if stack.count(name) >= GEMINI_MAX_REF_DEPTH: return _json_text(merged, f"a {name} object (nested more than {GEMINI_MAX_REF_DEPTH} levels deep)")
             return self.node(merged, (*stack, name), depth+1)
-        if 'allOf' in s and len(s['allOf']) == 1: return self.node({**{k:v for k,v in s.items() if k != 'allOf'}, **s['allOf'][0]}, stack, depth+1)
+        if 'allOf' in s:
+            if len(s['allOf']) == 1: return self.node({**{k:v for k,v in s.items() if k != 'allOf'}, **s['allOf'][0]}, stack, depth+1)
+            return self.node(_merged_all_of(s, self.root), stack, depth+1)
         for k in ('anyOf', 'oneOf'):
             if k in s: return self.union(s, s[k], stack, depth)
         t = s.get('type')
@@ -375,7 +394,7 @@ class _Gemini:
             if (req := [k for k in s.get('required') or () if k in out['properties']]): out['required'] = req
         if out['type'] == 'ARRAY':
             items = s.get('items')
-            if items is None and s.get('prefixItems'): items = {'anyOf': s['prefixItems']}
+            if items in (None, False) and s.get('prefixItems'): items = {'anyOf': s['prefixItems']} # `items: false` closes a tuple
             out['items'] = self.node(items if items is not None else {}, stack, depth+1)
         return _note(out, '; '.join(notes)) if notes else out
     def union(self, s, members, stack, depth):
