@@ -699,7 +699,15 @@ def tool_output_text(output # What a tool returned
     try: return json.dumps(output, ensure_ascii=False, allow_nan=False)
     except (TypeError, ValueError): pass
     try: return json.dumps(to_jsonable(output), ensure_ascii=False, allow_nan=False)
-    except (TypeError, ValueError): return str(output)
+    except (TypeError, ValueError): pass
+    # Still JSON text, not a Python repr: NaN and infinities as JavaScript writes them, objects JSON cannot hold as their text
+    try: return json.dumps(output, ensure_ascii=False, default=_leaf_jsonable)
+    except (TypeError, ValueError, RecursionError): return str(output)
+
+def _leaf_jsonable(o):
+    "One value `json` cannot write: its JSON form if it has one, else its text"
+    try: return to_jsonable(o)
+    except (TypeError, ValueError, RecursionError): return str(o)
 
 def _text_and_error(r)->tuple[str,bool]:
     err = r.get('error')
