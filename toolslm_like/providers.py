@@ -490,7 +490,9 @@ def _gemini_signature(f, info):
         ann,default = p.annotation,p.default
         if default is not inspect.Parameter.empty and default is not None:
             default = None
-            if ann is not inspect.Parameter.empty: ann = Optional[ann]
+            # The SDK checks each argument against the annotation before calling; it lets an int through for a bare `float` but not
+            # inside `Optional`, and models send 3 for 3.0: so the number may be either (the wrapper converts it to float)
+            if ann is not inspect.Parameter.empty: ann = Optional[float|int] if ann is float else Optional[ann]
         params.append(inspect.Parameter(p.name, _KEYWORD, default=default, annotation=ann))
     return inspect.Signature(params, return_annotation=info.returns)
 
