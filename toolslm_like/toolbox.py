@@ -551,20 +551,25 @@ async def aexecute(self:Toolbox, calls:list, # Tool calls: `{'id', 'name', 'argu
     return [await self._arun_call(c, timeout, retries, glb, r) for c,r in self._split(calls)]
 
 # %% ../nbs/02_toolbox.ipynb #18eaceba
+async def _indexed(i:int, result)->dict:
+    "The result `result` (a coroutine) comes to, marked with its call's place in the batch"
+    return {**await result, 'index': i}
+
 @patch
 def execute_stream(self:Toolbox, calls:list, # Tool calls: `{'id', 'name', 'arguments'}` dicts
                    parallel:bool=False, # Run the calls at once?
                    timeout:float|None=None, # Seconds each attempt may take
                    retries:int=0 # Further attempts after a transient error
                   ): # Yields one result dict per call, as each finishes
-    "Run the tool calls, yielding each result as soon as it is ready"
+    "Run the tool calls, yielding each result (with the call's `index` in `calls`) as soon as it is ready"
     calls = _check_batch(calls, timeout, retries)
     if not (parallel and len(calls) > 1):
-        for c,r in self._split(calls):
-            yield self._refused(c, r, time.perf_counter()) if r is not None else self._run_call(c, timeout, retries, caller_globals, self._watched())
+        for i,(c,r) in enumerate(self._split(calls)):
+            res = self._refused(c, r, time.perf_counter()) if r is not None else self._run_call(c, timeout, retries, caller_globals, self._watched())
+            yield {**res, 'index': i}
         return
     glb = _resolved_globals()
-    futs = [_submit_coroutine(self._arun_call(c, timeout, retries, glb, r)) for c,r in self._split(calls)]
+    futs = [_submit_coroutine(_indexed(i, self._arun_call(c, timeout, retries, glb, r))) for i,(c,r) in enumerate(self._split(calls))]
     try:
         for fut in concurrent.futures.as_completed(futs): yield fut.result()
     finally:
@@ -576,13 +581,13 @@ async def aexecute_stream(self:Toolbox, calls:list, # Tool calls: `{'id', 'name'
                           timeout:float|None=None, # Seconds each attempt may take
                           retries:int=0 # Further attempts after a transient error
                          ): # Yields one result dict per call, as each finishes
-    "Async generator: run the tool calls on the running loop, yielding each result as soon as it is ready"
+    "Async generator: run the tool calls on the running loop, yielding each result (with the call's `index` in `calls`) as soon as it is ready"
     calls = _check_batch(calls, timeout, retries)
     glb = _resolved_globals()
     if not (parallel and len(calls) > 1):
-        for c,r in self._split(calls): yield await self._arun_call(c, timeout, retries, glb, r)
+        for i,(c,r) in enumerate(self._split(calls)): yield await _indexed(i, self._arun_call(c, timeout, retries, glb, r))
         return
-    tasks = [asyncio.ensure_future(self._arun_call(c, timeout, retries, glb, r)) for c,r in self._split(calls)]
+    tasks = [asyncio.ensure_future(_indexed(i, self._arun_call(c, timeout, retries, glb, r))) for i,(c,r) in enumerate(self._split(calls))]
     try:
         for nxt in asyncio.as_completed(tasks): yield await nxt
     finally:
