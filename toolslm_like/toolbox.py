@@ -216,7 +216,7 @@ class Toolbox:
     "Runs the tool calls a model asked for against a namespace of tools: in order or in parallel, with timeouts, retries and events"
     def __init__(self, tools, # Anything `mk_ns` accepts: a function, a list of functions and dicts, or a mapping of name -> function
                  on_event=None, # Called with a dict for each start, success, retry and failure (from the toolbox's event-loop thread in parallel batches)
-                 logger:logging.Logger|None=None, # Where events are logged (default: the `toolslm_like.toolbox` logger)
+                 logger:logging.Logger|str|None=None, # Where events are logged: a logger or its name (default: the `toolslm_like.toolbox` logger)
                  max_workers:int=DEFAULT_MAX_WORKERS, # Most sync tools running at once in this toolbox's threads
                  executor:concurrent.futures.Executor|None=None, # Run sync tools here instead: a process pool, dask's `Client.get_executor()`, ...
                  retry_on:tuple=(), # More exception types worth a retry (e.g. an HTTP client's rate-limit error)
@@ -226,6 +226,9 @@ class Toolbox:
                  max_argument_chars:int=MAX_ARGUMENT_CHARS): # Largest arguments one call may send (characters, roughly, as JSON)
         self.ns = mk_ns(tools)
         if on_event is not None and not callable(on_event): raise TypeError(f"on_event must be callable (it gets one event dict), got {on_event!r}")
+        if isinstance(logger, str): logger = logging.getLogger(logger)
+        if logger is not None and not isinstance(logger, (logging.Logger, logging.LoggerAdapter)):
+            raise TypeError(f"logger must be a logging.Logger (or a logger's name), got {type(logger).__name__}")
         if executor is not None and not isinstance(executor, concurrent.futures.Executor):
             raise TypeError(f"executor must be a concurrent.futures.Executor (e.g. ProcessPoolExecutor()), got {type(executor).__name__}")
         if isinstance(retry_on, type): retry_on = (retry_on,)
