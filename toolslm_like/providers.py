@@ -10,7 +10,7 @@ __all__ = ['PROVIDERS', 'GEMINI_MAX_REF_DEPTH', 'provider_tool_name', 'ToolNameC
            'gemini_callable', 'parse_arguments', 'parse_tool_calls', 'tool_output_text', 'format_tool_results']
 
 # %% ../nbs/01_providers.ipynb #6b91a0fb
-import copy, functools, hashlib, inspect, json, re, threading, typing, unicodedata
+import copy, functools, hashlib, inspect, json, re, threading, types, typing, unicodedata
 from collections import OrderedDict, abc
 from typing import Any, Optional
 from .funccall import SchemaError, to_jsonable, bind_arguments, get_schema, tool_info
@@ -490,11 +490,17 @@ def _gemini_signature(f, info):
         ann,default = p.annotation,p.default
         if default is not inspect.Parameter.empty and default is not None:
             default = None
-            # The SDK checks each argument against the annotation before calling; it lets an int through for a bare `float` but not
-            # inside `Optional`, and models send 3 for 3.0: so the number may be either (the wrapper converts it to float)
-            if ann is not inspect.Parameter.empty: ann = Optional[float|int] if ann is float else Optional[ann]
-        params.append(inspect.Parameter(p.name, _KEYWORD, default=default, annotation=ann))
+            if ann is not inspect.Parameter.empty: ann = Optional[ann]
+        params.append(inspect.Parameter(p.name, _KEYWORD, default=default, annotation=_whole_numbers_pass(ann)))
     return inspect.Signature(params, return_annotation=info.returns)
+
+def _whole_numbers_pass(ann):
+    "`ann`, also taking an int where it takes a float inside a union"
+    # The SDK checks each argument against the annotation before calling; it lets an int through for a bare `float` but not inside
+    # `Optional` or another union, and models send 3 for 3.0: so the number may be either there (the wrapper converts it to float)
+    args = typing.get_args(ann)
+    if typing.get_origin(ann) in (typing.Union, types.UnionType) and float in args and int not in args: return typing.Union[(*args, int)]
+    return ann
 
 def gemini_callable(f # A tool: function, method, callable object (sync or async)
                    ): # A callable for `google-genai`'s automatic function calling
