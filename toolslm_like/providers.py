@@ -7,7 +7,8 @@ Docs: https://toolslm-like.github.io/toolslm_like/providers.html.md"""
 # %% auto #0
 __all__ = ['PROVIDERS', 'GEMINI_MAX_REF_DEPTH', 'provider_tool_name', 'ToolNameCollision', 'ToolNames', 'python_tool_name',
            'tool_specs', 'StrictSchemaError', 'strict_schema', 'gemini_schema', 'tool_schemas', 'tool_names',
-           'gemini_callable', 'parse_arguments', 'parse_tool_calls', 'tool_output_text', 'format_tool_results']
+           'gemini_callable', 'parse_arguments', 'parse_tool_calls', 'response_provider', 'tool_output_text',
+           'format_tool_results']
 
 # %% ../nbs/01_providers.ipynb #6b91a0fb
 import copy, functools, hashlib, inspect, json, re, threading, types, typing, unicodedata
@@ -697,6 +698,13 @@ def parse_tool_calls(response, # A model response: SDK object, its dict or JSON 
         calls.append(_call(id, name, raw, custom, names))
         _remember_call(id, dialect, custom)
     return calls
+
+# %% ../nbs/01_providers.ipynb #6a435513
+def response_provider(response # A model response: SDK object, its dict or JSON text, or a part of one
+                     )->str|None: # One of `PROVIDERS`, or `None` if the shape is not one of theirs
+    "Which provider's dialect `response` is in"
+    try: return _walk(_plain(response), [], None)
+    except (ValueError, TypeError, RecursionError): return None
 
 # %% ../nbs/01_providers.ipynb #a26c30fc
 def tool_output_text(output # What a tool returned

@@ -13,7 +13,7 @@ import asyncio, concurrent.futures, inspect, itertools, logging, os, queue, rand
 from collections import abc
 from fastcore.basics import patch
 from .funccall import mk_ns, prepare_call, tool_traceback, run_with_timeout, using_globals, caller_globals, CodeTimeout
-from .providers import ToolNames, tool_schemas, parse_tool_calls, format_tool_results
+from .providers import ToolNames, tool_schemas, parse_tool_calls, format_tool_results, response_provider
 
 # %% ../nbs/02_toolbox.ipynb #634bccc8
 # A model can ask for any number of calls in one turn; past this many the rest get an error result instead of tying up workers
@@ -614,6 +614,11 @@ def _calls_in(self:Toolbox, response, provider)->list:
     "The tool calls a model made in `response`, with this toolbox's names mapped back"
     return parse_tool_calls(response, provider, names=self.tool_names())
 
+def _answer_dialect(response, calls:list, provider)->str|None:
+    "The dialect to answer in: `provider`, or, when no call has an id to remember its dialect by, the one `response` is in"
+    if provider is None and calls and all(c.get('id') is None for c in calls): return response_provider(response)
+    return provider
+
 def _reply(results:list, calls:list, provider):
     "Results formatted for `provider`; nothing to add when the model called no tools"
     if not calls: return []
@@ -630,7 +635,7 @@ def respond(self:Toolbox, response, # A model's response: any provider's SDK obj
            ): # What to add to the conversation, in `provider`'s shape (`[]` if the model called no tools)
     "Run the tool calls in a model's `response` and return the results ready to send back"
     calls = self._calls_in(response, provider)
-    return _reply(self.execute(calls, parallel=parallel, timeout=timeout, retries=retries), calls, provider)
+    return _reply(self.execute(calls, parallel=parallel, timeout=timeout, retries=retries), calls, _answer_dialect(response, calls, provider))
 
 @patch
 async def arespond(self:Toolbox, response, # A model's response: any provider's SDK object, its dict or JSON text
@@ -641,4 +646,4 @@ async def arespond(self:Toolbox, response, # A model's response: any provider's 
                   ): # What to add to the conversation, in `provider`'s shape (`[]` if the model called no tools)
     "`respond` from async code: the calls run with `aexecute`"
     calls = self._calls_in(response, provider)
-    return _reply(await self.aexecute(calls, parallel=parallel, timeout=timeout, retries=retries), calls, provider)
+    return _reply(await self.aexecute(calls, parallel=parallel, timeout=timeout, retries=retries), calls, _answer_dialect(response, calls, provider))
