@@ -211,11 +211,12 @@ def _merged_all_of(s:dict, root:dict, seen:frozenset=frozenset())->dict:
     for m in s['allOf']:
         if m is True or m == {}: continue
         if not isinstance(m, dict): raise SchemaError(f"An allOf member must be a schema, got {m!r}")
+        inner = seen # the definitions this member is inside of: a cycle among them never ends
         if '$ref' in m:
             if m['$ref'] in seen: raise SchemaError(f"The allOf at {m['$ref']!r} refers back to itself")
-            seen = seen | {m['$ref']}
+            inner = seen | {m['$ref']}
             m = {**_resolve_ref(m['$ref'], root), **{k:v for k,v in m.items() if k != '$ref'}}
-        if 'allOf' in m: m = _merged_all_of(m, root, seen)
+        if 'allOf' in m: m = _merged_all_of(m, root, inner)
         for k,v in m.items():
             if k == 'properties' and isinstance(v, dict): out['properties'] = {**out.get('properties', {}), **v}
             elif k == 'required' and isinstance(v, list): out['required'] = list(dict.fromkeys([*out.get('required', []), *v]))
