@@ -7,10 +7,11 @@ Docs: https://toolslm-like.github.io/toolslm_like/providers.html.md"""
 # %% auto #0
 __all__ = ['PROVIDERS', 'GEMINI_MAX_REF_DEPTH', 'provider_tool_name', 'ToolNameCollision', 'ToolNames', 'python_tool_name',
            'tool_specs', 'StrictSchemaError', 'strict_schema', 'gemini_schema', 'tool_schemas', 'tool_names',
-           'gemini_callable', 'parse_arguments', 'parse_tool_calls', 'tool_output_text', 'format_tool_results']
+           'gemini_callable', 'parse_arguments', 'parse_tool_calls', 'response_provider', 'tool_output_text',
+           'format_tool_results']
 
 # %% ../nbs/01_providers.ipynb #6b91a0fb
-import copy, functools, hashlib, inspect, json, re, threading, typing, unicodedata
+import copy, functools, hashlib, inspect, json, re, threading, types, typing, unicodedata
 from collections import OrderedDict, abc
 from typing import Any, Optional
 from .funccall import SchemaError, to_jsonable, bind_arguments, get_schema, tool_info
@@ -204,6 +205,24 @@ def _resolve_ref(ref, root:dict)->dict:
     if not isinstance(o, dict): raise SchemaError(f"The $ref {ref!r} does not point to a schema")
     return o
 
+def _merged_all_of(s:dict, root:dict, seen:frozenset=frozenset())->dict:
+    "`s` with the members of its `allOf` folded in (properties and `required` joined): how pydantic v1 and many MCP servers extend a type"
+    out = {k:v for k,v in s.items() if k != 'allOf'}
+    for m in s['allOf']:
+        if m is True or m == {}: continue
+        if not isinstance(m, dict): raise SchemaError(f"An allOf member must be a schema, got {m!r}")
+        inner = seen # the definitions this member is inside of: a cycle among them never ends
+        if '$ref' in m:
+            if m['$ref'] in seen: raise SchemaError(f"The allOf at {m['$ref']!r} refers back to itself")
+            inner = seen | {m['$ref']}
+            m = {**_resolve_ref(m['$ref'], root), **{k:v for k,v in m.items() if k != '$ref'}}
+        if 'allOf' in m: m = _merged_all_of(m, root, inner)
+        for k,v in m.items():
+            if k == 'properties' and isinstance(v, dict): out['properties'] = {**out.get('properties', {}), **v}
+            elif k == 'required' and isinstance(v, list): out['required'] = list(dict.fromkeys([*out.get('required', []), *v]))
+            elif k not in out or (k == 'description' and not out[k]): out[k] = v
+    return out
+
 # %% ../nbs/01_providers.ipynb #a0396410
 class _Budget:
     "Counts schema nodes visited, so a pathological schema fails fast instead of exhausting memory"
@@ -261,8 +280,8 @@ class _Strict:
             if not siblings: return {'$ref': s['$ref']}
             s = {**target, **siblings} # strict mode refuses keywords next to a `$ref`: use the definition itself
         if 'allOf' in s:
-            if len(s['allOf']) != 1: self.fail(path, 'it combines several schemas with allOf')
-            s = {**{k:v for k,v in s.items() if k != 'allOf'}, **s['allOf'][0]}
+            if len(s['allOf']) == 1: s = {**{k:v for k,v in s.items() if k != 'allOf'}, **s['allOf'][0]}
+            else: s = _merged_all_of(s, self.root)
             return self.node(s, path, depth+1, nesting)
         if 'oneOf' in s: s = {**{k:v for k,v in s.items() if k != 'oneOf'}, 'anyOf': s['oneOf']} # checked exactly when the call is bound
         out,notes = {},[]
@@ -279,7 +298,7 @@ class _Strict:
         if is_obj: self.object(s, out, path, depth, nesting+1)
         if t == 'array' or (isinstance(t, list) and 'array' in t):
             items = s.get('items')
-            if items is None and 'prefixItems' in s: items = {'anyOf': s['prefixItems']}
+            if items in (None, False) and s.get('prefixItems'): items = {'anyOf': s['prefixItems']} # `items: false` closes a tuple
             if items is None: self.fail(path, 'it is a list whose items can be anything')
             out['items'] = self.node(items, [*path, '[]'], depth+1, nesting)
         if not (is_obj or 'anyOf' in out or 'type' in out or 'enum' in out or 'const' in out or '$ref' in out):
@@ -339,7 +358,9 @@ class _Gemini:
             merged = {**target, **{k:v for k,v in s.items() if k != '$ref' and (k != 'description' or v)}}
             if stack.count(name) >= GEMINI_MAX_REF_DEPTH: return _json_text(merged, f"a {name} object (nested more than {GEMINI_MAX_REF_DEPTH} levels deep)")
             return self.node(merged, (*stack, name), depth+1)
-        if 'allOf' in s and len(s['allOf']) == 1: return self.node({**{k:v for k,v in s.items() if k != 'allOf'}, **s['allOf'][0]}, stack, depth+1)
+        if 'allOf' in s:
+            if len(s['allOf']) == 1: return self.node({**{k:v for k,v in s.items() if k != 'allOf'}, **s['allOf'][0]}, stack, depth+1)
+            return self.node(_merged_all_of(s, self.root), stack, depth+1)
         for k in ('anyOf', 'oneOf'):
             if k in s: return self.union(s, s[k], stack, depth)
         t = s.get('type')
@@ -375,7 +396,7 @@ class _Gemini:
             if (req := [k for k in s.get('required') or () if k in out['properties']]): out['required'] = req
         if out['type'] == 'ARRAY':
             items = s.get('items')
-            if items is None and s.get('prefixItems'): items = {'anyOf': s['prefixItems']}
+            if items in (None, False) and s.get('prefixItems'): items = {'anyOf': s['prefixItems']} # `items: false` closes a tuple
             out['items'] = self.node(items if items is not None else {}, stack, depth+1)
         return _note(out, '; '.join(notes)) if notes else out
     def union(self, s, members, stack, depth):
@@ -472,8 +493,16 @@ def _gemini_signature(f, info):
         if default is not inspect.Parameter.empty and default is not None:
             default = None
             if ann is not inspect.Parameter.empty: ann = Optional[ann]
-        params.append(inspect.Parameter(p.name, _KEYWORD, default=default, annotation=ann))
+        params.append(inspect.Parameter(p.name, _KEYWORD, default=default, annotation=_whole_numbers_pass(ann)))
     return inspect.Signature(params, return_annotation=info.returns)
+
+def _whole_numbers_pass(ann):
+    "`ann`, also taking an int where it takes a float inside a union"
+    # The SDK checks each argument against the annotation before calling; it lets an int through for a bare `float` but not inside
+    # `Optional` or another union, and models send 3 for 3.0: so the number may be either there (the wrapper converts it to float)
+    args = typing.get_args(ann)
+    if typing.get_origin(ann) in (typing.Union, types.UnionType) and float in args and int not in args: return typing.Union[(*args, int)]
+    return ann
 
 def gemini_callable(f # A tool: function, method, callable object (sync or async)
                    ): # A callable for `google-genai`'s automatic function calling
@@ -671,6 +700,13 @@ def parse_tool_calls(response, # A model response: SDK object, its dict or JSON 
         _remember_call(id, dialect, custom)
     return calls
 
+# %% ../nbs/01_providers.ipynb #6a435513
+def response_provider(response # A model response: SDK object, its dict or JSON text, or a part of one
+                     )->str|None: # One of `PROVIDERS`, or `None` if the shape is not one of theirs
+    "Which provider's dialect `response` is in"
+    try: return _walk(_plain(response), [], None)
+    except (ValueError, TypeError, RecursionError): return None
+
 # %% ../nbs/01_providers.ipynb #a26c30fc
 def tool_output_text(output # What a tool returned
                     )->str: # Text for a model
@@ -680,7 +716,15 @@ def tool_output_text(output # What a tool returned
     try: return json.dumps(output, ensure_ascii=False, allow_nan=False)
     except (TypeError, ValueError): pass
     try: return json.dumps(to_jsonable(output), ensure_ascii=False, allow_nan=False)
-    except (TypeError, ValueError): return str(output)
+    except (TypeError, ValueError): pass
+    # Still JSON text, not a Python repr: NaN and infinities as JavaScript writes them, objects JSON cannot hold as their text
+    try: return json.dumps(output, ensure_ascii=False, default=_leaf_jsonable)
+    except (TypeError, ValueError, RecursionError): return str(output)
+
+def _leaf_jsonable(o):
+    "One value `json` cannot write: its JSON form if it has one, else its text"
+    try: return to_jsonable(o)
+    except (TypeError, ValueError, RecursionError): return str(o)
 
 def _text_and_error(r)->tuple[str,bool]:
     err = r.get('error')

@@ -13,7 +13,7 @@ import asyncio, concurrent.futures, inspect, itertools, logging, os, queue, rand
 from collections import abc
 from fastcore.basics import patch
 from .funccall import mk_ns, prepare_call, tool_traceback, run_with_timeout, using_globals, caller_globals, CodeTimeout
-from .providers import ToolNames, tool_schemas, parse_tool_calls, format_tool_results
+from .providers import ToolNames, tool_schemas, parse_tool_calls, format_tool_results, response_provider
 
 # %% ../nbs/02_toolbox.ipynb #634bccc8
 # A model can ask for any number of calls in one turn; past this many the rest get an error result instead of tying up workers
@@ -216,7 +216,7 @@ class Toolbox:
     "Runs the tool calls a model asked for against a namespace of tools: in order or in parallel, with timeouts, retries and events"
     def __init__(self, tools, # Anything `mk_ns` accepts: a function, a list of functions and dicts, or a mapping of name -> function
                  on_event=None, # Called with a dict for each start, success, retry and failure (from the toolbox's event-loop thread in parallel batches)
-                 logger:logging.Logger|None=None, # Where events are logged (default: the `toolslm_like.toolbox` logger)
+                 logger:logging.Logger|str|None=None, # Where events are logged: a logger or its name (default: the `toolslm_like.toolbox` logger)
                  max_workers:int=DEFAULT_MAX_WORKERS, # Most sync tools running at once in this toolbox's threads
                  executor:concurrent.futures.Executor|None=None, # Run sync tools here instead: a process pool, dask's `Client.get_executor()`, ...
                  retry_on:tuple=(), # More exception types worth a retry (e.g. an HTTP client's rate-limit error)
@@ -226,6 +226,9 @@ class Toolbox:
                  max_argument_chars:int=MAX_ARGUMENT_CHARS): # Largest arguments one call may send (characters, roughly, as JSON)
         self.ns = mk_ns(tools)
         if on_event is not None and not callable(on_event): raise TypeError(f"on_event must be callable (it gets one event dict), got {on_event!r}")
+        if isinstance(logger, str): logger = logging.getLogger(logger)
+        if logger is not None and not isinstance(logger, (logging.Logger, logging.LoggerAdapter)):
+            raise TypeError(f"logger must be a logging.Logger (or a logger's name), got {type(logger).__name__}")
         if executor is not None and not isinstance(executor, concurrent.futures.Executor):
             raise TypeError(f"executor must be a concurrent.futures.Executor (e.g. ProcessPoolExecutor()), got {type(executor).__name__}")
         if isinstance(retry_on, type): retry_on = (retry_on,)
@@ -551,20 +554,25 @@ async def aexecute(self:Toolbox, calls:list, # Tool calls: `{'id', 'name', 'argu
     return [await self._arun_call(c, timeout, retries, glb, r) for c,r in self._split(calls)]
 
 # %% ../nbs/02_toolbox.ipynb #18eaceba
+async def _indexed(i:int, result)->dict:
+    "The result `result` (a coroutine) comes to, marked with its call's place in the batch"
+    return {**await result, 'index': i}
+
 @patch
 def execute_stream(self:Toolbox, calls:list, # Tool calls: `{'id', 'name', 'arguments'}` dicts
                    parallel:bool=False, # Run the calls at once?
                    timeout:float|None=None, # Seconds each attempt may take
                    retries:int=0 # Further attempts after a transient error
                   ): # Yields one result dict per call, as each finishes
-    "Run the tool calls, yielding each result as soon as it is ready"
+    "Run the tool calls, yielding each result (with the call's `index` in `calls`) as soon as it is ready"
     calls = _check_batch(calls, timeout, retries)
     if not (parallel and len(calls) > 1):
-        for c,r in self._split(calls):
-            yield self._refused(c, r, time.perf_counter()) if r is not None else self._run_call(c, timeout, retries, caller_globals, self._watched())
+        for i,(c,r) in enumerate(self._split(calls)):
+            res = self._refused(c, r, time.perf_counter()) if r is not None else self._run_call(c, timeout, retries, caller_globals, self._watched())
+            yield {**res, 'index': i}
         return
     glb = _resolved_globals()
-    futs = [_submit_coroutine(self._arun_call(c, timeout, retries, glb, r)) for c,r in self._split(calls)]
+    futs = [_submit_coroutine(_indexed(i, self._arun_call(c, timeout, retries, glb, r))) for i,(c,r) in enumerate(self._split(calls))]
     try:
         for fut in concurrent.futures.as_completed(futs): yield fut.result()
     finally:
@@ -576,13 +584,13 @@ async def aexecute_stream(self:Toolbox, calls:list, # Tool calls: `{'id', 'name'
                           timeout:float|None=None, # Seconds each attempt may take
                           retries:int=0 # Further attempts after a transient error
                          ): # Yields one result dict per call, as each finishes
-    "Async generator: run the tool calls on the running loop, yielding each result as soon as it is ready"
+    "Async generator: run the tool calls on the running loop, yielding each result (with the call's `index` in `calls`) as soon as it is ready"
     calls = _check_batch(calls, timeout, retries)
     glb = _resolved_globals()
     if not (parallel and len(calls) > 1):
-        for c,r in self._split(calls): yield await self._arun_call(c, timeout, retries, glb, r)
+        for i,(c,r) in enumerate(self._split(calls)): yield await _indexed(i, self._arun_call(c, timeout, retries, glb, r))
         return
-    tasks = [asyncio.ensure_future(self._arun_call(c, timeout, retries, glb, r)) for c,r in self._split(calls)]
+    tasks = [asyncio.ensure_future(_indexed(i, self._arun_call(c, timeout, retries, glb, r))) for i,(c,r) in enumerate(self._split(calls))]
     try:
         for nxt in asyncio.as_completed(tasks): yield await nxt
     finally:
@@ -606,6 +614,11 @@ def _calls_in(self:Toolbox, response, provider)->list:
     "The tool calls a model made in `response`, with this toolbox's names mapped back"
     return parse_tool_calls(response, provider, names=self.tool_names())
 
+def _answer_dialect(response, calls:list, provider)->str|None:
+    "The dialect to answer in: `provider`, or, when no call has an id to remember its dialect by, the one `response` is in"
+    if provider is None and calls and all(c.get('id') is None for c in calls): return response_provider(response)
+    return provider
+
 def _reply(results:list, calls:list, provider):
     "Results formatted for `provider`; nothing to add when the model called no tools"
     if not calls: return []
@@ -622,7 +635,7 @@ def respond(self:Toolbox, response, # A model's response: any provider's SDK obj
            ): # What to add to the conversation, in `provider`'s shape (`[]` if the model called no tools)
     "Run the tool calls in a model's `response` and return the results ready to send back"
     calls = self._calls_in(response, provider)
-    return _reply(self.execute(calls, parallel=parallel, timeout=timeout, retries=retries), calls, provider)
+    return _reply(self.execute(calls, parallel=parallel, timeout=timeout, retries=retries), calls, _answer_dialect(response, calls, provider))
 
 @patch
 async def arespond(self:Toolbox, response, # A model's response: any provider's SDK object, its dict or JSON text
@@ -633,4 +646,4 @@ async def arespond(self:Toolbox, response, # A model's response: any provider's 
                   ): # What to add to the conversation, in `provider`'s shape (`[]` if the model called no tools)
     "`respond` from async code: the calls run with `aexecute`"
     calls = self._calls_in(response, provider)
-    return _reply(await self.aexecute(calls, parallel=parallel, timeout=timeout, retries=retries), calls, provider)
+    return _reply(await self.aexecute(calls, parallel=parallel, timeout=timeout, retries=retries), calls, _answer_dialect(response, calls, provider))
