@@ -127,6 +127,7 @@ async def drive_our_server(client_target, mode, ours):
         assert bad.is_error and bad.content[0].text == "ArgumentError: Invalid arguments for tool 'add':\n- a: expected an integer, got 'one' (a string)"
         boom = await c.call_tool('boom', {'x': 3})
         assert boom.is_error and boom.content[0].text.endswith('ValueError: bad x: 3') and 'raise ValueError' in boom.content[0].text
+        assert 'asyncio' not in boom.content[0].text, boom.content[0].text # the tool's frames, not those of the thread it ran in
         missing = await c.call_tool('nope', {})
         assert missing.is_error and missing.content[0].text.startswith("ToolNotFoundError: There is no tool named 'nope'")
         return c.protocol_version
@@ -136,6 +137,17 @@ def test_our_server_over_stdio(scripts, mode):
     params = StdioServerParameters(command=sys.executable, args=[str(scripts/'ours.py')], cwd=str(scripts))
     version = asyncio.run(drive_our_server(params, mode, load(scripts/'ours.py')))
     assert version
+
+def test_what_tools_print_never_reaches_the_protocol_stream(scripts, tmp_path):
+    "A tool's print, still buffered when the client goes away, goes to the server's stderr, not into the protocol stream"
+    from mcp.client.stdio import stdio_client
+    params = StdioServerParameters(command=sys.executable, args=[str(scripts/'ours.py')], cwd=str(scripts))
+    async def main(errlog):
+        async with Client(stdio_client(params, errlog=errlog)) as c:
+            return await c.call_tool('shout', {'text': 'hi'})
+    with open(tmp_path/'stderr.txt', 'w') as errlog: r = asyncio.run(main(errlog))
+    assert r.content[0].text == 'HI! '
+    assert 'this goes to stderr while serving' in (tmp_path/'stderr.txt').read_text() # flushed at exit, it would be on stdout
 
 def test_our_server_over_http(scripts):
     ours = load(scripts/'ours.py')
