@@ -152,6 +152,19 @@ def test_budget_runs_out(api, is_async):
     assert history.steps[-1].budget_exhausted and history.steps[-1].final
 
 @pytest.mark.parametrize('api', list(SERVERS))
+def test_budget_runs_out_while_the_model_still_calls_tools(api):
+    "The calls of the final request are answered as not run, and the history, with a new question, continues"
+    turns = [[('add', {'a': 1, 'b': 2})], [('add', {'a': 5, 'b': 5}), ('multiply', {'a': 2, 'b': 2})], 'Then: 10 and 4.']
+    with SERVERS[api](turns) as srv:
+        history = run_loop(api, srv, max_iters=1)
+        assert history.budget_exhausted and [len(s.results) for s in history.steps] == [1, 2]
+        assert all(r['error'].startswith('Not run') for r in history.steps[-1].results)
+        more = run_loop(api, srv, messages=list(history) + [{'role': 'user', 'content': 'Now run them.'}])
+    assert srv.problems == [] # every request valid: each call answered, roles as the API wants them
+    assert more.answer == 'Then: 10 and 4.'
+    assert 'Not run' in json.dumps(conversation(api, srv.requests[-1]))
+
+@pytest.mark.parametrize('api', list(SERVERS))
 def test_history_can_be_continued(api):
     "The returned history, with a new user message, is a valid conversation for another loop"
     with SERVERS[api](SCRIPT + [[('add', {'a': 5, 'b': 5})], 'And 5+5 is 10.']) as srv:
