@@ -141,7 +141,9 @@ def call_command(spec:str, arguments:str='{}', timeout:float|None=None)->tuple: 
     if len(ns) != 1 or not split_spec(spec)[1]: raise CLIError(f"call runs one function: name it, e.g. {split_spec(spec)[0]}:{next(iter(ns))}")
     (name,f), = ns.items()
     args = parse_arguments(arguments)
-    try: return 0, _shown(run_with_timeout(lambda: _run_call(name, args, ns), timeout)), ''
+    try:
+        with contextlib.redirect_stdout(sys.stderr): out = run_with_timeout(lambda: _run_call(name, args, ns), timeout) # what it prints is not its result
+        return 0, _shown(out), ''
     except (ArgumentError, ToolNotFoundError) as e: return 1, '', f"{type(e).__name__}: {e}"
     except CodeTimeout: return 1, '', f"TimeoutError: {name} ran for longer than {timeout:g} seconds and was stopped"
     except KeyboardInterrupt: raise
