@@ -96,6 +96,12 @@ def test_a_module_that_fails_to_import(folder):
     r = cli('schema', 'broken:f', cwd=folder)
     assert r.returncode == 2 and "Module 'broken' was found, but importing it failed: ModuleNotFoundError: No module named 'no_such_dependency_xyz'" in r.stderr, r.stderr
 
+def test_serve_without_the_mcp_sdk(folder):
+    "Without the optional extra, serve says how to install it"
+    code = "import sys; sys.modules['mcp'] = None; from toolslm_like.cli import main; sys.exit(main(['serve', 'calc:add']))"
+    r = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True, cwd=folder, timeout=120)
+    assert r.returncode == 2 and "needs the MCP SDK: pip install 'toolslm_like[mcp]'" in r.stderr and 'Traceback' not in r.stderr, r.stderr
+
 def test_no_command_prints_help():
     r = cli()
     assert r.returncode == 2 and 'usage: toolslm-like' in r.stderr

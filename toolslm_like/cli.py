@@ -155,7 +155,7 @@ def serve_command(spec:str, http:bool=False, host:str='127.0.0.1', port:int=8000
     from toolslm_like.mcp import serve_mcp, mcp_server # light: the SDK itself is imported by `mcp_server`
     ns = _describable(load_tools(spec), bool(split_spec(spec)[1]))
     try: mcp_server(ns) # names and schemas checked before anything is served
-    except ImportError as e: raise CLIError(f"serve needs the MCP SDK: pip install 'toolslm_like[mcp]' ({e})") from None
+    except ImportError as e: raise CLIError(str(e) if 'toolslm_like[mcp]' in str(e) else f"serve needs the MCP SDK: pip install 'toolslm_like[mcp]' ({e})") from None
     except ValueError as e: raise CLIError(str(e)) from None
     if http: print(f"toolslm-like: serving {', '.join(ns)} at http://{host}:{port}/mcp", file=sys.stderr)
     mod = split_spec(spec)[0]

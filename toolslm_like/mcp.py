@@ -76,12 +76,19 @@ async def call_mcp_tool(name:str, # The tool's name, as the client sent it
     return tool_result(out)
 
 # %% ../nbs/06_mcp.ipynb #5fd9040c
+def _require_mcp_sdk(what:str # What needs it, for the message
+                    ):
+    "Import the MCP SDK (an optional extra), or raise `ImportError` saying how to install it"
+    try: import mcp, mcp_types
+    except ImportError as e: raise ImportError(f"{what} needs the MCP SDK: pip install 'toolslm_like[mcp]' ({e})") from None
+
 def mcp_server(tools, # A namespace: a function, a list of functions and dicts, or a mapping
                name:str='toolslm_like', # The server's name, as clients see it
                instructions:str|None=None, # Text that tells a client's model how to use these tools
                glb:dict|None=None # Globals for tools such as `python` that run in their caller's; default: a new dict for this server
               ): # `mcp.server.lowlevel.Server`
     "An MCP server (the SDK's low-level `Server`) offering the tools in `tools`, with our schemas, called through `call_func_async`"
+    _require_mcp_sdk('Serving tools over MCP')
     from mcp.server.lowlevel import Server
     import mcp_types as mt
     ns = {k: v for k,v in mk_ns(tools).items()} # a copy: tools added to the caller's dict later are not served by surprise
@@ -631,8 +638,8 @@ async def _transport(self, stack):
 async def _session(self, ready:concurrent.futures.Future):
     "The session task: connect, list the tools (the result of `ready`), then hold the connection open until told to close"
     from contextlib import AsyncExitStack
-    from mcp import Client
     try:
+        from mcp import Client # in the `try`: any failure, even here, must reach `ready`, or `connect` waits out its time limit
         async with AsyncExitStack() as stack:
             client = await stack.enter_async_context(Client(await self._transport(stack), read_timeout_seconds=self.timeout))
             tools = await _list_tools(client)
@@ -650,6 +657,7 @@ async def _session(self, ready:concurrent.futures.Future):
 def connect(self):
     "Connect, list the server's tools, and make them functions (`tools`, `async_tools`); returns `self`"
     if self._client is not None: return self
+    _require_mcp_sdk('Connecting to an MCP server')
     self._loop = _background_loop()
     if _in_loop(self._loop): raise RuntimeError("MCPClient.connect was called from the MCP client's own event loop: use `await client.aconnect()`")
     ready = concurrent.futures.Future()
