@@ -274,7 +274,10 @@ def _describe_schema(s, defs, depth=0)->str:
     "Schema `s` in words a model understands"
     if s is True or s == {} or depth > 3: return 'any value'
     if s is False: return 'no value'
-    if isinstance(r := s.get('$ref'), str): return f"an object ({r.rsplit('/', 1)[-1]})"
+    if isinstance(r := s.get('$ref'), str):
+        target = defs.get(r[8:]) if r.startswith('#/$defs/') and isinstance(defs, dict) else None
+        if isinstance(target, dict) and target.get('type') != 'object' and 'properties' not in target: return _describe_schema(target, defs, depth+1) # e.g. an enum
+        return f"an object ({r.rsplit('/', 1)[-1]})"
     if 'const' in s: return show_value(s['const'])
     if 'enum' in s: return 'one of ' + ', '.join(show_value(v) for v in s['enum'])
     if subs := s.get('anyOf') or s.get('oneOf'): return ' or '.join(_describe_schema(o, defs, depth+1) for o in subs)
