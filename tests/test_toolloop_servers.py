@@ -121,7 +121,7 @@ def test_anthropic_results_first_in_one_user_message():
 @pytest.mark.parametrize('api', list(SERVERS))
 def test_parallel_calls_run_at_the_same_time(api):
     "Both calls of a turn must be in flight together to get past the barrier (no timing involved)"
-    barrier = threading.Barrier(2, timeout=10)
+    barrier = threading.Barrier(2, timeout=60) # a guard against a hang only: run in parallel, both arrive at once
     def wait_a(x:int)->int:
         "Wait for the other call, then return x"
         barrier.wait(); return x
@@ -150,6 +150,19 @@ def test_budget_runs_out(api, is_async):
     assert 'all 3 rounds of tool calls' in sent
     assert 'all 3 rounds of tool calls' in json.dumps(list(history))
     assert history.steps[-1].budget_exhausted and history.steps[-1].final
+
+@pytest.mark.parametrize('api', list(SERVERS))
+def test_budget_runs_out_while_the_model_still_calls_tools(api):
+    "The calls of the final request are answered as not run, and the history, with a new question, continues"
+    turns = [[('add', {'a': 1, 'b': 2})], [('add', {'a': 5, 'b': 5}), ('multiply', {'a': 2, 'b': 2})], 'Then: 10 and 4.']
+    with SERVERS[api](turns) as srv:
+        history = run_loop(api, srv, max_iters=1)
+        assert history.budget_exhausted and [len(s.results) for s in history.steps] == [1, 2]
+        assert all(r['error'].startswith('Not run') for r in history.steps[-1].results)
+        more = run_loop(api, srv, messages=list(history) + [{'role': 'user', 'content': 'Now run them.'}])
+    assert srv.problems == [] # every request valid: each call answered, roles as the API wants them
+    assert more.answer == 'Then: 10 and 4.'
+    assert 'Not run' in json.dumps(conversation(api, srv.requests[-1]))
 
 @pytest.mark.parametrize('api', list(SERVERS))
 def test_history_can_be_continued(api):
@@ -272,11 +285,11 @@ def test_a_toolbox_passed_in_is_used_with_execute_options_and_left_open():
     stop = threading.Event()
     def slow(x:int)->int:
         "Wait (until told to stop), then return x"
-        stop.wait(5); return x
+        stop.wait(120); return x # set when the test ends: the limit, not this wait, ends the call
     tb = Toolbox([slow, add])
     try:
         with AnthropicServer([[('slow', {'x': 1}), ('add', {'a': 1, 'b': 1})], 'One was too slow.']) as srv:
-            history = run_loop('anthropic', srv, tools=tb, execute_options={'timeout': 0.2})
+            history = run_loop('anthropic', srv, tools=tb, execute_options={'timeout': 2}) # ample for `add` on a loaded machine
         assert srv.problems == []
         (_,c1,e1),(_,c2,e2) = results_in('anthropic', srv.requests[1])
         assert e1 is True and 'Timeout' in c1 and (c2, e2) == ('2', None)

@@ -141,7 +141,9 @@ def call_command(spec:str, arguments:str='{}', timeout:float|None=None)->tuple: 
     if len(ns) != 1 or not split_spec(spec)[1]: raise CLIError(f"call runs one function: name it, e.g. {split_spec(spec)[0]}:{next(iter(ns))}")
     (name,f), = ns.items()
     args = parse_arguments(arguments)
-    try: return 0, _shown(run_with_timeout(lambda: _run_call(name, args, ns), timeout)), ''
+    try:
+        with contextlib.redirect_stdout(sys.stderr): out = run_with_timeout(lambda: _run_call(name, args, ns), timeout) # what it prints is not its result
+        return 0, _shown(out), ''
     except (ArgumentError, ToolNotFoundError) as e: return 1, '', f"{type(e).__name__}: {e}"
     except CodeTimeout: return 1, '', f"TimeoutError: {name} ran for longer than {timeout:g} seconds and was stopped"
     except KeyboardInterrupt: raise
@@ -153,7 +155,7 @@ def serve_command(spec:str, http:bool=False, host:str='127.0.0.1', port:int=8000
     from toolslm_like.mcp import serve_mcp, mcp_server # light: the SDK itself is imported by `mcp_server`
     ns = _describable(load_tools(spec), bool(split_spec(spec)[1]))
     try: mcp_server(ns) # names and schemas checked before anything is served
-    except ImportError as e: raise CLIError(f"serve needs the MCP SDK: pip install 'toolslm_like[mcp]' ({e})") from None
+    except ImportError as e: raise CLIError(str(e) if 'toolslm_like[mcp]' in str(e) else f"serve needs the MCP SDK: pip install 'toolslm_like[mcp]' ({e})") from None
     except ValueError as e: raise CLIError(str(e)) from None
     if http: print(f"toolslm-like: serving {', '.join(ns)} at http://{host}:{port}/mcp", file=sys.stderr)
     mod = split_spec(spec)[0]

@@ -11,7 +11,7 @@ __all__ = ['OMITTED', 'mcp_tool_defs', 'tool_result', 'error_result', 'call_mcp_
            'mcp_tools']
 
 # %% ../nbs/06_mcp.ipynb #aa9a7e5b
-import asyncio, atexit, concurrent.futures, inspect, json, keyword, math, os, re, shlex, sys, threading, time, warnings
+import asyncio, atexit, concurrent.futures, inspect, json, keyword, math, os, re, shlex, sys, threading, time, traceback, warnings
 from typing import Any, Annotated, Literal, Union
 from fastcore.basics import patch_to
 from . import __version__
@@ -56,26 +56,39 @@ def error_result(text:str # What went wrong, for the model to read
     import mcp_types as mt
     return mt.CallToolResult(content=[mt.TextContent(text=text)], is_error=True)
 
+def _tool_error_text(e:BaseException, f)->str:
+    "The traceback of `e` from tool `f`'s own frame on (the frames that carried a sync tool to a worker thread left out)"
+    code,tb = getattr(inspect.unwrap(f), '__code__', None),e.__traceback__
+    while tb is not None and tb.tb_frame.f_code is not code: tb = tb.tb_next
+    return (''.join(traceback.format_exception(type(e), e, tb)) if tb is not None else tool_traceback(e)).strip()
+
 async def call_mcp_tool(name:str, # The tool's name, as the client sent it
                         arguments:dict|None, # The client's arguments
                         ns, # The namespace the tool is looked up in
                         glb:dict|None=None # Globals for tools that run in their caller's (such as `python`)
                        ): # `mcp_types.CallToolResult`
     "Run an MCP `tools/call` through `call_func_async`; a bad name, bad arguments or an error in the tool give an `isError` result"
-    try: prepare_call(name, arguments or {}, ns) # looks up and checks only, so a bad call is told apart from a failing tool
+    try: f,_,_ = prepare_call(name, arguments or {}, ns) # looks up and checks only, so a bad call is told apart from a failing tool
     except Exception as e: return error_result(f"{type(e).__name__}: {e}")
     try:
         with using_globals(glb): out = await call_func_async(name, arguments or {}, ns)
-    except (Exception, SystemExit) as e: return error_result(tool_traceback(e).strip())
+    except (Exception, SystemExit) as e: return error_result(_tool_error_text(e, f))
     return tool_result(out)
 
 # %% ../nbs/06_mcp.ipynb #5fd9040c
+def _require_mcp_sdk(what:str # What needs it, for the message
+                    ):
+    "Import the MCP SDK (an optional extra), or raise `ImportError` saying how to install it"
+    try: import mcp, mcp_types
+    except ImportError as e: raise ImportError(f"{what} needs the MCP SDK: pip install 'toolslm_like[mcp]' ({e})") from None
+
 def mcp_server(tools, # A namespace: a function, a list of functions and dicts, or a mapping
                name:str='toolslm_like', # The server's name, as clients see it
                instructions:str|None=None, # Text that tells a client's model how to use these tools
                glb:dict|None=None # Globals for tools such as `python` that run in their caller's; default: a new dict for this server
               ): # `mcp.server.lowlevel.Server`
     "An MCP server (the SDK's low-level `Server`) offering the tools in `tools`, with our schemas, called through `call_func_async`"
+    _require_mcp_sdk('Serving tools over MCP')
     from mcp.server.lowlevel import Server
     import mcp_types as mt
     ns = {k: v for k,v in mk_ns(tools).items()} # a copy: tools added to the caller's dict later are not served by surprise
@@ -96,6 +109,11 @@ def mcp_http_app(tools, # A namespace of tools
     "An ASGI app serving `tools` over MCP's streamable HTTP transport at `path`"
     return mcp_server(tools, name).streamable_http_app(streamable_http_path=path, host=host)
 
+def _flush_stdout():
+    "Write out what tools printed and `sys.stdout` still buffers"
+    try: sys.stdout.flush()
+    except Exception: pass # a closed or odd stdout has nothing of ours to keep
+
 async def serve_mcp_async(tools, # A namespace of tools
                           transport:str='stdio', # 'stdio' or 'http' (streamable HTTP)
                           name:str='toolslm_like', # The server's name
@@ -107,7 +125,9 @@ async def serve_mcp_async(tools, # A namespace of tools
     if transport == 'stdio':
         from mcp.server.stdio import stdio_server
         srv = mcp_server(tools, name)
-        async with stdio_server() as (read, write): await srv.run(read, write, srv.create_initialization_options())
+        async with stdio_server() as (read, write):
+            try: await srv.run(read, write, srv.create_initialization_options())
+            finally: _flush_stdout() # still diverted to stderr here; flushed at exit, what tools printed would reach the protocol stream
     elif transport == 'http':
         import uvicorn
         await uvicorn.Server(uvicorn.Config(mcp_http_app(tools, name, path, host), host=host, port=port, log_level='warning')).serve()
@@ -166,7 +186,7 @@ def check_schema_bounds(schema, # A JSON schema from a third party
                         where:str='the schema' # What it is, for the error message
                        ):
     "Raise `SchemaError` when `schema` is not a JSON object, or is deeper or bigger than the limits above"
-    if not isinstance(schema, dict): raise SchemaError(f"{where} is {got_value(schema)}, not a JSON object")
+    if not isinstance(schema, dict): raise SchemaError(f"{where} is not a JSON object: {got_value(schema)}")
     stack,nodes,chars = [(schema, 1)],0,0
     while stack:
         o,d = stack.pop()
@@ -254,7 +274,10 @@ def _describe_schema(s, defs, depth=0)->str:
     "Schema `s` in words a model understands"
     if s is True or s == {} or depth > 3: return 'any value'
     if s is False: return 'no value'
-    if isinstance(r := s.get('$ref'), str): return f"an object ({r.rsplit('/', 1)[-1]})"
+    if isinstance(r := s.get('$ref'), str):
+        target = defs.get(r[8:]) if r.startswith('#/$defs/') and isinstance(defs, dict) else None
+        if isinstance(target, dict) and target.get('type') != 'object' and 'properties' not in target: return _describe_schema(target, defs, depth+1) # e.g. an enum
+        return f"an object ({r.rsplit('/', 1)[-1]})"
     if 'const' in s: return show_value(s['const'])
     if 'enum' in s: return 'one of ' + ', '.join(show_value(v) for v in s['enum'])
     if subs := s.get('anyOf') or s.get('oneOf'): return ' or '.join(_describe_schema(o, defs, depth+1) for o in subs)
@@ -351,6 +374,13 @@ def _check_any(v, subs, defs, c, budget, hops):
         if not strict and (deepest := max(errs, key=lambda e: len(e.path), default=None)) is not None and deepest.path: raise deepest
     raise BadValue(f"expected {' or '.join(_describe_schema(o, defs) for o in subs)}, {got_value(v)}")
 
+def _fits(v, s, defs, budget)->bool:
+    "Does `v` fit schema `s` as it is (nothing converted)? For `not`"
+    try: _check(v, s, defs, _strict, budget)
+    except _OutOfBudget: raise
+    except BadValue: return False
+    return True
+
 def _check(v, s, defs, c, budget, hops=0):
     "`v` checked against schema `s` (and converted where lax conversion allows); raises `BadValue` naming what is wrong, and where"
     budget.spend()
@@ -376,6 +406,8 @@ def _check_node(v, s, defs, c, budget, hops):
     if isinstance(s.get('enum'), list) and not any(_same(v, o) for o in s['enum']):
         if not c.strict and (m := next((o for o in s['enum'] if isinstance(o, (int, float)) and not isinstance(o, bool) and isinstance(v, str) and v.strip() == str(o)), None)) is not None: v = m
         else: raise BadValue(f"expected one of {', '.join(show_value(o) for o in s['enum'])}, {got_value(v)}")
+    if 'not' in s and _fits(v, s['not'], defs, budget):
+        raise BadValue(f"no value is allowed here, {got_value(v)}" if s['not'] in ({}, True) else f"expected anything but {_describe_schema(s['not'], defs)}, {got_value(v)}")
     if isinstance(v, str): _check_size(len(v), s, 'minLength', 'maxLength', 'characters', v)
     elif isinstance(v, (int, float)) and not isinstance(v, bool): _check_number(v, s)
     elif isinstance(v, list): v = _check_array(v, s, defs, c, budget)
@@ -452,13 +484,13 @@ def tool_params(schema:dict # A tool's inputSchema
                )->tuple[list,dict]: # `inspect.Parameter`s, and {parameter name: property name}
     "Python parameters for the properties in `schema`, with types, descriptions and defaults"
     props = schema.get('properties') or {}
-    if not isinstance(props, dict): raise SchemaError(f"its inputSchema's properties are {got_value(props)}, not an object")
+    if not isinstance(props, dict): raise SchemaError(f"its inputSchema's properties are not an object: {got_value(props)}")
     required = [r for r in schema.get('required') or () if isinstance(r, str)]
     props = {**props, **{r: {} for r in required if r not in props}} # required but undescribed: any value
     defs = schema.get('$defs') if isinstance(schema.get('$defs'), dict) else {}
     params,wire,taken,kind = [],{},set(),inspect.Parameter.POSITIONAL_OR_KEYWORD
     for name,s in props.items():
-        if not isinstance(s, (dict, bool)): raise SchemaError(f"the schema of its property {name!r} is {got_value(s)}, not an object")
+        if not isinstance(s, (dict, bool)): raise SchemaError(f"the schema of its property {name!r} is not an object: {got_value(s)}")
         s = {} if s is True else {'not': {}} if s is False else s
         ann = schema_annotation(s, defs)
         if desc := s.get('description'): ann = Annotated[ann, str(desc)]
@@ -609,8 +641,8 @@ async def _transport(self, stack):
 async def _session(self, ready:concurrent.futures.Future):
     "The session task: connect, list the tools (the result of `ready`), then hold the connection open until told to close"
     from contextlib import AsyncExitStack
-    from mcp import Client
     try:
+        from mcp import Client # in the `try`: any failure, even here, must reach `ready`, or `connect` waits out its time limit
         async with AsyncExitStack() as stack:
             client = await stack.enter_async_context(Client(await self._transport(stack), read_timeout_seconds=self.timeout))
             tools = await _list_tools(client)
@@ -628,6 +660,7 @@ async def _session(self, ready:concurrent.futures.Future):
 def connect(self):
     "Connect, list the server's tools, and make them functions (`tools`, `async_tools`); returns `self`"
     if self._client is not None: return self
+    _require_mcp_sdk('Connecting to an MCP server')
     self._loop = _background_loop()
     if _in_loop(self._loop): raise RuntimeError("MCPClient.connect was called from the MCP client's own event loop: use `await client.aconnect()`")
     ready = concurrent.futures.Future()

@@ -291,12 +291,24 @@ class ResponsesDialect(Dialect):
         return ''.join(_get(c, 'text') or '' for item in _get(response, 'output') or [] if _get(item, 'type') == 'message'
                        for c in _get(item, 'content') or [] if _get(c, 'type') == 'output_text')
 
+def _blocks(content)->list: return [{'type': 'text', 'text': content}] if isinstance(content, str) else list(content or [])
+
+def _user_turns_joined(messages:list)->list:
+    "`messages` with each run of user messages joined into one, blocks in order (Anthropic's turns alternate; a history that ends with tool results, continued with a question, has two in a row)"
+    out = []
+    for m in messages:
+        prev = out[-1] if out else None
+        if isinstance(m, dict) and isinstance(prev, dict) and m.get('role') == prev.get('role') == 'user':
+            out[-1] = {**prev, 'content': _blocks(prev.get('content')) + _blocks(m.get('content'))}
+        else: out.append(m)
+    return out
+
 class AnthropicDialect(Dialect):
     "Anthropic Messages: `tool_use` blocks in the assistant's content, all `tool_result` blocks first in the next user message"
     provider,text_type = 'anthropic','text'
     def create(self, client): return client.messages.create
     def request(self, model, history, schemas, system, final, options)->dict:
-        req = {'max_tokens': DEFAULT_MAX_TOKENS, **options, 'model': model, 'messages': list(history)}
+        req = {'max_tokens': DEFAULT_MAX_TOKENS, **options, 'model': model, 'messages': _user_turns_joined(history)}
         if system: req['system'] = system
         if schemas: req['tools'] = schemas # declared even in the final request: Anthropic refuses tool blocks without them
         if schemas and final: req['tool_choice'] = {'type': 'none'}
