@@ -115,7 +115,7 @@ def _run_child(src:Path, dest:Path, quarto_check:bool=False):
     except subprocess.TimeoutExpired: raise BuildError(f"{src.name} ran for longer than {NOTEBOOK_TIMEOUT}s: make its cells faster") from None
     if r.returncode == _EXIT_QUARTO: raise QuartoError(r.stderr.strip()[-6000:])
     if r.returncode != 0:
-        raise BuildError(f"{src.name} failed to run, so its page cannot be built; run `nbdev-test --path {src}` to see why:\n"
+        raise BuildError(f"{src.name} failed to run, so its page cannot be built; run `nbdev-test {src}` to see why:\n"
                          f"{r.stderr[-6000:]}")
 
 def find_notebooks(nbs:Path)->list[Path]:

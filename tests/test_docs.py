@@ -139,6 +139,11 @@ def test_a_failing_notebook_fails_the_build_and_is_named(tmp_path):
                                   '01_bad.ipynb': [('md', '# bad\n\n> Breaks'), ('code', '1/0')]})
     assert r.returncode == 1 and '01_bad.ipynb failed to run' in r.stderr and 'ZeroDivisionError' in r.stderr, r.stderr[-3000:]
     assert not (tmp_path/'README.md').exists()
+    # the command the message suggests for seeing why is one that runs
+    cmd = re.search(r'run `(nbdev-test [^`]*)` to see why', r.stderr)[1].split()
+    nbdev_test = Path(sys.executable).parent/'nbdev-test'
+    seen = subprocess.run([str(nbdev_test), *cmd[1:]], capture_output=True, text=True, timeout=300, cwd=tmp_path)
+    assert 'ZeroDivisionError' in seen.stdout + seen.stderr and 'usage:' not in seen.stderr, seen.stderr[-3000:]
 
 def _builder():
     import importlib.util
