@@ -6,9 +6,9 @@ Docs: https://toolslm-like.github.io/toolslm_like/funccall.html.md"""
 
 # %% auto #0
 __all__ = ['type_formats', 'custom_types', 'type_kinds', 'SchemaError', 'ArgumentError', 'ToolNotFoundError', 'parse_docstring',
-           'split_returns', 'uses_caller_globals', 'hide_params', 'Param', 'ToolInfo', 'tool_info', 'BadValue',
-           'show_value', 'got_value', 'TypeKind', 'AnyKind', 'NoneKind', 'UnionKind', 'to_jsonable', 'LiteralKind',
-           'EnumKind', 'FormatKind', 'PrimitiveKind', 'TupleKind', 'ArrayKind', 'MappingKind', 'Field', 'ClassKind',
+           'uses_caller_globals', 'hide_params', 'Param', 'ToolInfo', 'tool_info', 'BadValue', 'show_value',
+           'got_value', 'TypeKind', 'AnyKind', 'NoneKind', 'UnionKind', 'to_jsonable', 'LiteralKind', 'EnumKind',
+           'FormatKind', 'PrimitiveKind', 'TupleKind', 'ArrayKind', 'MappingKind', 'Field', 'ClassKind',
            'TypedDictKind', 'NamedTupleKind', 'DataclassKind', 'PydanticKind', 'CallableKind', 'kind_of',
            'add_type_kind', 'describe_type', 'SchemaBuilder', 'json_type_name', 'get_schema', 'PathArg', 'dateArg',
            'mk_ns', 'Converter', 'accepts_none', 'bind_arguments', 'caller_globals', 'using_globals', 'lookup_tool',
@@ -194,33 +194,6 @@ def parse_docstring(doc:str|None)->tuple[str,dict]:
     while keep and not keep[-1].strip(): keep.pop()
     return '\n'.join(keep), params
 
-_google_returns = re.compile(r'^(\s*)(?:Returns?|Yields?)\s*:\s*(.*)$')
-_numpy_returns = re.compile(r'^\s*(?:Returns?|Yields?)\s*$')
-_rest_returns = re.compile(r'^\s*:(returns?|rtype)\s*:\s*(.*)$')
-
-def split_returns(description:str)->tuple[str,str|None]:
-    "Take a Google, NumPy or reST returns section out of `description`: (the rest, what the section says is returned)"
-    lines,keep,found,i = description.splitlines(),[],[],0
-    while i < len(lines):
-        l = lines[i]
-        if m := _google_returns.match(l):
-            base,i = _indent(l),i+1
-            found.append(m[2])
-            while i < len(lines) and (not lines[i].strip() or _indent(lines[i]) > base): found.append(lines[i]); i += 1
-            continue
-        if _numpy_returns.match(l) and i+1 < len(lines) and re.fullmatch(r'\s*-{3,}\s*', lines[i+1]):
-            i += 2
-            while i < len(lines) and not (i+1 < len(lines) and lines[i].strip() and re.fullmatch(r'\s*-{3,}\s*', lines[i+1])): found.append(lines[i]); i += 1
-            continue
-        if m := _rest_returns.match(l):
-            i,txt = i+1,[m[2]]
-            while i < len(lines) and lines[i].strip() and _indent(lines[i]) > _indent(l): txt.append(lines[i]); i += 1
-            if m[1] != 'rtype': found += txt
-            continue
-        keep.append(l); i += 1
-    while keep and not keep[-1].strip(): keep.pop()
-    return '\n'.join(keep), ' '.join(s.strip() for s in found if s.strip()) or None
-
 # %% ../nbs/00_funccall.ipynb #d94f7a3d
 _empty = inspect.Parameter.empty
 _VAR_POS,_VAR_KW,_POS_ONLY = inspect.Parameter.VAR_POSITIONAL,inspect.Parameter.VAR_KEYWORD,inspect.Parameter.POSITIONAL_ONLY
@@ -355,7 +328,6 @@ def tool_info(f, localns=None)->ToolInfo:
     comments,ret_doc = _signature_comments(u)
     doc = _tool_doc(f)
     description,doc_params = parse_docstring(doc)
-    description,doc_returns = split_returns(description)
     extra = dict(localns or {})
     if inspect.isclass(f): extra.setdefault(f.__name__, f)
     glb,loc = _namespaces(f, extra)
@@ -372,7 +344,7 @@ def tool_info(f, localns=None)->ToolInfo:
     try: ret = _resolve(sig.return_annotation, glb, loc)
     except Exception: ret = sig.return_annotation
     wants = bool(getattr(f, _globals_attr, False) or getattr(u, _globals_attr, False))
-    info = ToolInfo(_tool_name(f), doc, description, params, ret, ret_doc or doc_returns, var_kw, _is_async(f), wants)
+    info = ToolInfo(_tool_name(f), doc, description, params, ret, ret_doc, var_kw, _is_async(f), wants)
     return info if localns else _info_cache.set(f, info)
 
 def _annotated_doc(ann):
