@@ -162,8 +162,10 @@ def test_markdown_as_quarto_reads_it():
         {'cell_type': 'code', 'source': '#| code-fold: show\n#| code-summary: "Exported source"\ndef f(): pass', 'outputs': []},
         {'cell_type': 'code', 'source': '#| include: false\nsecret()', 'outputs': []},
         {'cell_type': 'code', 'source': 'print("<hi>")', 'outputs': [{'output_type': 'stream', 'name': 'stdout', 'text': '<hi>\n'}]},
-    ]}, 'm.html', 'M', source='01_m.ipynb')
+    ]}, 'm.html', 'M', 'The `m` command, *briefly*', source='01_m.ipynb')
     out = bd.Site([page], get_config(root)).render_all()['m.html']
+    assert '<div class="description">The <code>m</code> command, <em>briefly</em></div>' in out, "the description is markdown, as Quarto reads it"
+    assert '<meta name="description" content="The `m` command, *briefly*">' in out
     assert '<h2 id="setup">Setup</h2>' in out and '<div class="callout-note">' in out and '<strong>note</strong>' in out
     assert '<td>1</td>' in out and 'It costs $5 and $10;' in out and '<span class="math inline">$x_1 * y_1$</span>' in out
     assert '<code>:::\n</code>' in out, "a ::: inside a code block stays as it is"
