@@ -115,7 +115,7 @@ def _run_child(src:Path, dest:Path, quarto_check:bool=False):
     except subprocess.TimeoutExpired: raise BuildError(f"{src.name} ran for longer than {NOTEBOOK_TIMEOUT}s: make its cells faster") from None
     if r.returncode == _EXIT_QUARTO: raise QuartoError(r.stderr.strip()[-6000:])
     if r.returncode != 0:
-        raise BuildError(f"{src.name} failed to run, so its page cannot be built; run `nbdev-test --path {src}` to see why:\n"
+        raise BuildError(f"{src.name} failed to run, so its page cannot be built; run `nbdev-test {src}` to see why:\n"
                          f"{r.stderr[-6000:]}")
 
 def find_notebooks(nbs:Path)->list[Path]:
@@ -360,7 +360,11 @@ class Site:
         rel = lambda p: posixpath.relpath(p.path, posixpath.dirname(page.path) or '.')
         i = self.pages.index(page)
         prev_p,next_p = (self.pages[i-1] if i else None), (self.pages[i+1] if i+1 < len(self.pages) else None)
+        # the description is markdown to Quarto too (`code`, *emphasis*); the <meta> tag keeps its plain text
+        env = {'page': Page({'cells': []}, page.path, page.title, source=page.source), 'ids': set(), 'api_ids': set(), 'attachments': {}}
+        description_html = self.md.renderInline(page.description, env) if page.description else ''
         return _page_template().render(page=page, body=body, up=up, pages=self.pages, rel=rel, prev_p=prev_p, next_p=next_p,
+                                       description_html=description_html,
                                        site_title=self.cfg.title, site_description=self.cfg.description,
                                        repo_url=self.cfg.git_url)
 
@@ -415,7 +419,7 @@ PAGE_TEMPLATE = '''<!doctype html>
 <main id="content">
 <header id="title" class="page-header">
 <h1 class="title">{{ page.title }}</h1>
-{% if page.description %}<div class="description">{{ page.description }}</div>{% endif %}
+{% if page.description %}<div class="description">{{ description_html | safe }}</div>{% endif %}
 </header>
 {{ body | safe }}
 <nav class="pager" aria-label="Previous and next page">

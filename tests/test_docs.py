@@ -139,6 +139,11 @@ def test_a_failing_notebook_fails_the_build_and_is_named(tmp_path):
                                   '01_bad.ipynb': [('md', '# bad\n\n> Breaks'), ('code', '1/0')]})
     assert r.returncode == 1 and '01_bad.ipynb failed to run' in r.stderr and 'ZeroDivisionError' in r.stderr, r.stderr[-3000:]
     assert not (tmp_path/'README.md').exists()
+    # the command the message suggests for seeing why is one that runs
+    cmd = re.search(r'run `(nbdev-test [^`]*)` to see why', r.stderr)[1].split()
+    nbdev_test = Path(sys.executable).parent/'nbdev-test'
+    seen = subprocess.run([str(nbdev_test), *cmd[1:]], capture_output=True, text=True, timeout=300, cwd=tmp_path)
+    assert 'ZeroDivisionError' in seen.stdout + seen.stderr and 'usage:' not in seen.stderr, seen.stderr[-3000:]
 
 def _builder():
     import importlib.util
@@ -157,8 +162,10 @@ def test_markdown_as_quarto_reads_it():
         {'cell_type': 'code', 'source': '#| code-fold: show\n#| code-summary: "Exported source"\ndef f(): pass', 'outputs': []},
         {'cell_type': 'code', 'source': '#| include: false\nsecret()', 'outputs': []},
         {'cell_type': 'code', 'source': 'print("<hi>")', 'outputs': [{'output_type': 'stream', 'name': 'stdout', 'text': '<hi>\n'}]},
-    ]}, 'm.html', 'M', source='01_m.ipynb')
+    ]}, 'm.html', 'M', 'The `m` command, *briefly*', source='01_m.ipynb')
     out = bd.Site([page], get_config(root)).render_all()['m.html']
+    assert '<div class="description">The <code>m</code> command, <em>briefly</em></div>' in out, "the description is markdown, as Quarto reads it"
+    assert '<meta name="description" content="The `m` command, *briefly*">' in out
     assert '<h2 id="setup">Setup</h2>' in out and '<div class="callout-note">' in out and '<strong>note</strong>' in out
     assert '<td>1</td>' in out and 'It costs $5 and $10;' in out and '<span class="math inline">$x_1 * y_1$</span>' in out
     assert '<code>:::\n</code>' in out, "a ::: inside a code block stays as it is"

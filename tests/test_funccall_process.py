@@ -41,3 +41,20 @@ def test_timeout_on_the_main_thread_restores_the_handler(tmp_path):
         print(r.startswith('TimeoutError'), 0.9 < time.monotonic()-t < 1.8, signal.getsignal(signal.SIGALRM) is mine)
     ''', tmp_path)
     assert out == 'True True True', out
+
+def test_python_in_a_worker_thread(tmp_path):
+    "Off the main thread: the caller's globals, a traceback that starts at the model's code, and a blocking call back on time"
+    out = run('''
+        import time
+        from concurrent.futures import ThreadPoolExecutor
+        from toolslm_like.funccall import python
+        x = 41
+        with ThreadPoolExecutor(1) as ex:
+            print(ex.submit(lambda: python('x + 1')).result())
+            tb = ex.submit(lambda: python('def f():\\n    raise ValueError("bad")\\nf()')).result()
+            print(tb.splitlines()[1].strip(), '|', tb.strip().splitlines()[-1])
+            t = time.monotonic()
+            r = ex.submit(lambda: python('import time; time.sleep(30)', timeout=0.5)).result()
+            print(r.startswith('TimeoutError'), time.monotonic() - t < 2)
+    ''', tmp_path)
+    assert out.splitlines() == ['42', 'File "<python-tool-2>", line 3, in <module> | ValueError: bad', 'True True'], out

@@ -17,7 +17,7 @@ def test_ci_runs_the_test_command():
     assert quickstart_commands()[1] in (root/'.ci'/'run').read_text()
 
 def test_first_command_installs_the_dev_extra():
-    assert quickstart_commands()[0].startswith("python -m venv .venv && .venv/bin/pip install -e '.[dev]' && ")
+    assert quickstart_commands()[0].startswith("python3 -m venv .venv && .venv/bin/pip install -e '.[dev]' && ")
 
 def test_first_command_shows_a_schema():
     "The part of the first command after installing runs (with this venv's scripts) and prints a tool schema"

@@ -13,7 +13,7 @@ __all__ = ['type_formats', 'custom_types', 'type_kinds', 'SchemaError', 'Argumen
            'add_type_kind', 'describe_type', 'SchemaBuilder', 'json_type_name', 'get_schema', 'PathArg', 'dateArg',
            'mk_ns', 'Converter', 'accepts_none', 'bind_arguments', 'caller_globals', 'using_globals', 'lookup_tool',
            'tool_traceback', 'prepare_call', 'call_func', 'call_func_async', 'run_code', 'CodeTimeout',
-           'run_with_timeout', 'python']
+           'run_with_timeout', 'run_returning_on_time', 'python']
 
 # %% ../nbs/00_funccall.ipynb #8535f9ed
 import ast, asyncio, contextlib, contextvars, ctypes, dataclasses, enum, functools, inspect, io, itertools, json, keyword, linecache
@@ -1256,6 +1256,41 @@ def _run_watchdog(fn, timeout):
             if state['fired']: _clear_async_exc(tid, None) # drop an exception not yet delivered
         stop.set()
 
+_TIMEOUT_GRACE = 0.2 # seconds past the limit the caller waits for the code to stop by itself, before it returns without it
+_WAIT_SLICE = 0.05 # the caller waits in slices this long, so that an exception raised in it (an outer time limit) is not held up
+
+def run_returning_on_time(fn, timeout:float):
+    "Call `fn()` in a helper thread, stopped at `timeout` seconds; raise `CodeTimeout` here on time even if `fn` is stuck in a blocking call"
+    ctx,box,lock,state = contextvars.copy_context(),{},threading.Lock(),{'done': False, 'fired': False}
+    finished,wake = threading.Event(),threading.Event() # `wake`: the code finished, or the caller gave up on it
+    def run():
+        try:
+            try: box['value'] = ctx.run(fn)
+            finally:
+                with lock:
+                    state['done'] = True
+                    if state['fired']: _clear_async_exc(threading.get_ident(), None) # drop an exception not yet delivered
+        except BaseException as e: box.setdefault('error', e)
+        finally: finished.set(); wake.set()
+    def watch(): # at the limit, or as soon as the caller gives up, raise `CodeTimeout` in the code until it stops
+        wake.wait(timeout)
+        while True:
+            with lock:
+                if state['done']: return
+                state['fired'] = True
+                _set_async_exc(helper.ident, CodeTimeout)
+            if finished.wait(_refire): return
+    helper = threading.Thread(target=run, daemon=True, name='toolslm_like-python')
+    helper.start()
+    threading.Thread(target=watch, daemon=True, name='toolslm_like-timeout').start()
+    deadline = time.monotonic() + timeout + _TIMEOUT_GRACE
+    try:
+        while not finished.wait(max(min(_WAIT_SLICE, deadline - time.monotonic()), 0)):
+            if time.monotonic() >= deadline: raise CodeTimeout()
+    except BaseException: wake.set(); raise
+    if 'error' in box: raise box.pop('error')
+    return box['value']
+
 # %% ../nbs/00_funccall.ipynb #7616b1b5
 @uses_caller_globals
 @hide_params('glb', 'loc')
@@ -1266,7 +1301,9 @@ def python(code:str, # Python code to run; the value of its last line (if an exp
           ): # The final expression's value, or the printed output, or the traceback of an error
     "Run Python `code` and return its final expression's value (like IPython), or else its printed output. Errors come back as traceback text."
     if glb is None: glb = _user_globals()
-    try: val,out = run_with_timeout(lambda: run_code(code, glb, loc), timeout)
+    # off the main thread, a blocking call would outlast the watchdog: the code runs in a helper thread instead
+    run = run_returning_on_time if timeout and timeout > 0 and not _signal_ok() else run_with_timeout
+    try: val,out = run(lambda: run_code(code, glb, loc), timeout)
     except CodeTimeout: return f"TimeoutError: the code ran for longer than {timeout:g} seconds and was stopped"
     except KeyboardInterrupt: raise
     except BaseException as e:
