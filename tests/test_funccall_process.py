@@ -58,3 +58,17 @@ def test_python_in_a_worker_thread(tmp_path):
             print(r.startswith('TimeoutError'), time.monotonic() - t < 2)
     ''', tmp_path)
     assert out.splitlines() == ['42', 'File "<python-tool-2>", line 3, in <module> | ValueError: bad', 'True True'], out
+
+def test_async_traceback_starts_at_the_tool(tmp_path):
+    "A sync tool run by `call_func_async` runs in a worker thread: its traceback leaves out the thread's and the loop's frames"
+    out = run('''
+        import asyncio
+        from toolslm_like.funccall import call_func_async
+        def divide(x:int):
+            "Divides one by x"
+            return 1/x
+        print(asyncio.run(call_func_async('divide', {'x': 0}, [divide], raise_on_err=False)))
+    ''', tmp_path)
+    lines = out.splitlines()
+    assert lines[0] == 'Traceback (most recent call last):' and lines[1].endswith(', in divide'), out
+    assert 'asyncio' not in out and 'concurrent' not in out and out.endswith('ZeroDivisionError: division by zero'), out

@@ -1086,10 +1086,13 @@ def lookup_tool(fc_name, ns):
         raise ToolNotFoundError(f"There is no tool named {show_value(fc_name)}. Available tools: {', '.join(avail[:40]) or 'none'}{more}")
     return f
 
+# Frames of these modules come before the tool's own when it ran in a thread or a loop: a model has no use for them
+_RUNNER_MODULES = ('toolslm_like', 'asyncio', 'concurrent.futures', 'threading')
+
 def tool_traceback(e):
-    "Traceback text of `e`, starting at the tool (our own frames left out)"
+    "Traceback text of `e`, starting at the tool (our own frames, and those of the thread or loop it ran in, left out)"
     tb = e.__traceback__
-    while tb is not None and tb.tb_frame.f_globals.get('__name__', '').startswith('toolslm_like'): tb = tb.tb_next
+    while tb is not None and tb.tb_frame.f_globals.get('__name__', '').startswith(_RUNNER_MODULES): tb = tb.tb_next
     return ''.join(traceback.format_exception(type(e), e, tb))
 
 def prepare_call(fc_name, # The tool's name, as the model sent it (or the function itself)
