@@ -863,7 +863,12 @@ class SchemaBuilder:
 # %% ../nbs/00_funccall.ipynb #e76019fe
 _schema_cache = _WeakCache()
 
+# A description that already says what comes back (Google/NumPy/reST, or our own text read back, as an MCP tool's is)
+_returns_section = re.compile(r'^(?:Returns?|Yields?):[ \t]*$|^Returns?\n[ \t]*-{3,}[ \t]*$|^:returns?:', re.M | re.I)
+
 def _returns_text(info):
+    "The `Returns:` text added to the description, unless the description has such a section already"
+    if _returns_section.search(info.description): return ''
     has_type = info.returns is not _empty and info.returns is not None and info.returns is not type(None)
     if not has_type and not info.returns_doc: return ''
     tstr = f"type: {json_type_name(info.returns)}" if has_type else None
