@@ -15,7 +15,7 @@ __all__ = ['DEFAULT_TIMEOUT', 'DEFAULT_MEMORY_MB', 'DEFAULT_CPU_S', 'DEFAULT_FIL
            'kill_user_processes', 'namespace_of', 'kill_namespace_processes', 'minimal_env', 'python_tool', 'Sandbox']
 
 # %% ../nbs/03_sandbox.ipynb #371ce7a7
-import builtins, ctypes, errno, faulthandler, fcntl, functools, json, linecache, math, os, pwd, re, resource, select, shutil
+import builtins, ctypes, errno, faulthandler, fcntl, functools, json, math, os, pwd, re, resource, select, shutil
 import signal, subprocess, sys, tempfile, threading, time, traceback, warnings, weakref
 from pathlib import Path
 from fastcore.basics import patch
