@@ -361,7 +361,7 @@ class BadValue(Exception):
     def __init__(self, msg, path=()): self.msg,self.path = msg,tuple(path); super().__init__(msg)
     def at(self, *prefix): return BadValue(self.msg, prefix + self.path)
     def __str__(self):
-        p = ''.join(f'[{o!r}]' if isinstance(o, int) else f'.{o}' for o in self.path).lstrip('.')
+        p = _path_str(self.path).lstrip('.')
         return f"{p}: {self.msg}" if p else self.msg
 
 def _json_type(v):
@@ -1244,24 +1244,31 @@ def _run_signal(fn, timeout):
         signal.signal(signal.SIGALRM, old_handler)
         if old_delay: signal.setitimer(signal.ITIMER_REAL, max(old_delay - (time.monotonic()-start), 1e-3), old_interval)
 
-def _run_watchdog(fn, timeout):
-    tid,lock,state = threading.get_ident(),threading.Lock(),{'done': False, 'fired': False}
-    stop = threading.Event()
-    def watch():
-        if stop.wait(timeout): return
+class _Interrupter:
+    "Raises `CodeTimeout` in one thread, again every `_refire` seconds, until that thread says its code is `done`"
+    def __init__(self): self.lock,self.is_done,self.fired = threading.Lock(),False,False
+    def fire_until(self, tid:int, stop:threading.Event):
+        "Raise in thread `tid` until its code is done or `stop` is set"
         while True:
-            with lock:
-                if state['done']: return
-                state['fired'] = True
+            with self.lock:
+                if self.is_done: return
+                self.fired = True
                 _set_async_exc(tid, CodeTimeout)
             if stop.wait(_refire): return
-    w = threading.Thread(target=watch, daemon=True, name='toolslm_like-timeout')
-    w.start()
+    def done(self):
+        "Called in the thread itself once its code has finished: nothing is raised in it after this"
+        with self.lock:
+            self.is_done = True
+            if self.fired: _clear_async_exc(threading.get_ident(), None) # drop an exception not yet delivered
+
+def _run_watchdog(fn, timeout):
+    tid,intr,stop = threading.get_ident(),_Interrupter(),threading.Event()
+    def watch():
+        if not stop.wait(timeout): intr.fire_until(tid, stop)
+    threading.Thread(target=watch, daemon=True, name='toolslm_like-timeout').start()
     try: return fn()
     finally:
-        with lock:
-            state['done'] = True
-            if state['fired']: _clear_async_exc(tid, None) # drop an exception not yet delivered
+        intr.done()
         stop.set()
 
 _TIMEOUT_GRACE = 0.2 # seconds past the limit the caller waits for the code to stop by itself, before it returns without it
@@ -1269,25 +1276,17 @@ _WAIT_SLICE = 0.05 # the caller waits in slices this long, so that an exception 
 
 def run_returning_on_time(fn, timeout:float):
     "Call `fn()` in a helper thread, stopped at `timeout` seconds; raise `CodeTimeout` here on time even if `fn` is stuck in a blocking call"
-    ctx,box,lock,state = contextvars.copy_context(),{},threading.Lock(),{'done': False, 'fired': False}
+    ctx,box,intr = contextvars.copy_context(),{},_Interrupter()
     finished,wake = threading.Event(),threading.Event() # `wake`: the code finished, or the caller gave up on it
     def run():
         try:
             try: box['value'] = ctx.run(fn)
-            finally:
-                with lock:
-                    state['done'] = True
-                    if state['fired']: _clear_async_exc(threading.get_ident(), None) # drop an exception not yet delivered
+            finally: intr.done()
         except BaseException as e: box.setdefault('error', e)
         finally: finished.set(); wake.set()
     def watch(): # at the limit, or as soon as the caller gives up, raise `CodeTimeout` in the code until it stops
         wake.wait(timeout)
-        while True:
-            with lock:
-                if state['done']: return
-                state['fired'] = True
-                _set_async_exc(helper.ident, CodeTimeout)
-            if finished.wait(_refire): return
+        intr.fire_until(helper.ident, finished)
     helper = threading.Thread(target=run, daemon=True, name='toolslm_like-python')
     helper.start()
     threading.Thread(target=watch, daemon=True, name='toolslm_like-timeout').start()
