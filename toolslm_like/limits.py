@@ -7,7 +7,8 @@ Docs: https://toolslm-like.github.io/toolslm_like/limits.html.md"""
 # %% auto #0
 __all__ = ['MAX_JSON_DEPTH', 'MAX_ARGUMENT_CHARS', 'MAX_INT_DIGITS', 'MAX_NAME_CHARS', 'MAX_INPUT_NAME_CHARS', 'MAX_SHOWN_CHARS',
            'MAX_SCHEMA_DEPTH', 'MAX_SCHEMA_NODES', 'MAX_SCHEMA_CHARS', 'MAX_REF_HOPS', 'MAX_CHECK_STEPS',
-           'MAX_MESSAGE_BYTES', 'limits_table']
+           'MAX_MESSAGE_BYTES', 'MAX_UNSOLICITED_BYTES', 'MAX_OUTPUT_KEPT', 'MAX_STOP_SECONDS', 'MAX_STUCK_THREADS',
+           'limits_table']
 
 # %% ../nbs/08_limits.ipynb #0d9fb3f6
 MAX_JSON_DEPTH = 64 # levels of nesting in one JSON value (arguments, results): checking recurses and Python's stack is finite; real arguments nest under 10
@@ -26,6 +27,10 @@ MAX_CHECK_STEPS = 20_000 # schema nodes visited while checking one value against
 
 # %% ../nbs/08_limits.ipynb #5587480d
 MAX_MESSAGE_BYTES = 64 * 2**20 # one JSON line from a worker process: a result larger than this is not read into memory
+MAX_UNSOLICITED_BYTES = 1 * 2**20 # reply lines a worker writes that answer no request: past this it is stopped, so a flood cannot grow our memory
+MAX_OUTPUT_KEPT = 1 * 2**20 # bytes of a worker's stderr kept, from its start and from its end: the rest is read and dropped
+MAX_STOP_SECONDS = 1 # seconds past its timeout a call may take to stop a worker and all it started (the grace every timeout gets)
+MAX_STUCK_THREADS = 8 # threads of in-process `python` calls that timed out inside a blocking call and are still there: past it, calls are refused
 
 # %% ../nbs/08_limits.ipynb #ac2e0bf2
 def limits_table()->dict: # name -> (value, reason)
