@@ -7,14 +7,14 @@ Docs: https://toolslm-like.github.io/toolslm_like/worker.html.md"""
 # %% auto #0
 __all__ = ['ENV_ALLOW', 'worker_env', 'clean_text', 'clean_json', 'dump_line', 'load_line', 'become_subreaper', 'serve',
            'WorkerError', 'WorkerTimeout', 'signal_name', 'exit_words', 'children', 'process_tree', 'kill_tree',
-           'Worker']
+           'Worker', 'Cgroup']
 
-# %% ../nbs/10_worker.ipynb #f8b87db2
+# %% ../nbs/10_worker.ipynb #81364571
 import ctypes, errno, itertools, json, math, os, select, signal, subprocess, sys, time
 from pathlib import Path
 from .limits import MAX_MESSAGE_BYTES, MAX_UNSOLICITED_BYTES, MAX_STOP_SECONDS, MAX_OUTPUT_KEPT
 
-# %% ../nbs/10_worker.ipynb #d4deafad
+# %% ../nbs/10_worker.ipynb #c663ae8b
 ENV_ALLOW = ('PATH', 'HOME', 'USER', 'LOGNAME', 'LANG', 'LANGUAGE', 'LC_ALL', 'LC_CTYPE', 'TZ', 'TMPDIR', 'TEMP', 'TMP',
              'SYSTEMROOT', 'WINDIR', 'COMSPEC') # the only variables of ours a worker sees unless asked: no secrets among them
 
@@ -25,7 +25,7 @@ def worker_env(allow=(), # More names of our variables the worker may see
     env = {k: os.environ[k] for k in (*ENV_ALLOW, *allow) if k in os.environ}
     return {**env, **(extra or {})}
 
-# %% ../nbs/10_worker.ipynb #94237a07
+# %% ../nbs/10_worker.ipynb #82685357
 def clean_text(s:str)->str:
     "`s` with each lone surrogate (text no UTF-8 can hold) replaced by U+FFFD, so it can be printed and sent anywhere"
     try: s.encode('utf-8'); return s
@@ -47,7 +47,7 @@ def load_line(line:bytes):
     v = json.loads(line)
     return clean_json(v) if b'\\ud' in line else v
 
-# %% ../nbs/10_worker.ipynb #0ae07959
+# %% ../nbs/10_worker.ipynb #450f980b
 _PR_SET_CHILD_SUBREAPER = 36
 
 def become_subreaper()->bool:
@@ -80,7 +80,7 @@ def _write_all(fd, data):
     view = memoryview(data)
     while view: view = view[os.write(fd, view):]
 
-# %% ../nbs/10_worker.ipynb #b326dfce
+# %% ../nbs/10_worker.ipynb #19d8fe97
 class WorkerError(RuntimeError):
     "A worker process died or broke the protocol; the message says how"
 
@@ -97,7 +97,7 @@ def exit_words(rc:int|None)->str:
     if rc >= 0: return f'exited with status {rc}'
     return f'was killed by {signal_name(-rc)}'
 
-# %% ../nbs/10_worker.ipynb #2ec35265
+# %% ../nbs/10_worker.ipynb #73d8c6fa
 def children(pid:int)->list:
     "Process ids of the children of `pid`"
     try: return [int(c) for t in os.listdir(f'/proc/{pid}/task') for c in Path(f'/proc/{pid}/task/{t}/children').read_text().split()]
@@ -127,7 +127,7 @@ def kill_tree(pid:int, # The root of the tree (it is killed too)
         except ProcessLookupError: pass
     return len(seen)
 
-# %% ../nbs/10_worker.ipynb #fa93eb91
+# %% ../nbs/10_worker.ipynb #b0cf8e70
 class _Output:
     "What a worker wrote to stderr: the first and the last `keep` bytes, and how many in all"
     def _keep(self, chunk:bytes):
@@ -144,7 +144,7 @@ class _Output:
                                                else f"{text}\n[output cut: {self.out_total:,} bytes in all]")
         return text
 
-# %% ../nbs/10_worker.ipynb #494f1328
+# %% ../nbs/10_worker.ipynb #4f7e3f2f
 class _Lines(_Output):
     "Reading JSON lines from a worker's reply pipe: framing, bounds, and the reply to one request"
     def _read(self, fd, limit:int)->int:
@@ -186,7 +186,7 @@ class _Lines(_Output):
         if len(self.buf) > max_bytes: raise WorkerError(f"the worker sent a line longer than the {max_bytes:,} bytes allowed")
         return None
 
-# %% ../nbs/10_worker.ipynb #1ad5e202
+# %% ../nbs/10_worker.ipynb #97eb8f5e
 class _Replies(_Lines):
     "Waiting for the reply to one request: on time whatever the worker does"
     def _receive(self, deadline:float, want, max_bytes:int, every:float|None=None, check=None)->dict:
@@ -242,7 +242,7 @@ class _Replies(_Lines):
         self._send(dump_line({**msg, 'id': self.next_id}), deadline)
         return self._receive(deadline, self.next_id, max_bytes, every, check)
 
-# %% ../nbs/10_worker.ipynb #bb14438c
+# %% ../nbs/10_worker.ipynb #eadad097
 class Worker(_Replies):
     "A child process spoken to in JSON lines: requests on its stdin, replies on its stdout, its stderr kept (bounded)"
     def __init__(self, argv:list, # The command; it calls `serve` (or speaks its protocol)
@@ -305,3 +305,122 @@ class Worker(_Replies):
             try: os.close(fd)
             except OSError: pass
         self.pidfds = []
+
+# %% ../nbs/10_worker.ipynb #c8f49d89
+_cg_ids = itertools.count(1)
+
+def _cgroup_mounts()->list:
+    "(mount point, type, options) of each cgroup file system"
+    out = []
+    for line in Path('/proc/self/mountinfo').read_text().splitlines():
+        pre,_,post = line.partition(' - ')
+        fstype,_,opts = (post.split() + ['', '', ''])[:3]
+        if fstype in ('cgroup', 'cgroup2'): out.append((pre.split()[4].replace('\\040', ' '), fstype, opts.split(',')))
+    return out
+
+def _own_cgroups()->dict:
+    "Our cgroup path for each controller ('' for cgroup v2)"
+    own = {}
+    for line in Path('/proc/self/cgroup').read_text().splitlines():
+        _,ctls,path = line.split(':', 2)
+        for c in (ctls.split(',') if ctls else ['']): own[c] = path
+    return own
+
+def _clear_stale(parent:Path):
+    "Remove empty cgroups that processes of ours which no longer run left under `parent`"
+    for d in parent.glob('toolslm_like-*-*'):
+        if not os.path.exists(f"/proc/{d.name.split('-')[1]}"):
+            try: d.rmdir()
+            except OSError: pass
+
+# %% ../nbs/10_worker.ipynb #625493ce
+class Cgroup:
+    "A cgroup of our own for one worker and all it starts: memory, process count and CPU time for the group as a whole"
+    def __init__(self, dirs:dict, version:int): self.dirs,self.version = dirs,version # controller -> its directory
+
+    @classmethod
+    def make(cls, memory_bytes:int|None=None, pids:int|None=None)->'Cgroup':
+        "A fresh cgroup under ours with these limits; `OSError` saying why when none can be made"
+        own,mounts,name = _own_cgroups(),_cgroup_mounts(),f"toolslm_like-{os.getpid()}-{next(_cg_ids)}"
+        v2 = [m for m,t,_ in mounts if t == 'cgroup2' and '' in own]
+        if v2 and {'memory', 'pids', 'cpu'} <= set(Path(v2[0] + own[''], 'cgroup.controllers').read_text().split() or ['x']):
+            try:
+                Path(v2[0] + own[''], 'cgroup.subtree_control').write_text('+memory +pids +cpu')
+                (d := Path(v2[0] + own[''])/name).mkdir()
+                return cls({'memory': d, 'pids': d, 'cpu': d}, 2).limit(memory_bytes, pids)
+            except OSError: pass # our cgroup holds processes (the v2 rule) or is not ours: try v1
+        dirs = {}
+        for c in ('memory', 'pids', 'cpuacct'):
+            m = next((m for m,t,o in mounts if t == 'cgroup' and c in o), None)
+            if m is None or c not in own: raise OSError(f"no cgroup controller {c!r} is mounted (v1), and cgroup v2 has no memory, pids and cpu for us")
+            _clear_stale(Path(m + own[c]))
+            (d := Path(m + own[c])/name).mkdir(exist_ok=True) # one directory when controllers share a mount
+            dirs[c] = d
+        return cls(dirs, 1).limit(memory_bytes, pids)
+
+# %% ../nbs/10_worker.ipynb #f03ed63c
+def _write(p:Path, v): p.write_text(str(v))
+
+def _stat_value(p:Path, key:str)->int:
+    "The number after `key` in a `key value` file (memory.events, cpu.stat), or 0"
+    try: return next((int(l.split()[1]) for l in p.read_text().splitlines() if l.split()[:1] == [key]), 0)
+    except (OSError, ValueError): return 0
+
+class Cgroup(Cgroup):
+    def limit(self, memory_bytes:int|None, pids:int|None)->'Cgroup':
+        "Set the group's memory (no swap beyond it) and process limits"
+        mem,v1 = self.dirs['memory'],self.version == 1
+        if memory_bytes:
+            _write(mem/('memory.limit_in_bytes' if v1 else 'memory.max'), memory_bytes)
+            try: _write(mem/('memory.memsw.limit_in_bytes' if v1 else 'memory.swap.max'), memory_bytes if v1 else 0)
+            except OSError: pass # no swap accounting: there is no swap to limit either
+        if pids: _write(self.dirs['pids']/'pids.max', pids)
+        return self
+
+    def add(self, pid:int):
+        "Move process `pid` into the group (what it starts from then on is in it too)"
+        for d in set(self.dirs.values()): _write(d/'cgroup.procs', pid)
+
+    def cpu_seconds(self)->float:
+        "CPU time the group's processes have used, the dead ones' included"
+        if self.version == 1: return int((self.dirs['cpuacct']/'cpuacct.usage').read_text()) / 1e9
+        return _stat_value(self.dirs['cpu']/'cpu.stat', 'usage_usec') / 1e6
+
+    def oom_kills(self)->int:
+        "Processes the kernel killed because the group ran out of memory"
+        mem = self.dirs['memory']
+        return _stat_value(mem/'memory.oom_control', 'oom_kill') if self.version == 1 else _stat_value(mem/'memory.events', 'oom_kill')
+
+    def pids(self)->set:
+        out = set()
+        for d in set(self.dirs.values()):
+            try: out.update(int(p) for p in (d/'cgroup.procs').read_text().split())
+            except OSError: pass
+        return out
+
+# %% ../nbs/10_worker.ipynb #95c58e0d
+class Cgroup(Cgroup):
+    def kill_all(self, wait:float=MAX_STOP_SECONDS)->bool:
+        "Kill every process in the group (no new one can start meanwhile); did they all end within `wait` seconds?"
+        try: _write(self.dirs['pids']/'pids.max', 0) # forks fail from now on
+        except OSError: pass
+        if self.version == 2:
+            try: _write(self.dirs['pids']/'cgroup.kill', 1)
+            except OSError: pass
+        end = time.monotonic() + wait
+        while (left := self.pids()):
+            for p in left:
+                try: os.kill(p, signal.SIGKILL)
+                except ProcessLookupError: pass
+            if time.monotonic() > end: return False
+            time.sleep(0.002)
+        return True
+
+    def remove(self):
+        "Kill what is left in the group and remove it"
+        self.kill_all()
+        for d in set(self.dirs.values()):
+            for _ in range(100): # a killed process may take a moment to leave
+                try: d.rmdir(); break
+                except FileNotFoundError: break
+                except OSError: time.sleep(0.005)
