@@ -9,12 +9,12 @@ __all__ = ['ENV_ALLOW', 'worker_env', 'clean_text', 'clean_json', 'dump_line', '
            'WorkerError', 'WorkerTimeout', 'signal_name', 'exit_words', 'children', 'process_tree', 'kill_tree',
            'Worker', 'Cgroup']
 
-# %% ../nbs/10_worker.ipynb #81364571
+# %% ../nbs/10_worker.ipynb #c67bb26c
 import ctypes, errno, itertools, json, math, os, select, signal, subprocess, sys, time
 from pathlib import Path
 from .limits import MAX_MESSAGE_BYTES, MAX_UNSOLICITED_BYTES, MAX_STOP_SECONDS, MAX_OUTPUT_KEPT
 
-# %% ../nbs/10_worker.ipynb #c663ae8b
+# %% ../nbs/10_worker.ipynb #a7ac3808
 ENV_ALLOW = ('PATH', 'HOME', 'USER', 'LOGNAME', 'LANG', 'LANGUAGE', 'LC_ALL', 'LC_CTYPE', 'TZ', 'TMPDIR', 'TEMP', 'TMP',
              'SYSTEMROOT', 'WINDIR', 'COMSPEC') # the only variables of ours a worker sees unless asked: no secrets among them
 
@@ -25,7 +25,7 @@ def worker_env(allow=(), # More names of our variables the worker may see
     env = {k: os.environ[k] for k in (*ENV_ALLOW, *allow) if k in os.environ}
     return {**env, **(extra or {})}
 
-# %% ../nbs/10_worker.ipynb #82685357
+# %% ../nbs/10_worker.ipynb #4a1b1eb3
 def clean_text(s:str)->str:
     "`s` with each lone surrogate (text no UTF-8 can hold) replaced by U+FFFD, so it can be printed and sent anywhere"
     try: s.encode('utf-8'); return s
@@ -47,7 +47,7 @@ def load_line(line:bytes):
     v = json.loads(line)
     return clean_json(v) if b'\\ud' in line else v
 
-# %% ../nbs/10_worker.ipynb #450f980b
+# %% ../nbs/10_worker.ipynb #8b763dfb
 _PR_SET_CHILD_SUBREAPER = 36
 
 def become_subreaper()->bool:
@@ -80,7 +80,7 @@ def _write_all(fd, data):
     view = memoryview(data)
     while view: view = view[os.write(fd, view):]
 
-# %% ../nbs/10_worker.ipynb #19d8fe97
+# %% ../nbs/10_worker.ipynb #d558d179
 class WorkerError(RuntimeError):
     "A worker process died or broke the protocol; the message says how"
 
@@ -97,7 +97,7 @@ def exit_words(rc:int|None)->str:
     if rc >= 0: return f'exited with status {rc}'
     return f'was killed by {signal_name(-rc)}'
 
-# %% ../nbs/10_worker.ipynb #73d8c6fa
+# %% ../nbs/10_worker.ipynb #a62b8184
 def children(pid:int)->list:
     "Process ids of the children of `pid`"
     try: return [int(c) for t in os.listdir(f'/proc/{pid}/task') for c in Path(f'/proc/{pid}/task/{t}/children').read_text().split()]
@@ -127,24 +127,23 @@ def kill_tree(pid:int, # The root of the tree (it is killed too)
         except ProcessLookupError: pass
     return len(seen)
 
-# %% ../nbs/10_worker.ipynb #b0cf8e70
+# %% ../nbs/10_worker.ipynb #68ab774c
 class _Output:
-    "What a worker wrote to stderr: the first and the last `keep` bytes, and how many in all"
+    "What a worker wrote to stderr: the first `keep` bytes since the last request began, and the last `keep` bytes it wrote"
     def _keep(self, chunk:bytes):
         "Keep the first and the last `keep` bytes of the worker's stderr"
         self.out_total += len(chunk)
         if (room := self.keep - len(self.out_head)) > 0: self.out_head += chunk[:room]
         self.out_tail += chunk
-        if len(self.out_tail) > self.keep: del self.out_tail[:len(self.out_tail) - self.keep]
+        if len(self.out_tail) > self.keep: del self.out_tail[:len(self.out_tail) - self.keep]; self.tail_cut = True
 
     def output(self, tail:bool=False)->str:
-        "What the worker wrote to stderr since the last request began: its first `keep` bytes (or last, with `tail`), as text"
-        text = bytes(self.out_tail if tail else self.out_head).decode('utf-8', 'replace')
-        if self.out_total > self.keep: text = (f"[{self.out_total - self.keep:,} bytes before this left out]\n{text}" if tail
-                                               else f"{text}\n[output cut: {self.out_total:,} bytes in all]")
-        return text
+        "What the worker wrote to stderr, as text: the first `keep` bytes since the last request began, or (`tail`) the last it wrote"
+        if tail: return ('[earlier output left out]\n' if self.tail_cut else '') + bytes(self.out_tail).decode('utf-8', 'replace')
+        text = bytes(self.out_head).decode('utf-8', 'replace')
+        return f"{text}\n[output cut: {self.out_total:,} bytes in all]" if self.out_total > self.keep else text
 
-# %% ../nbs/10_worker.ipynb #4f7e3f2f
+# %% ../nbs/10_worker.ipynb #85b95455
 class _Lines(_Output):
     "Reading JSON lines from a worker's reply pipe: framing, bounds, and the reply to one request"
     def _read(self, fd, limit:int)->int:
@@ -169,7 +168,8 @@ class _Lines(_Output):
         while (i := self.buf.find(b'\n')) >= 0: # whole lines between requests answer nothing
             self.unsolicited += i + 1
             del self.buf[:i+1]
-        self.out_head.clear(); self.out_tail.clear(); self.out_total = 0
+        if self.out_tail[-1:] not in (b'', b'\n'): self.out_tail += b'\n' # one request's unended line is not the next one's start
+        self.out_head.clear(); self.out_total = 0
 
     def _line(self, want, max_bytes):
         "The next whole line in the buffer that answers request `want` (any, if None), or None"
@@ -186,7 +186,7 @@ class _Lines(_Output):
         if len(self.buf) > max_bytes: raise WorkerError(f"the worker sent a line longer than the {max_bytes:,} bytes allowed")
         return None
 
-# %% ../nbs/10_worker.ipynb #97eb8f5e
+# %% ../nbs/10_worker.ipynb #1fb80469
 class _Replies(_Lines):
     "Waiting for the reply to one request: on time whatever the worker does"
     def _receive(self, deadline:float, want, max_bytes:int, every:float|None=None, check=None)->dict:
@@ -215,6 +215,7 @@ class _Replies(_Lines):
         except subprocess.TimeoutExpired: rc = None
         self._read(self.err, 1 << 20)
         self.returncode = rc
+        if rc is not None and how.startswith('closed its reply pipe'): how = '' # it ended: that says it all
         tail = '\n'.join(self.output(tail=True).splitlines()[-20:])
         raise WorkerError(f"the worker {how}{exit_words(rc)}" + (f"; the last it wrote to stderr:\n{tail}" if tail else ''))
 
@@ -242,7 +243,7 @@ class _Replies(_Lines):
         self._send(dump_line({**msg, 'id': self.next_id}), deadline)
         return self._receive(deadline, self.next_id, max_bytes, every, check)
 
-# %% ../nbs/10_worker.ipynb #eadad097
+# %% ../nbs/10_worker.ipynb #8cd424fb
 class Worker(_Replies):
     "A child process spoken to in JSON lines: requests on its stdin, replies on its stdout, its stderr kept (bounded)"
     def __init__(self, argv:list, # The command; it calls `serve` (or speaks its protocol)
@@ -262,7 +263,7 @@ class Worker(_Replies):
             for fd in (rq, rp, ep): os.close(fd)
         for fd in (self.req, self.rep, self.err): os.set_blocking(fd, False)
         self.pid_namespace,self.keep,self.buf,self.next_id,self.closed = pid_namespace,keep,bytearray(),0,False
-        self.out_head,self.out_tail,self.out_total = bytearray(),bytearray(),0
+        self.out_head,self.out_tail,self.out_total,self.tail_cut = bytearray(),bytearray(),0,False
         self.pidfds = [] # of the processes it started with (bwrap and its init): signalled by pidfd, never by a reused pid
         self.poller = select.poll() # poll, not select: our descriptors may be above 1024
         for fd in (self.rep, self.err): self.poller.register(fd, select.POLLIN)
@@ -306,7 +307,7 @@ class Worker(_Replies):
             except OSError: pass
         self.pidfds = []
 
-# %% ../nbs/10_worker.ipynb #c8f49d89
+# %% ../nbs/10_worker.ipynb #536045ee
 _cg_ids = itertools.count(1)
 
 def _cgroup_mounts()->list:
@@ -333,7 +334,7 @@ def _clear_stale(parent:Path):
             try: d.rmdir()
             except OSError: pass
 
-# %% ../nbs/10_worker.ipynb #625493ce
+# %% ../nbs/10_worker.ipynb #e799eb34
 class Cgroup:
     "A cgroup of our own for one worker and all it starts: memory, process count and CPU time for the group as a whole"
     def __init__(self, dirs:dict, version:int): self.dirs,self.version = dirs,version # controller -> its directory
@@ -358,7 +359,7 @@ class Cgroup:
             dirs[c] = d
         return cls(dirs, 1).limit(memory_bytes, pids)
 
-# %% ../nbs/10_worker.ipynb #f03ed63c
+# %% ../nbs/10_worker.ipynb #c3033af8
 def _write(p:Path, v): p.write_text(str(v))
 
 def _stat_value(p:Path, key:str)->int:
@@ -398,7 +399,7 @@ class Cgroup(Cgroup):
             except OSError: pass
         return out
 
-# %% ../nbs/10_worker.ipynb #95c58e0d
+# %% ../nbs/10_worker.ipynb #23bf2245
 class Cgroup(Cgroup):
     def kill_all(self, wait:float=MAX_STOP_SECONDS)->bool:
         "Kill every process in the group (no new one can start meanwhile); did they all end within `wait` seconds?"
