@@ -13,16 +13,15 @@ __all__ = ['DEFAULT_TIMEOUT', 'DEFAULT_MEMORY_MB', 'DEFAULT_CPU_S', 'DEFAULT_FIL
            'no_new_privileges', 'end_others', 'limit_hint', 'run_request', 'worker_main', 'claim_uid',
            'kill_user_processes', 'disk_usage', 'python_tool', 'Sandbox']
 
-# %% ../nbs/03_sandbox.ipynb #fa98e6da
-import builtins, ctypes, errno, faulthandler, fcntl, functools, json, math, os, pwd, re, resource, shutil
+# %% ../nbs/03_sandbox.ipynb #93e6fb98
+import builtins, ctypes, errno, faulthandler, fcntl, functools, importlib, json, math, os, pwd, re, resource, shutil
 import signal, subprocess, sys, sysconfig, tempfile, threading, time, traceback, warnings, weakref
 from pathlib import Path
 from fastcore.basics import patch
-from .funccall import run_code, tool_traceback, python as python_here
 from .worker import Worker, WorkerError, WorkerTimeout, Cgroup, worker_env, serve, exit_words, signal_name
 from .limits import MAX_STOP_SECONDS
 
-# %% ../nbs/03_sandbox.ipynb #fb33b2f7
+# %% ../nbs/03_sandbox.ipynb #44ed0523
 DEFAULT_TIMEOUT = 30 # seconds of wall-clock time per run: a model waits for the answer
 DEFAULT_MEMORY_MB = 1024 # memory of all the sandbox's processes together (cgroup), and of each one (RLIMIT_AS): a runaway allocation fails, not the machine
 DEFAULT_CPU_S = 30 # CPU seconds per run, of all its processes, counting what ran since the last run: threads can burn more CPU than wall-clock time
@@ -81,7 +80,7 @@ def encode_result(v, # A run's result: the final expression's value, or printed 
         except (ValueError, RecursionError): pass # e.g. an int too long to print
     return {'text': cut_text(safe_repr(v), max_chars)}
 
-# %% ../nbs/03_sandbox.ipynb #eba9a31b
+# %% ../nbs/03_sandbox.ipynb #3a874e47
 _PKG_MOUNT = '/opt/toolslm_like' # where our package (and fastcore, which it needs) appear inside the sandbox
 
 def _package_dirs()->dict:
@@ -107,7 +106,7 @@ def python_binds(packages:bool=True, # Also the installed packages (site-package
     binds += [(os.path.realpath(p), os.path.realpath(p)) for p in expose]
     return binds
 
-# %% ../nbs/03_sandbox.ipynb #a26ed5aa
+# %% ../nbs/03_sandbox.ipynb #b19d42a7
 _BASE_RO = ('/usr', '/etc/alternatives', '/etc/ld.so.cache', '/etc/localtime') # programs and libraries: read-only
 _USR_LINKS = ('/bin', '/lib', '/lib32', '/lib64', '/sbin') # on a merged /usr these are links into it
 
@@ -139,7 +138,7 @@ def bwrap_args(bwrap:str, # The bwrap program
     for src,dst in binds: a += ['--ro-bind', src, dst]
     return a + ['--bind', workdir, workdir, '--'] # the worker enters it once it is the sandbox user
 
-# %% ../nbs/03_sandbox.ipynb #c17246c6
+# %% ../nbs/03_sandbox.ipynb #d84d68d8
 def set_limits(limits:dict):
     "Set `resource` limits {name: (soft, hard)}, never above what this process may set"
     for nm,(soft,hard) in limits.items():
@@ -171,7 +170,7 @@ def no_new_privileges():
     "From now on, exec cannot gain privileges (setuid programs such as `su` run without them); bwrap does this itself"
     ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)
 
-# %% ../nbs/03_sandbox.ipynb #e833d8f4
+# %% ../nbs/03_sandbox.ipynb #29e84983
 REAP_WAIT = 2 # seconds the worker waits for killed processes to end: a zombie still counts against the process limit
 
 def _children()->list:
@@ -220,12 +219,13 @@ def limit_hint(e:BaseException, # The error a run ended with
         e = e.__cause__ or e.__context__
     return None
 
-# %% ../nbs/03_sandbox.ipynb #7c297393
+# %% ../nbs/03_sandbox.ipynb #13d0e288
 def run_request(code:str, # The code to run
                 ns:dict, # The worker's namespace (kept between runs)
                 max_output:int, # Characters of text or value to send back
                 limits:dict|None=None): # The sandbox's limits, to name the one an error ran into
     "Run `code` in `ns` as `funccall.python` would; the reply to send (`{'value'}` or `{'text'}`, and `'restart'` after a MemoryError or RecursionError)"
+    from toolslm_like.funccall import run_code, tool_traceback # imported here: the worker starts faster without it (see `worker_main`)
     val,text,restart = None,None,False
     try:
         val,out = run_code(code, ns)
@@ -239,7 +239,7 @@ def run_request(code:str, # The code to run
     if restart: reply['restart'] = restart
     return reply
 
-# %% ../nbs/03_sandbox.ipynb #a9486d06
+# %% ../nbs/03_sandbox.ipynb #de45827b
 def worker_main(cfg:dict):
     "The worker process: drop to the sandbox user, set limits, then answer `{'code': ...}` requests (see `worker.serve`)"
     faulthandler.enable() # a crash leaves a Python traceback on stderr, which the parent shows
@@ -256,13 +256,14 @@ def worker_main(cfg:dict):
         end_others(cfg['pid_namespace'], cfg['dedicated'])
         return {**reply, 'cpu': used}
     if cfg['dedicated'] and not cfg['pid_namespace']: end_others(False, True) # what an earlier worker of this uid left
-    serve(handle, {'ready': True, 'uid': os.getuid(), 'cpu': cpu_budget(None)})
+    serve(handle, {'ready': True, 'uid': os.getuid(), 'cpu': cpu_budget(None)},
+          then=lambda: importlib.import_module('toolslm_like.funccall')) # while the parent finishes its side of the start
 
 # The worker's first lines: only our own folders on `sys.path` (-I -S: no site, no user folders, no PYTHON* variables)
 _boot = ("import sys, json; cfg = json.loads(sys.argv[1]); sys.path[:0] = cfg['path']\n"
          "from toolslm_like.sandbox import worker_main; worker_main(cfg)")
 
-# %% ../nbs/03_sandbox.ipynb #ba29c2b1
+# %% ../nbs/03_sandbox.ipynb #564592ce
 _uid_lock_dir = '/run/toolslm_like-sandbox' # root-only: the uids claimed by live sandboxes
 
 def _process_uids()->set:
@@ -281,10 +282,11 @@ def claim_uid()->tuple[int,int]:
     if st.st_uid != 0 or not os.path.isdir(_uid_lock_dir) or os.path.islink(_uid_lock_dir):
         raise SandboxError(f"{_uid_lock_dir} must be a directory owned by root")
     taken = {u.pw_uid for u in pwd.getpwall()} | _process_uids()
-    def last_used(uid):
-        try: return os.stat(f'{_uid_lock_dir}/{uid}.lock').st_mtime
-        except OSError: return 0.0 # never used
-    for uid in sorted((u for u in SANDBOX_UIDS if u not in taken), key=last_used): # a later sandbox gets a fresh identity
+    used = {}
+    for e in os.scandir(_uid_lock_dir):
+        try: used[int(e.name.split('.')[0])] = e.stat().st_mtime
+        except (ValueError, OSError): pass
+    for uid in sorted((u for u in SANDBOX_UIDS if u not in taken), key=lambda u: used.get(u, 0.0)): # a later sandbox gets a fresh identity
         fd = os.open(f'{_uid_lock_dir}/{uid}.lock', os.O_CREAT | os.O_RDWR | os.O_CLOEXEC, 0o600)
         try: fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError: os.close(fd); continue
@@ -292,7 +294,7 @@ def claim_uid()->tuple[int,int]:
         return uid,fd
     raise SandboxError(f"no free uid left in {SANDBOX_UIDS}: close some sandboxes")
 
-# %% ../nbs/03_sandbox.ipynb #5ba72908
+# %% ../nbs/03_sandbox.ipynb #79ddce6a
 def _is_zombie(pid)->bool:
     try: return Path(f'/proc/{pid}/stat').read_text().rsplit(')', 1)[1].split()[0] == 'Z'
     except (OSError, IndexError): return True
@@ -321,7 +323,7 @@ def kill_user_processes(uid:int, # The sandbox user
         if not zombies or took > wait: return killed
         time.sleep(0.005)
 
-# %% ../nbs/03_sandbox.ipynb #5a6a2f64
+# %% ../nbs/03_sandbox.ipynb #6e670cbf
 def disk_usage(folder:str, # The folder to measure
                max_files:int)->tuple[int,int]: # Stop counting past this many files
     "(bytes on disk, files and folders) under `folder`, not following links; counting stops past `max_files`"
@@ -376,9 +378,10 @@ def python_tool(ns:dict, # The namespace the code runs in; its variables stay th
     "A `python` tool for a model that runs code in this process, in `ns`: its schema shows `code` and `timeout`, never `glb`/`loc`"
     if not isinstance(ns, dict): raise TypeError(f"ns must be a dict to run the code in, got {type(ns).__name__}")
     _positive('timeout', timeout, allow_none=False)
+    from toolslm_like.funccall import python as python_here
     return _make_tool(lambda code, secs: python_here(code, glb=ns, timeout=secs), timeout, f"{_tool_doc} A call may run for {timeout:g} s at most.", name)
 
-# %% ../nbs/03_sandbox.ipynb #9b643103
+# %% ../nbs/03_sandbox.ipynb #c921f4ca
 _MB = 1 << 20
 
 def _cpu_seconds(pid:int)->float:
@@ -448,7 +451,7 @@ class Sandbox:
         "The protections that are off on this machine (their `isolation` text says why)"
         return [k for k,v in self.isolation.items() if v.startswith('NOT')]
 
-# %% ../nbs/03_sandbox.ipynb #a1b07467
+# %% ../nbs/03_sandbox.ipynb #717fc4e0
 @patch
 def _choose_user(self:Sandbox, user):
     "(uid, gid) the worker drops to, or (None, None) to stay who we are"
@@ -490,27 +493,27 @@ def _command(self:Sandbox, bwrap:str|None, cgroup:bool)->list:
     if not bwrap: return argv
     return bwrap_args(bwrap, self.workdir, python_binds(self.packages, self.expose), self.tmp_mb, self.network, as_root=os.geteuid() == 0) + argv
 
-# %% ../nbs/03_sandbox.ipynb #ef3d4c69
+# %% ../nbs/03_sandbox.ipynb #290991a0
 @patch
-def _start(self:Sandbox)->Worker:
+def _start(self:Sandbox, cgroups:bool|None=None)->Worker:
     "Start a fresh worker (in bwrap, in a cgroup of its own, where we can) and wait until it is ready"
     if self._state.get('dedicated') and not self._bwrap: kill_user_processes(self._uid, wait=3) # the last worker's processes must not count
-    cg,why = None,'cgroups=False'
-    if self.use_cgroups:
-        try: cg = Cgroup.make(int(self.memory_mb*_MB) if self.memory_mb else None, self.max_procs + 3 if self.max_procs else None) # + bwrap, its init, the worker
+    cg,why = None,getattr(self, '_cg_why', 'cgroups=False')
+    if self.use_cgroups if cgroups is None else cgroups:
+        try: cg = Cgroup.make(int(self.memory_mb*_MB) if self.memory_mb else None, self.max_procs + 2 if self.max_procs else None) # + bwrap and its init
         except OSError as e: why = f"no cgroup we may write: {e}"
-    try: w = Worker(self._command(self._bwrap, cg is not None), cwd=self.workdir, env=self._env, start_timeout=START_TIMEOUT,
-                    keep=4*self.max_output + 4, pid_namespace=bool(self._bwrap))
+    argv = self._command(self._bwrap, cg is not None)
+    if cg is not None: argv = cg.joining(argv) # in it before bwrap starts: all it starts is in it from its first instruction
+    try: w = Worker(argv, cwd=self.workdir, env=self._env, start_timeout=START_TIMEOUT, keep=4*self.max_output + 4, pid_namespace=bool(self._bwrap))
     except (WorkerError, WorkerTimeout, OSError) as e:
-        if cg is not None: cg.remove()
+        if cg is not None: # try again without it, and say why
+            cg.remove()
+            self._cg_why = f"could not join our cgroup: {str(e).splitlines()[-1]}"
+            return self._start(cgroups=False)
         if self._bwrap and isinstance(e, WorkerError): # bwrap may be there and still fail (no user namespaces for us): do without it
             self._no_bwrap,self._bwrap = f"bwrap could not start the sandbox ({str(e).splitlines()[-1]})",None
             return self._start()
         raise SandboxError(f"the sandbox worker did not start: {e}") from None
-    if cg is not None:
-        try:
-            for pid in w.tree: cg.add(pid)
-        except OSError as e: cg.remove(); cg,why = None,f"could not join our cgroup: {e}"
     self._state.update(worker=w, cgroup=cg)
     self._cg_why,self._oom_seen = why,(cg.oom_kills() if cg else 0)
     self._cpu_end = self._cpu_now(w)
@@ -524,7 +527,7 @@ def _cpu_now(self:Sandbox, w:Worker)->float:
     try: return cg.cpu_seconds() if cg is not None else _cpu_seconds(w.tree[-1])
     except (OSError, ValueError, IndexError): return self._cpu_end
 
-# %% ../nbs/03_sandbox.ipynb #e210e70d
+# %% ../nbs/03_sandbox.ipynb #e383253f
 @patch
 def _describe(self:Sandbox, w:Worker)->dict:
     "What protects us from the code, in words; a protection that is off starts with NOT and says why"
@@ -554,7 +557,7 @@ def _describe(self:Sandbox, w:Worker)->dict:
     d['workdir'] = self.workdir
     return d
 
-# %% ../nbs/03_sandbox.ipynb #2e728fee
+# %% ../nbs/03_sandbox.ipynb #12444eee
 @patch(as_prop=True)
 def pid(self:Sandbox)->int|None:
     "Process id of the current worker, as we see it (None until the next run starts a fresh one)"
@@ -594,7 +597,7 @@ def _shutdown(state:dict, _close=os.close, _rmtree=shutil.rmtree):
     if (fd := state.pop('uid_lock', None)) is not None: _close(fd)
     if (d := state.pop('workdir', None)) is not None: _rmtree(d, ignore_errors=True)
 
-# %% ../nbs/03_sandbox.ipynb #f116d95d
+# %% ../nbs/03_sandbox.ipynb #9ac456b9
 class _LimitHit(Exception): "The sandbox went past a limit the parent checks (CPU time, disk); the message says which"
 
 _LOST = "A fresh worker starts with the next run; the previous state (variables, imports) was lost."
@@ -602,7 +605,8 @@ _LOST = "A fresh worker starts with the next run; the previous state (variables,
 @patch
 def _check(self:Sandbox, w:Worker, cpu_start:float, disk_start:tuple):
     "Raise `_LimitHit` when the sandbox has used more CPU time this run than it may, or its working folder grew past its limits"
-    if self.cpu_s and self._cpu_now(w) - cpu_start > self.cpu_s + 0.5:
+    self._cpu_end = now = self._cpu_now(w) # after the last check: where the next run's count starts
+    if self.cpu_s and now - cpu_start > self.cpu_s + 0.5:
         raise _LimitHit(f"used up its CPU time limit ({self.cpu_s:g} s per run)")
     if self.disk_mb or self.max_files:
         size,n = disk_usage(self.workdir, self.max_files or math.inf)
@@ -629,17 +633,17 @@ def _crashed(self:Sandbox, w:Worker, e:WorkerError)->str:
     msg = f"SandboxCrashed: the sandbox worker {what} while running the code. {_LOST}"
     return f"{msg}\nIts last raw output:\n{tail[-2000:]}" if tail else msg
 
-# %% ../nbs/03_sandbox.ipynb #bd6f83d0
+# %% ../nbs/03_sandbox.ipynb #99341f76
 @patch
-def _fresh_if_needed(self:Sandbox)->tuple[Worker,str]:
-    "The worker for the next run, and a note when the last one had died or used up its CPU time between runs"
+def _fresh_if_needed(self:Sandbox)->tuple[Worker,str,float]:
+    "The worker for the next run, a note when the last one had died or used up its CPU time between runs, and its CPU time now"
     w = self._state.get('worker')
-    if w is None: return self._start(),''
-    rc = w.proc.poll()
+    if w is None: return self._start(),'',self._cpu_end
+    rc,cpu = w.proc.poll(),self._cpu_now(w)
     if self._bwrap and rc is not None and rc > 128: rc = 128 - rc
     why = ('stopped: ' + exit_words(rc) if rc is not None else 'stopped by a signal') if not w.alive() else \
-          f"used more than its CPU time limit ({self.cpu_s:g} s) since the last run" if self.cpu_s and self._cpu_now(w) - self._cpu_end > self.cpu_s else ''
-    if not why: return w,''
+          f"used more than its CPU time limit ({self.cpu_s:g} s) since the last run" if self.cpu_s and cpu - self._cpu_end > self.cpu_s else ''
+    if not why: return w,'',cpu
     self._kill()
     return self._start(),f"[The sandbox worker had {why}; a fresh one ran this code. The previous state (variables, imports) was lost.]"
 
@@ -654,9 +658,9 @@ def run(self:Sandbox,
     timeout = _positive('timeout', self.timeout if timeout is None else timeout, allow_none=False)
     with self._lock:
         if not self._finalizer.alive: raise SandboxError('this Sandbox is closed: make a new one')
-        w,note = self._fresh_if_needed()
+        w,note,cpu = self._fresh_if_needed()
         disk = disk_usage(self.workdir, self.max_files or math.inf) if self.disk_mb or self.max_files else (0, 0)
-        check = functools.partial(self._check, w, self._cpu_now(w), disk)
+        check = functools.partial(self._check, w, cpu, disk)
         try:
             reply = w.request({'code': code}, timeout, 8*self.max_output + 65536, CHECK_EVERY, check)
             check() # what the last moments wrote
@@ -667,11 +671,10 @@ def run(self:Sandbox,
     if not note: return r
     return f"{r if isinstance(r, str) else json.dumps(r)}\n{note}"
 
-# %% ../nbs/03_sandbox.ipynb #0765cc2d
+# %% ../nbs/03_sandbox.ipynb #baba45b2
 @patch
 def _result(self:Sandbox, w:Worker, reply:dict):
     "What `run` returns for the worker's `reply`: its value, or its text with what the code wrote straight to stdout/stderr"
-    self._cpu_end = self._cpu_now(w)
     if reply.get('restart'): self._kill()
     if 'value' in reply: return reply['value']
     text = reply.get('text')

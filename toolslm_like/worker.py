@@ -9,12 +9,12 @@ __all__ = ['ENV_ALLOW', 'worker_env', 'clean_text', 'clean_json', 'dump_line', '
            'WorkerError', 'WorkerTimeout', 'signal_name', 'exit_words', 'children', 'process_tree', 'kill_tree',
            'Worker', 'Cgroup']
 
-# %% ../nbs/10_worker.ipynb #c67bb26c
+# %% ../nbs/10_worker.ipynb #1633d854
 import ctypes, errno, itertools, json, math, os, select, signal, subprocess, sys, time
 from pathlib import Path
 from .limits import MAX_MESSAGE_BYTES, MAX_UNSOLICITED_BYTES, MAX_STOP_SECONDS, MAX_OUTPUT_KEPT
 
-# %% ../nbs/10_worker.ipynb #a7ac3808
+# %% ../nbs/10_worker.ipynb #749a9b5b
 ENV_ALLOW = ('PATH', 'HOME', 'USER', 'LOGNAME', 'LANG', 'LANGUAGE', 'LC_ALL', 'LC_CTYPE', 'TZ', 'TMPDIR', 'TEMP', 'TMP',
              'SYSTEMROOT', 'WINDIR', 'COMSPEC') # the only variables of ours a worker sees unless asked: no secrets among them
 
@@ -25,7 +25,7 @@ def worker_env(allow=(), # More names of our variables the worker may see
     env = {k: os.environ[k] for k in (*ENV_ALLOW, *allow) if k in os.environ}
     return {**env, **(extra or {})}
 
-# %% ../nbs/10_worker.ipynb #4a1b1eb3
+# %% ../nbs/10_worker.ipynb #49771d7f
 def clean_text(s:str)->str:
     "`s` with each lone surrogate (text no UTF-8 can hold) replaced by U+FFFD, so it can be printed and sent anywhere"
     try: s.encode('utf-8'); return s
@@ -47,7 +47,7 @@ def load_line(line:bytes):
     v = json.loads(line)
     return clean_json(v) if b'\\ud' in line else v
 
-# %% ../nbs/10_worker.ipynb #8b763dfb
+# %% ../nbs/10_worker.ipynb #57f0f7d3
 _PR_SET_CHILD_SUBREAPER = 36
 
 def become_subreaper()->bool:
@@ -56,7 +56,8 @@ def become_subreaper()->bool:
     except (OSError, AttributeError): return False
 
 def serve(handle, # `handle(request) -> reply`, both dicts
-          hello:dict|None=None): # The first line sent, once ready (default `{'ready': True}`)
+          hello:dict|None=None, # The first line sent, once ready (default `{'ready': True}`)
+          then=None): # Called once after the hello, before the first request (to import what requests need meanwhile)
     "The child's side: answer each JSON line on stdin with one on stdout; what the code prints goes to stderr"
     requests,out = os.fdopen(os.dup(0), 'rb'),os.dup(1) # `os.dup` gives descriptors a program we start does not inherit
     null = os.open(os.devnull, os.O_RDONLY)
@@ -65,6 +66,7 @@ def serve(handle, # `handle(request) -> reply`, both dicts
     sys.stderr = open(2, 'w', encoding='utf-8', errors='backslashreplace', closefd=False, buffering=1)
     become_subreaper()
     _write_all(out, dump_line(hello or {'ready': True}))
+    if then is not None: then()
     while (line := requests.readline(MAX_MESSAGE_BYTES + 1)).endswith(b'\n'): # end of input (or a line too long): we are done
         msg = json.loads(line) # only our parent writes here
         reply = {**handle(msg), 'id': msg.get('id')}
@@ -80,7 +82,7 @@ def _write_all(fd, data):
     view = memoryview(data)
     while view: view = view[os.write(fd, view):]
 
-# %% ../nbs/10_worker.ipynb #d558d179
+# %% ../nbs/10_worker.ipynb #e02c0a91
 class WorkerError(RuntimeError):
     "A worker process died or broke the protocol; the message says how"
 
@@ -97,7 +99,7 @@ def exit_words(rc:int|None)->str:
     if rc >= 0: return f'exited with status {rc}'
     return f'was killed by {signal_name(-rc)}'
 
-# %% ../nbs/10_worker.ipynb #a62b8184
+# %% ../nbs/10_worker.ipynb #520fed87
 def children(pid:int)->list:
     "Process ids of the children of `pid`"
     try: return [int(c) for t in os.listdir(f'/proc/{pid}/task') for c in Path(f'/proc/{pid}/task/{t}/children').read_text().split()]
@@ -127,7 +129,7 @@ def kill_tree(pid:int, # The root of the tree (it is killed too)
         except ProcessLookupError: pass
     return len(seen)
 
-# %% ../nbs/10_worker.ipynb #68ab774c
+# %% ../nbs/10_worker.ipynb #f7a358fb
 class _Output:
     "What a worker wrote to stderr: the first `keep` bytes since the last request began, and the last `keep` bytes it wrote"
     def _keep(self, chunk:bytes):
@@ -143,7 +145,7 @@ class _Output:
         text = bytes(self.out_head).decode('utf-8', 'replace')
         return f"{text}\n[output cut: {self.out_total:,} bytes in all]" if self.out_total > self.keep else text
 
-# %% ../nbs/10_worker.ipynb #85b95455
+# %% ../nbs/10_worker.ipynb #0b831343
 class _Lines(_Output):
     "Reading JSON lines from a worker's reply pipe: framing, bounds, and the reply to one request"
     def _read(self, fd, limit:int)->int:
@@ -161,15 +163,13 @@ class _Lines(_Output):
 
     def _drain(self):
         "Before a request: drop what arrived since the last reply (bounded: a flood cannot keep us here)"
-        if self._read(self.err, MAX_UNSOLICITED_BYTES) == -1: pass
-        if self._read(self.rep, MAX_UNSOLICITED_BYTES) >= MAX_UNSOLICITED_BYTES or len(self.buf) > MAX_UNSOLICITED_BYTES:
-            raise WorkerError(f"the worker wrote more than {MAX_UNSOLICITED_BYTES:,} bytes of replies nobody asked for")
-        self.unsolicited = 0
-        while (i := self.buf.find(b'\n')) >= 0: # whole lines between requests answer nothing
-            self.unsolicited += i + 1
-            del self.buf[:i+1]
+        if self.poller.poll(0): # the common case is that nothing came, and this one system call is all
+            self._read(self.err, MAX_UNSOLICITED_BYTES)
+            if self._read(self.rep, MAX_UNSOLICITED_BYTES) >= MAX_UNSOLICITED_BYTES:
+                raise WorkerError(f"the worker wrote more than {MAX_UNSOLICITED_BYTES:,} bytes of replies nobody asked for")
+        self.buf.clear() # lines (or half a line) written between requests answer nothing
         if self.out_tail[-1:] not in (b'', b'\n'): self.out_tail += b'\n' # one request's unended line is not the next one's start
-        self.out_head.clear(); self.out_total = 0
+        self.out_head.clear(); self.out_total = self.unsolicited = 0
 
     def _line(self, want, max_bytes):
         "The next whole line in the buffer that answers request `want` (any, if None), or None"
@@ -186,7 +186,7 @@ class _Lines(_Output):
         if len(self.buf) > max_bytes: raise WorkerError(f"the worker sent a line longer than the {max_bytes:,} bytes allowed")
         return None
 
-# %% ../nbs/10_worker.ipynb #1fb80469
+# %% ../nbs/10_worker.ipynb #6b7461db
 class _Replies(_Lines):
     "Waiting for the reply to one request: on time whatever the worker does"
     def _receive(self, deadline:float, want, max_bytes:int, every:float|None=None, check=None)->dict:
@@ -220,9 +220,7 @@ class _Replies(_Lines):
         raise WorkerError(f"the worker {how}{exit_words(rc)}" + (f"; the last it wrote to stderr:\n{tail}" if tail else ''))
 
     def _send(self, data:bytes, deadline:float):
-        view,out = memoryview(data),select.poll()
-        out.register(self.req, select.POLLOUT)
-        if self.pidfd is not None: out.register(self.pidfd, select.POLLIN)
+        view,out = memoryview(data),self.out_poller
         while view:
             try: view = view[os.write(self.req, view):]
             except BlockingIOError: # it is not reading (stopped, or busy): wait, but never past the deadline
@@ -243,7 +241,7 @@ class _Replies(_Lines):
         self._send(dump_line({**msg, 'id': self.next_id}), deadline)
         return self._receive(deadline, self.next_id, max_bytes, every, check)
 
-# %% ../nbs/10_worker.ipynb #8cd424fb
+# %% ../nbs/10_worker.ipynb #4a1438eb
 class Worker(_Replies):
     "A child process spoken to in JSON lines: requests on its stdin, replies on its stdout, its stderr kept (bounded)"
     def __init__(self, argv:list, # The command; it calls `serve` (or speaks its protocol)
@@ -269,10 +267,16 @@ class Worker(_Replies):
         for fd in (self.rep, self.err): self.poller.register(fd, select.POLLIN)
         self.pidfd = self._pidfd(self.proc.pid)
         if self.pidfd is not None: self.poller.register(self.pidfd, select.POLLIN)
+        self.out_poller = select.poll() # for a request too large for the pipe: room to write, or the end of the worker
+        self.out_poller.register(self.req, select.POLLOUT)
+        if self.pidfd is not None: self.out_poller.register(self.pidfd, select.POLLIN)
         try: self.hello = self._receive(time.monotonic() + start_timeout, None, MAX_MESSAGE_BYTES)
         except BaseException: self.kill(); raise
         self.tree = process_tree(self.proc.pid) # now settled: bwrap, its init, the worker
         self.pidfds += [fd for p in self.tree[1:] if (fd := self._pidfd(p)) is not None]
+        try: self.stat_fd = os.open(f'/proc/{self.tree[-1]}/stat', os.O_RDONLY | os.O_CLOEXEC) # its state, read cheaply before each request
+        except OSError: self.stat_fd = None
+        self.pidfds.append(self.stat_fd) if self.stat_fd is not None else None
 
     def _pidfd(self, pid):
         try: fd = os.pidfd_open(pid)
@@ -283,8 +287,8 @@ class Worker(_Replies):
     def alive(self)->bool:
         "Is the worker's process still running (and not stopped by a signal)?"
         if self.closed or self.proc.poll() is not None: return False
-        try: return Path(f'/proc/{self.tree[-1]}/stat').read_bytes().rsplit(b')', 1)[1].split()[0] not in (b'T', b't', b'Z', b'X')
-        except (OSError, IndexError): return False
+        try: return os.pread(self.stat_fd, 512, 0).rsplit(b')', 1)[1].split()[0] not in (b'T', b't', b'Z', b'X')
+        except (OSError, IndexError, TypeError): return False
 
     def kill(self):
         "Stop the worker and all it started, waiting at most `MAX_STOP_SECONDS` (safe to call twice, and at interpreter exit)"
@@ -307,7 +311,7 @@ class Worker(_Replies):
             except OSError: pass
         self.pidfds = []
 
-# %% ../nbs/10_worker.ipynb #536045ee
+# %% ../nbs/10_worker.ipynb #c1f24d41
 _cg_ids = itertools.count(1)
 
 def _cgroup_mounts()->list:
@@ -334,10 +338,10 @@ def _clear_stale(parent:Path):
             try: d.rmdir()
             except OSError: pass
 
-# %% ../nbs/10_worker.ipynb #e799eb34
+# %% ../nbs/10_worker.ipynb #f5803a31
 class Cgroup:
     "A cgroup of our own for one worker and all it starts: memory, process count and CPU time for the group as a whole"
-    def __init__(self, dirs:dict, version:int): self.dirs,self.version = dirs,version # controller -> its directory
+    def __init__(self, dirs:dict, version:int): self.dirs,self.version,self._fds = dirs,version,{} # controller -> its directory
 
     @classmethod
     def make(cls, memory_bytes:int|None=None, pids:int|None=None)->'Cgroup':
@@ -359,7 +363,7 @@ class Cgroup:
             dirs[c] = d
         return cls(dirs, 1).limit(memory_bytes, pids)
 
-# %% ../nbs/10_worker.ipynb #c3033af8
+# %% ../nbs/10_worker.ipynb #814a4891
 def _write(p:Path, v): p.write_text(str(v))
 
 def _stat_value(p:Path, key:str)->int:
@@ -382,10 +386,21 @@ class Cgroup(Cgroup):
         "Move process `pid` into the group (what it starts from then on is in it too)"
         for d in set(self.dirs.values()): _write(d/'cgroup.procs', pid)
 
+    def joining(self, argv:list)->list:
+        "`argv` run by a shell that first moves itself into the group (exit status 121 when it may not)"
+        procs = [str(d/'cgroup.procs') for d in sorted(set(self.dirs.values()))]
+        script = 'n=$1; shift; while [ "$n" -gt 0 ]; do echo $$ > "$1" || exit 121; shift; n=$((n-1)); done; exec "$@"'
+        return ['/bin/sh', '-c', script, 'sh', str(len(procs)), *procs, *argv]
+
+    def _pread(self, ctl:str, name:str)->bytes:
+        "The contents of a file of the group, read through a descriptor kept open (a run reads it twice: it must be cheap)"
+        if (fd := self._fds.get(name)) is None: fd = self._fds[name] = os.open(self.dirs[ctl]/name, os.O_RDONLY | os.O_CLOEXEC)
+        return os.pread(fd, 4096, 0)
+
     def cpu_seconds(self)->float:
         "CPU time the group's processes have used, the dead ones' included"
-        if self.version == 1: return int((self.dirs['cpuacct']/'cpuacct.usage').read_text()) / 1e9
-        return _stat_value(self.dirs['cpu']/'cpu.stat', 'usage_usec') / 1e6
+        if self.version == 1: return int(self._pread('cpuacct', 'cpuacct.usage')) / 1e9
+        return int(self._pread('cpu', 'cpu.stat').split(b'usage_usec ', 1)[1].split(None, 1)[0]) / 1e6
 
     def oom_kills(self)->int:
         "Processes the kernel killed because the group ran out of memory"
@@ -399,7 +414,7 @@ class Cgroup(Cgroup):
             except OSError: pass
         return out
 
-# %% ../nbs/10_worker.ipynb #23bf2245
+# %% ../nbs/10_worker.ipynb #20d789e8
 class Cgroup(Cgroup):
     def kill_all(self, wait:float=MAX_STOP_SECONDS)->bool:
         "Kill every process in the group (no new one can start meanwhile); did they all end within `wait` seconds?"
@@ -420,6 +435,8 @@ class Cgroup(Cgroup):
     def remove(self):
         "Kill what is left in the group and remove it"
         self.kill_all()
+        for fd in self._fds.values(): os.close(fd)
+        self._fds = {}
         for d in set(self.dirs.values()):
             for _ in range(100): # a killed process may take a moment to leave
                 try: d.rmdir(); break
