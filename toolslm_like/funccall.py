@@ -1271,11 +1271,16 @@ def _run_watchdog(fn, timeout):
         intr.done()
         stop.set()
 
+from .limits import MAX_STUCK_THREADS
+_stuck,_stuck_lock = set(),threading.Lock() # helper threads of calls that timed out and have not ended (stuck in a blocking call)
 _TIMEOUT_GRACE = 0.2 # seconds past the limit the caller waits for the code to stop by itself, before it returns without it
 _WAIT_SLICE = 0.05 # the caller waits in slices this long, so that an exception raised in it (an outer time limit) is not held up
 
 def run_returning_on_time(fn, timeout:float):
     "Call `fn()` in a helper thread, stopped at `timeout` seconds; raise `CodeTimeout` here on time even if `fn` is stuck in a blocking call"
+    if len(_stuck) >= MAX_STUCK_THREADS: # each holds a thread of this process until its blocking call returns
+        raise RuntimeError(f"{len(_stuck)} earlier calls timed out inside blocking calls and still hold threads of this process (at most "
+                           f"{MAX_STUCK_THREADS}): no more code runs here until they end. Run such code in toolslm_like.sandbox.Sandbox")
     ctx,box,intr = contextvars.copy_context(),{},_Interrupter()
     finished,wake = threading.Event(),threading.Event() # `wake`: the code finished, or the caller gave up on it
     def run():
@@ -1283,7 +1288,9 @@ def run_returning_on_time(fn, timeout:float):
             try: box['value'] = ctx.run(fn)
             finally: intr.done()
         except BaseException as e: box.setdefault('error', e)
-        finally: finished.set(); wake.set()
+        finally:
+            with _stuck_lock: finished.set(); _stuck.discard(helper)
+            wake.set()
     def watch(): # at the limit, or as soon as the caller gives up, raise `CodeTimeout` in the code until it stops
         wake.wait(timeout)
         intr.fire_until(helper.ident, finished)
@@ -1294,7 +1301,11 @@ def run_returning_on_time(fn, timeout:float):
     try:
         while not finished.wait(max(min(_WAIT_SLICE, deadline - time.monotonic()), 0)):
             if time.monotonic() >= deadline: raise CodeTimeout()
-    except BaseException: wake.set(); raise
+    except BaseException:
+        wake.set()
+        with _stuck_lock:
+            if not finished.is_set(): _stuck.add(helper)
+        raise
     if 'error' in box: raise box.pop('error')
     return box['value']
 
