@@ -9,12 +9,12 @@ __all__ = ['ENV_ALLOW', 'worker_env', 'clean_text', 'clean_json', 'dump_line', '
            'WorkerError', 'WorkerTimeout', 'signal_name', 'exit_words', 'children', 'process_tree', 'kill_tree',
            'Worker', 'Cgroup']
 
-# %% ../nbs/10_worker.ipynb #1633d854
+# %% ../nbs/10_worker.ipynb #a33f5e41
 import ctypes, errno, itertools, json, math, os, select, signal, subprocess, sys, time
 from pathlib import Path
 from .limits import MAX_MESSAGE_BYTES, MAX_UNSOLICITED_BYTES, MAX_STOP_SECONDS, MAX_OUTPUT_KEPT
 
-# %% ../nbs/10_worker.ipynb #749a9b5b
+# %% ../nbs/10_worker.ipynb #857991e6
 ENV_ALLOW = ('PATH', 'HOME', 'USER', 'LOGNAME', 'LANG', 'LANGUAGE', 'LC_ALL', 'LC_CTYPE', 'TZ', 'TMPDIR', 'TEMP', 'TMP',
              'SYSTEMROOT', 'WINDIR', 'COMSPEC') # the only variables of ours a worker sees unless asked: no secrets among them
 
@@ -25,7 +25,7 @@ def worker_env(allow=(), # More names of our variables the worker may see
     env = {k: os.environ[k] for k in (*ENV_ALLOW, *allow) if k in os.environ}
     return {**env, **(extra or {})}
 
-# %% ../nbs/10_worker.ipynb #49771d7f
+# %% ../nbs/10_worker.ipynb #833319fa
 def clean_text(s:str)->str:
     "`s` with each lone surrogate (text no UTF-8 can hold) replaced by U+FFFD, so it can be printed and sent anywhere"
     try: s.encode('utf-8'); return s
@@ -47,7 +47,7 @@ def load_line(line:bytes):
     v = json.loads(line)
     return clean_json(v) if b'\\ud' in line else v
 
-# %% ../nbs/10_worker.ipynb #57f0f7d3
+# %% ../nbs/10_worker.ipynb #25cb9a44
 _PR_SET_CHILD_SUBREAPER = 36
 
 def become_subreaper()->bool:
@@ -82,7 +82,7 @@ def _write_all(fd, data):
     view = memoryview(data)
     while view: view = view[os.write(fd, view):]
 
-# %% ../nbs/10_worker.ipynb #e02c0a91
+# %% ../nbs/10_worker.ipynb #4a7d531d
 class WorkerError(RuntimeError):
     "A worker process died or broke the protocol; the message says how"
 
@@ -99,7 +99,7 @@ def exit_words(rc:int|None)->str:
     if rc >= 0: return f'exited with status {rc}'
     return f'was killed by {signal_name(-rc)}'
 
-# %% ../nbs/10_worker.ipynb #520fed87
+# %% ../nbs/10_worker.ipynb #0f47589b
 def children(pid:int)->list:
     "Process ids of the children of `pid`"
     try: return [int(c) for t in os.listdir(f'/proc/{pid}/task') for c in Path(f'/proc/{pid}/task/{t}/children').read_text().split()]
@@ -129,7 +129,7 @@ def kill_tree(pid:int, # The root of the tree (it is killed too)
         except ProcessLookupError: pass
     return len(seen)
 
-# %% ../nbs/10_worker.ipynb #f7a358fb
+# %% ../nbs/10_worker.ipynb #20e65554
 class _Output:
     "What a worker wrote to stderr: the first `keep` bytes since the last request began, and the last `keep` bytes it wrote"
     def _keep(self, chunk:bytes):
@@ -145,7 +145,7 @@ class _Output:
         text = bytes(self.out_head).decode('utf-8', 'replace')
         return f"{text}\n[output cut: {self.out_total:,} bytes in all]" if self.out_total > self.keep else text
 
-# %% ../nbs/10_worker.ipynb #0b831343
+# %% ../nbs/10_worker.ipynb #0fdcbad4
 class _Lines(_Output):
     "Reading JSON lines from a worker's reply pipe: framing, bounds, and the reply to one request"
     def _read(self, fd, limit:int)->int:
@@ -186,7 +186,7 @@ class _Lines(_Output):
         if len(self.buf) > max_bytes: raise WorkerError(f"the worker sent a line longer than the {max_bytes:,} bytes allowed")
         return None
 
-# %% ../nbs/10_worker.ipynb #6b7461db
+# %% ../nbs/10_worker.ipynb #c0afa0e7
 class _Replies(_Lines):
     "Waiting for the reply to one request: on time whatever the worker does"
     def _receive(self, deadline:float, want, max_bytes:int, every:float|None=None, check=None)->dict:
@@ -241,7 +241,7 @@ class _Replies(_Lines):
         self._send(dump_line({**msg, 'id': self.next_id}), deadline)
         return self._receive(deadline, self.next_id, max_bytes, every, check)
 
-# %% ../nbs/10_worker.ipynb #4a1438eb
+# %% ../nbs/10_worker.ipynb #9c3d408f
 class Worker(_Replies):
     "A child process spoken to in JSON lines: requests on its stdin, replies on its stdout, its stderr kept (bounded)"
     def __init__(self, argv:list, # The command; it calls `serve` (or speaks its protocol)
@@ -300,18 +300,19 @@ class Worker(_Replies):
             except (OSError, AttributeError): pass
         try: os.killpg(self.proc.pid, signal.SIGKILL)
         except OSError: pass
+        end = time.monotonic() + MAX_STOP_SECONDS # one grace for all the waiting below
         try: self.proc.wait(MAX_STOP_SECONDS)
         except subprocess.TimeoutExpired: pass
         if self.pid_namespace: # wait (briefly) for its init: once it is gone, so is all it started
             pl = select.poll()
             for fd in self.pidfds[1:2]: pl.register(fd, select.POLLIN)
-            pl.poll(MAX_STOP_SECONDS * 1000)
+            pl.poll(max(0, math.ceil((end - time.monotonic()) * 1000)))
         for fd in (self.req, self.rep, self.err, *self.pidfds):
             try: os.close(fd)
             except OSError: pass
         self.pidfds = []
 
-# %% ../nbs/10_worker.ipynb #c1f24d41
+# %% ../nbs/10_worker.ipynb #28538b8f
 _cg_ids = itertools.count(1)
 
 def _cgroup_mounts()->list:
@@ -338,7 +339,7 @@ def _clear_stale(parent:Path):
             try: d.rmdir()
             except OSError: pass
 
-# %% ../nbs/10_worker.ipynb #f5803a31
+# %% ../nbs/10_worker.ipynb #8b025949
 class Cgroup:
     "A cgroup of our own for one worker and all it starts: memory, process count and CPU time for the group as a whole"
     def __init__(self, dirs:dict, version:int): self.dirs,self.version,self._fds = dirs,version,{} # controller -> its directory
@@ -363,7 +364,7 @@ class Cgroup:
             dirs[c] = d
         return cls(dirs, 1).limit(memory_bytes, pids)
 
-# %% ../nbs/10_worker.ipynb #814a4891
+# %% ../nbs/10_worker.ipynb #14cde735
 def _write(p:Path, v): p.write_text(str(v))
 
 def _stat_value(p:Path, key:str)->int:
@@ -414,7 +415,7 @@ class Cgroup(Cgroup):
             except OSError: pass
         return out
 
-# %% ../nbs/10_worker.ipynb #20d789e8
+# %% ../nbs/10_worker.ipynb #2816b0d2
 class Cgroup(Cgroup):
     def kill_all(self, wait:float=MAX_STOP_SECONDS)->bool:
         "Kill every process in the group (no new one can start meanwhile); did they all end within `wait` seconds?"
