@@ -13,7 +13,7 @@ __all__ = ['DEFAULT_TIMEOUT', 'DEFAULT_MEMORY_MB', 'DEFAULT_CPU_S', 'DEFAULT_FIL
            'no_new_privileges', 'end_others', 'limit_hint', 'run_request', 'worker_main', 'claim_uid',
            'kill_user_processes', 'disk_usage', 'python_tool', 'Sandbox']
 
-# %% ../nbs/03_sandbox.ipynb #50e9dc08
+# %% ../nbs/03_sandbox.ipynb #25b51a2f
 import builtins, ctypes, errno, faulthandler, fcntl, functools, importlib, json, math, os, pwd, re, resource, shutil
 import signal, subprocess, sys, sysconfig, tempfile, threading, time, traceback, warnings, weakref
 from pathlib import Path
@@ -21,7 +21,7 @@ from fastcore.basics import patch
 from .worker import Worker, WorkerError, WorkerTimeout, Cgroup, worker_env, serve, exit_words, signal_name
 from .limits import MAX_STOP_SECONDS
 
-# %% ../nbs/03_sandbox.ipynb #56448369
+# %% ../nbs/03_sandbox.ipynb #c2843c16
 DEFAULT_TIMEOUT = 30 # seconds of wall-clock time per run: a model waits for the answer
 DEFAULT_MEMORY_MB = 1024 # memory of all the sandbox's processes together (cgroup), and of each one (RLIMIT_AS): a runaway allocation fails, not the machine
 DEFAULT_CPU_S = 30 # CPU seconds per run, of all its processes, counting what ran since the last run: threads can burn more CPU than wall-clock time
@@ -80,7 +80,7 @@ def encode_result(v, # A run's result: the final expression's value, or printed 
         except (ValueError, RecursionError): pass # e.g. an int too long to print
     return {'text': cut_text(safe_repr(v), max_chars)}
 
-# %% ../nbs/03_sandbox.ipynb #ac536e3f
+# %% ../nbs/03_sandbox.ipynb #6f399140
 _PKG_MOUNT = '/opt/toolslm_like' # where our package (and fastcore, which it needs) appear inside the sandbox
 
 def _package_dirs()->dict:
@@ -106,7 +106,7 @@ def python_binds(packages:bool=True, # Also the installed packages (site-package
     binds += [(os.path.realpath(p), os.path.realpath(p)) for p in expose]
     return binds
 
-# %% ../nbs/03_sandbox.ipynb #1ab5d077
+# %% ../nbs/03_sandbox.ipynb #491e1ca1
 _BASE_RO = ('/usr', '/etc/alternatives', '/etc/ld.so.cache', '/etc/localtime') # programs and libraries: read-only
 _USR_LINKS = ('/bin', '/lib', '/lib32', '/lib64', '/sbin') # on a merged /usr these are links into it
 
@@ -131,14 +131,14 @@ def bwrap_args(bwrap:str, # The bwrap program
         elif os.path.isdir(p): a += ['--ro-bind', p, p]
     a += ['--proc', '/proc', '--dev', '/dev']
     for d in ('/tmp', '/var/tmp', '/dev/shm'): a += (['--size', str(int(tmp_mb * 2**20))] if tmp_mb else []) + ['--perms', '1777', '--tmpfs', d]
-    mounted = [*_BASE_RO, '/tmp', '/var/tmp', '/dev', *(dst for _,dst in binds)]
-    parents = {str(p) for _,dst in [*binds, (workdir, workdir)] for p in Path(dst).parents if str(p) != '/'}
-    for d in sorted(p for p in parents if not any(p == m or p.startswith(m + '/') for m in mounted)):
+    read_only,tmpfs = [*_BASE_RO, *(dst for _,dst in binds)],('/', '/tmp', '/var/tmp', '/dev', '/dev/shm')
+    parents = {str(p) for _,dst in [*binds, (workdir, workdir)] for p in Path(dst).parents}
+    for d in sorted(p for p in parents if p not in tmpfs and not any(p == m or p.startswith(m + '/') for m in read_only)):
         a += ['--perms', '0755', '--dir', d] # bwrap's own folder, readable by the sandbox user (not the host's, maybe 0700)
     for src,dst in binds: a += ['--ro-bind', src, dst]
     return a + ['--bind', workdir, workdir, '--remount-ro', '/', '--'] # its root itself is read-only too # the worker enters it once it is the sandbox user
 
-# %% ../nbs/03_sandbox.ipynb #3f31ac0d
+# %% ../nbs/03_sandbox.ipynb #1c8c71e6
 def set_limits(limits:dict):
     "Set `resource` limits {name: (soft, hard)}, never above what this process may set"
     for nm,(soft,hard) in limits.items():
@@ -170,7 +170,7 @@ def no_new_privileges():
     "From now on, exec cannot gain privileges (setuid programs such as `su` run without them); bwrap does this itself"
     ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)
 
-# %% ../nbs/03_sandbox.ipynb #0737e5d7
+# %% ../nbs/03_sandbox.ipynb #9f435cf1
 REAP_WAIT = 2 # seconds the worker waits for killed processes to end: a zombie still counts against the process limit
 
 def _children()->list:
@@ -219,7 +219,7 @@ def limit_hint(e:BaseException, # The error a run ended with
         e = e.__cause__ or e.__context__
     return None
 
-# %% ../nbs/03_sandbox.ipynb #458379c0
+# %% ../nbs/03_sandbox.ipynb #955eda41
 def run_request(code:str, # The code to run
                 ns:dict, # The worker's namespace (kept between runs)
                 max_output:int, # Characters of text or value to send back
@@ -239,7 +239,7 @@ def run_request(code:str, # The code to run
     if restart: reply['restart'] = restart
     return reply
 
-# %% ../nbs/03_sandbox.ipynb #5ea57625
+# %% ../nbs/03_sandbox.ipynb #1d10b866
 def worker_main(cfg:dict):
     "The worker process: drop to the sandbox user, set limits, then answer `{'code': ...}` requests (see `worker.serve`)"
     faulthandler.enable() # a crash leaves a Python traceback on stderr, which the parent shows
@@ -265,7 +265,7 @@ def worker_main(cfg:dict):
 _boot = ("import sys, json; cfg = json.loads(sys.argv[1]); sys.path[:0] = cfg['path']\n"
          "from toolslm_like.sandbox import worker_main; worker_main(cfg)")
 
-# %% ../nbs/03_sandbox.ipynb #688c8c5b
+# %% ../nbs/03_sandbox.ipynb #6d6a3c07
 _uid_lock_dir = '/run/toolslm_like-sandbox' # root-only: the uids claimed by live sandboxes
 
 def _process_uids()->set:
@@ -296,7 +296,7 @@ def claim_uid()->tuple[int,int]:
         return uid,fd
     raise SandboxError(f"no free uid left in {SANDBOX_UIDS}: close some sandboxes")
 
-# %% ../nbs/03_sandbox.ipynb #1efb569f
+# %% ../nbs/03_sandbox.ipynb #b012c737
 def _is_zombie(pid)->bool:
     try: return Path(f'/proc/{pid}/stat').read_text().rsplit(')', 1)[1].split()[0] == 'Z'
     except (OSError, IndexError): return True
@@ -325,7 +325,7 @@ def kill_user_processes(uid:int, # The sandbox user
         if not zombies or took > wait: return killed
         time.sleep(0.005)
 
-# %% ../nbs/03_sandbox.ipynb #729ca2e4
+# %% ../nbs/03_sandbox.ipynb #da797828
 def disk_usage(folder:str, # The folder to measure
                max_files:int)->tuple[int,int]: # Stop counting past this many files
     "(bytes on disk, files and folders) under `folder`, not following links; counting stops past `max_files`"
@@ -383,7 +383,7 @@ def python_tool(ns:dict, # The namespace the code runs in; its variables stay th
     from toolslm_like.funccall import python as python_here
     return _make_tool(lambda code, secs: python_here(code, glb=ns, timeout=secs), timeout, f"{_tool_doc} A call may run for {timeout:g} s at most.", name)
 
-# %% ../nbs/03_sandbox.ipynb #bfb39a4e
+# %% ../nbs/03_sandbox.ipynb #48896a70
 _MB = 1 << 20
 
 def _cpu_seconds(pid:int)->float:
@@ -453,7 +453,7 @@ class Sandbox:
         "The protections that are off on this machine (their `isolation` text says why)"
         return [k for k,v in self.isolation.items() if v.startswith('NOT')]
 
-# %% ../nbs/03_sandbox.ipynb #1589234c
+# %% ../nbs/03_sandbox.ipynb #cc5a463a
 @patch
 def _choose_user(self:Sandbox, user):
     "(uid, gid) the worker drops to, or (None, None) to stay who we are"
@@ -495,7 +495,7 @@ def _command(self:Sandbox, bwrap:str|None, cgroup:bool)->list:
     if not bwrap: return argv
     return bwrap_args(bwrap, self.workdir, python_binds(self.packages, self.expose), self.tmp_mb, self.network, as_root=os.geteuid() == 0) + argv
 
-# %% ../nbs/03_sandbox.ipynb #4905d63f
+# %% ../nbs/03_sandbox.ipynb #47f0b1f8
 @patch
 def _start(self:Sandbox, cgroups:bool|None=None)->Worker:
     "Start a fresh worker (in bwrap, in a cgroup of its own, where we can) and wait until it is ready"
@@ -529,7 +529,7 @@ def _cpu_now(self:Sandbox, w:Worker)->float:
     try: return cg.cpu_seconds() if cg is not None else _cpu_seconds(w.tree[-1])
     except (OSError, ValueError, IndexError): return self._cpu_end
 
-# %% ../nbs/03_sandbox.ipynb #9170fef9
+# %% ../nbs/03_sandbox.ipynb #1188479c
 @patch
 def _describe(self:Sandbox, w:Worker)->dict:
     "What protects us from the code, in words; a protection that is off starts with NOT and says why"
@@ -559,7 +559,7 @@ def _describe(self:Sandbox, w:Worker)->dict:
     d['workdir'] = self.workdir
     return d
 
-# %% ../nbs/03_sandbox.ipynb #66a3c06c
+# %% ../nbs/03_sandbox.ipynb #a0185dee
 @patch(as_prop=True)
 def pid(self:Sandbox)->int|None:
     "Process id of the current worker, as we see it (None until the next run starts a fresh one)"
@@ -599,7 +599,7 @@ def _shutdown(state:dict, _close=os.close, _rmtree=shutil.rmtree):
     if (fd := state.pop('uid_lock', None)) is not None: _close(fd)
     if (d := state.pop('workdir', None)) is not None: _rmtree(d, ignore_errors=True)
 
-# %% ../nbs/03_sandbox.ipynb #e9514dba
+# %% ../nbs/03_sandbox.ipynb #cd13c6dc
 class _LimitHit(Exception): "The sandbox went past a limit the parent checks (CPU time, disk); the message says which"
 
 _LOST = "A fresh worker starts with the next run; the previous state (variables, imports) was lost."
@@ -635,7 +635,7 @@ def _crashed(self:Sandbox, w:Worker, e:WorkerError)->str:
     msg = f"SandboxCrashed: the sandbox worker {what} while running the code. {_LOST}"
     return f"{msg}\nIts last raw output:\n{tail[-2000:]}" if tail else msg
 
-# %% ../nbs/03_sandbox.ipynb #62fedd41
+# %% ../nbs/03_sandbox.ipynb #3129d208
 @patch
 def _fresh_if_needed(self:Sandbox)->tuple[Worker,str,float]:
     "The worker for the next run, a note when the last one had died or used up its CPU time between runs, and its CPU time now"
@@ -674,7 +674,7 @@ def run(self:Sandbox,
     if not note: return r
     return f"{r if isinstance(r, str) else json.dumps(r)}\n{note}"
 
-# %% ../nbs/03_sandbox.ipynb #8a298b25
+# %% ../nbs/03_sandbox.ipynb #77d4b2a5
 @patch
 def _result(self:Sandbox, w:Worker, reply:dict):
     "What `run` returns for the worker's `reply`: its value, or its text with what the code wrote straight to stdout/stderr"
