@@ -8,7 +8,7 @@ Docs: https://toolslm-like.github.io/toolslm_like/limits.html.md"""
 __all__ = ['MAX_JSON_DEPTH', 'MAX_ARGUMENT_CHARS', 'MAX_INT_DIGITS', 'MAX_NAME_CHARS', 'MAX_INPUT_NAME_CHARS', 'MAX_SHOWN_CHARS',
            'MAX_SCHEMA_DEPTH', 'MAX_SCHEMA_NODES', 'MAX_SCHEMA_CHARS', 'MAX_REF_HOPS', 'MAX_CHECK_STEPS',
            'MAX_MESSAGE_BYTES', 'MAX_UNSOLICITED_BYTES', 'MAX_OUTPUT_KEPT', 'MAX_STOP_SECONDS', 'MAX_STUCK_THREADS',
-           'limits_table']
+           'MAX_START_SECONDS', 'MAX_REAP_SECONDS', 'MAX_KILL_SECONDS', 'limits_table']
 
 # %% ../nbs/08_limits.ipynb #0d9fb3f6
 MAX_JSON_DEPTH = 64 # levels of nesting in one JSON value (arguments, results): checking recurses and Python's stack is finite; real arguments nest under 10
@@ -31,6 +31,9 @@ MAX_UNSOLICITED_BYTES = 1 * 2**20 # reply lines a worker writes that answer no r
 MAX_OUTPUT_KEPT = 1 * 2**20 # bytes of a worker's stderr kept, from its start and from its end: the rest is read and dropped
 MAX_STOP_SECONDS = 1 # seconds past its timeout a call may take to stop a worker and all it started (the grace every timeout gets)
 MAX_STUCK_THREADS = 8 # threads of in-process `python` calls that timed out inside a blocking call and are still there: past it, calls are refused
+MAX_START_SECONDS = 60 # a worker process's start, until its first line (a sandbox's; an index's is `ToolIndex(start_timeout=)`, which imports its tools too): slow CI machines
+MAX_REAP_SECONDS = 2 # a sandbox's worker waiting for the processes it killed after a run to end: a zombie still counts against the process limit
+MAX_KILL_SECONDS = 10 # killing the processes of a sandbox's own uid that keep appearing (no pid namespace: a fork bomb forks between rounds)
 
 # %% ../nbs/08_limits.ipynb #ac2e0bf2
 def limits_table()->dict: # name -> (value, reason)

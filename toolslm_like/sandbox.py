@@ -7,21 +7,20 @@ Docs: https://toolslm-like.github.io/toolslm_like/sandbox.html.md"""
 # %% auto #0
 __all__ = ['DEFAULT_TIMEOUT', 'DEFAULT_MEMORY_MB', 'DEFAULT_CPU_S', 'DEFAULT_FILE_MB', 'DEFAULT_DISK_MB', 'DEFAULT_MAX_FILES',
            'DEFAULT_OPEN_FILES', 'DEFAULT_MAX_PROCS', 'DEFAULT_TMP_MB', 'DEFAULT_MAX_OUTPUT', 'MAX_CODE_CHARS',
-           'MAX_VALUE_DEPTH', 'START_TIMEOUT', 'CHECK_EVERY', 'SANDBOX_UIDS', 'REAP_WAIT', 'KILL_ROUNDS_FOR',
-           'SandboxError', 'SandboxWarning', 'cut_text', 'is_plain_json', 'safe_repr', 'encode_result', 'site_dirs',
-           'python_binds', 'find_bwrap', 'bwrap_args', 'set_limits', 'cpu_budget', 'drop_privileges',
-           'no_new_privileges', 'end_others', 'limit_hint', 'run_request', 'worker_main', 'claim_uid',
-           'kill_user_processes', 'disk_usage', 'python_tool', 'Sandbox']
+           'MAX_VALUE_DEPTH', 'CHECK_EVERY', 'SANDBOX_UIDS', 'SandboxError', 'SandboxWarning', 'cut_text',
+           'is_plain_json', 'safe_repr', 'encode_result', 'site_dirs', 'python_binds', 'find_bwrap', 'bwrap_args',
+           'set_limits', 'cpu_budget', 'drop_privileges', 'no_new_privileges', 'end_others', 'limit_hint',
+           'run_request', 'worker_main', 'claim_uid', 'kill_user_processes', 'disk_usage', 'python_tool', 'Sandbox']
 
-# %% ../nbs/03_sandbox.ipynb #25b51a2f
+# %% ../nbs/03_sandbox.ipynb #3e6c2833
 import builtins, ctypes, errno, faulthandler, fcntl, functools, importlib, json, math, os, pwd, re, resource, shutil
 import signal, subprocess, sys, sysconfig, tempfile, threading, time, traceback, warnings, weakref
 from pathlib import Path
 from fastcore.basics import patch
 from .worker import Worker, WorkerError, WorkerTimeout, Cgroup, worker_env, serve, exit_words, signal_name
-from .limits import MAX_STOP_SECONDS
+from .limits import MAX_STOP_SECONDS, MAX_START_SECONDS, MAX_REAP_SECONDS, MAX_KILL_SECONDS
 
-# %% ../nbs/03_sandbox.ipynb #c2843c16
+# %% ../nbs/03_sandbox.ipynb #7da03e9e
 DEFAULT_TIMEOUT = 30 # seconds of wall-clock time per run: a model waits for the answer
 DEFAULT_MEMORY_MB = 1024 # memory of all the sandbox's processes together (cgroup), and of each one (RLIMIT_AS): a runaway allocation fails, not the machine
 DEFAULT_CPU_S = 30 # CPU seconds per run, of all its processes, counting what ran since the last run: threads can burn more CPU than wall-clock time
@@ -34,7 +33,6 @@ DEFAULT_TMP_MB = 64 # size of the sandbox's own /tmp, /var/tmp and /dev/shm (in 
 DEFAULT_MAX_OUTPUT = 20_000 # characters of printed output, and of a returned value, sent back to the model
 MAX_CODE_CHARS = 1_000_000 # code longer than this is refused before it reaches the worker
 MAX_VALUE_DEPTH = 100 # JSON nesting sent back as a value; deeper values come back as repr text (the parent's json.loads must not recurse deeply)
-START_TIMEOUT = 60 # seconds a fresh worker may take to start (slow CI machines)
 CHECK_EVERY = 0.1 # seconds between the parent's checks of the sandbox's CPU time and disk use while code runs
 # Spare uids for workers when we are root: normal users sit below 60000 and systemd's dynamic users start at 61184
 SANDBOX_UIDS = range(60100, 61100)
@@ -80,7 +78,7 @@ def encode_result(v, # A run's result: the final expression's value, or printed 
         except (ValueError, RecursionError): pass # e.g. an int too long to print
     return {'text': cut_text(safe_repr(v), max_chars)}
 
-# %% ../nbs/03_sandbox.ipynb #6f399140
+# %% ../nbs/03_sandbox.ipynb #79b7dc95
 _PKG_MOUNT = '/opt/toolslm_like' # where our package (and fastcore, which it needs) appear inside the sandbox
 
 def _package_dirs()->dict:
@@ -106,7 +104,7 @@ def python_binds(packages:bool=True, # Also the installed packages (site-package
     binds += [(os.path.realpath(p), os.path.realpath(p)) for p in expose]
     return binds
 
-# %% ../nbs/03_sandbox.ipynb #491e1ca1
+# %% ../nbs/03_sandbox.ipynb #13cddf0d
 _BASE_RO = ('/usr', '/etc/alternatives', '/etc/ld.so.cache', '/etc/localtime') # programs and libraries: read-only
 _USR_LINKS = ('/bin', '/lib', '/lib32', '/lib64', '/sbin') # on a merged /usr these are links into it
 
@@ -138,7 +136,7 @@ def bwrap_args(bwrap:str, # The bwrap program
     for src,dst in binds: a += ['--ro-bind', src, dst]
     return a + ['--bind', workdir, workdir, '--remount-ro', '/', '--'] # its root itself is read-only too # the worker enters it once it is the sandbox user
 
-# %% ../nbs/03_sandbox.ipynb #1c8c71e6
+# %% ../nbs/03_sandbox.ipynb #150a976b
 def set_limits(limits:dict):
     "Set `resource` limits {name: (soft, hard)}, never above what this process may set"
     for nm,(soft,hard) in limits.items():
@@ -170,9 +168,7 @@ def no_new_privileges():
     "From now on, exec cannot gain privileges (setuid programs such as `su` run without them); bwrap does this itself"
     ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)
 
-# %% ../nbs/03_sandbox.ipynb #9f435cf1
-REAP_WAIT = 2 # seconds the worker waits for killed processes to end: a zombie still counts against the process limit
-
+# %% ../nbs/03_sandbox.ipynb #5d562906
 def _children()->list:
     "Process ids of this process's children"
     try: return [int(p) for t in os.listdir('/proc/self/task') for p in Path(f'/proc/self/task/{t}/children').read_text().split()]
@@ -194,7 +190,7 @@ def end_others(in_pid_namespace:bool, # Do we have a pid namespace (and its /pro
     if whole_user and (in_pid_namespace or os.getuid() != 0): # never as root outside a namespace: kill(-1) would kill the machine
         try: os.kill(-1, signal.SIGKILL)
         except ProcessLookupError: pass
-    deadline = time.monotonic() + REAP_WAIT
+    deadline = time.monotonic() + MAX_REAP_SECONDS
     while time.monotonic() < deadline and (_children() or in_pid_namespace and _others_in_namespace()):
         for pid in _children():
             try: os.kill(pid, signal.SIGKILL)
@@ -219,7 +215,7 @@ def limit_hint(e:BaseException, # The error a run ended with
         e = e.__cause__ or e.__context__
     return None
 
-# %% ../nbs/03_sandbox.ipynb #955eda41
+# %% ../nbs/03_sandbox.ipynb #9dd83896
 def run_request(code:str, # The code to run
                 ns:dict, # The worker's namespace (kept between runs)
                 max_output:int, # Characters of text or value to send back
@@ -239,7 +235,7 @@ def run_request(code:str, # The code to run
     if restart: reply['restart'] = restart
     return reply
 
-# %% ../nbs/03_sandbox.ipynb #1d10b866
+# %% ../nbs/03_sandbox.ipynb #0dd4b919
 def worker_main(cfg:dict):
     "The worker process: drop to the sandbox user, set limits, then answer `{'code': ...}` requests (see `worker.serve`)"
     faulthandler.enable() # a crash leaves a Python traceback on stderr, which the parent shows
@@ -265,7 +261,7 @@ def worker_main(cfg:dict):
 _boot = ("import sys, json; cfg = json.loads(sys.argv[1]); sys.path[:0] = cfg['path']\n"
          "from toolslm_like.sandbox import worker_main; worker_main(cfg)")
 
-# %% ../nbs/03_sandbox.ipynb #6d6a3c07
+# %% ../nbs/03_sandbox.ipynb #2b53b905
 _uid_lock_dir = '/run/toolslm_like-sandbox' # root-only: the uids claimed by live sandboxes
 
 def _process_uids()->set:
@@ -296,12 +292,10 @@ def claim_uid()->tuple[int,int]:
         return uid,fd
     raise SandboxError(f"no free uid left in {SANDBOX_UIDS}: close some sandboxes")
 
-# %% ../nbs/03_sandbox.ipynb #b012c737
+# %% ../nbs/03_sandbox.ipynb #322bdece
 def _is_zombie(pid)->bool:
     try: return Path(f'/proc/{pid}/stat').read_text().rsplit(')', 1)[1].split()[0] == 'Z'
     except (OSError, IndexError): return True
-
-KILL_ROUNDS_FOR = 10 # seconds at most to go on killing processes of a sandbox user that keep appearing
 
 def kill_user_processes(uid:int, # The sandbox user
                         wait:float=0): # Seconds to wait, once none is alive, for the killed ones to be reaped
@@ -321,11 +315,11 @@ def kill_user_processes(uid:int, # The sandbox user
             try: os.kill(pid, signal.SIGKILL); killed += 1
             except ProcessLookupError: pass
         took = time.monotonic() - start
-        if found and took < KILL_ROUNDS_FOR: time.sleep(0.001); continue # a fork bomb forks between rounds
+        if found and took < MAX_KILL_SECONDS: time.sleep(0.001); continue # a fork bomb forks between rounds
         if not zombies or took > wait: return killed
         time.sleep(0.005)
 
-# %% ../nbs/03_sandbox.ipynb #da797828
+# %% ../nbs/03_sandbox.ipynb #660de6ce
 def disk_usage(folder:str, # The folder to measure
                max_files:int)->tuple[int,int]: # Stop counting past this many files
     "(bytes on disk, files and folders) under `folder`, not following links; counting stops past `max_files`"
@@ -383,7 +377,7 @@ def python_tool(ns:dict, # The namespace the code runs in; its variables stay th
     from toolslm_like.funccall import python as python_here
     return _make_tool(lambda code, secs: python_here(code, glb=ns, timeout=secs), timeout, f"{_tool_doc} A call may run for {timeout:g} s at most.", name)
 
-# %% ../nbs/03_sandbox.ipynb #48896a70
+# %% ../nbs/03_sandbox.ipynb #3d69c142
 _MB = 1 << 20
 
 def _cpu_seconds(pid:int)->float:
@@ -453,7 +447,7 @@ class Sandbox:
         "The protections that are off on this machine (their `isolation` text says why)"
         return [k for k,v in self.isolation.items() if v.startswith('NOT')]
 
-# %% ../nbs/03_sandbox.ipynb #cc5a463a
+# %% ../nbs/03_sandbox.ipynb #bba9d465
 @patch
 def _choose_user(self:Sandbox, user):
     "(uid, gid) the worker drops to, or (None, None) to stay who we are"
@@ -495,7 +489,7 @@ def _command(self:Sandbox, bwrap:str|None, cgroup:bool)->list:
     if not bwrap: return argv
     return bwrap_args(bwrap, self.workdir, python_binds(self.packages, self.expose), self.tmp_mb, self.network, as_root=os.geteuid() == 0) + argv
 
-# %% ../nbs/03_sandbox.ipynb #47f0b1f8
+# %% ../nbs/03_sandbox.ipynb #d2d1b6ad
 @patch
 def _start(self:Sandbox, cgroups:bool|None=None)->Worker:
     "Start a fresh worker (in bwrap, in a cgroup of its own, where we can) and wait until it is ready"
@@ -506,7 +500,7 @@ def _start(self:Sandbox, cgroups:bool|None=None)->Worker:
         except OSError as e: why = f"no cgroup we may write: {e}"
     argv = self._command(self._bwrap, cg is not None)
     if cg is not None: argv = cg.joining(argv) # in it before bwrap starts: all it starts is in it from its first instruction
-    try: w = Worker(argv, cwd=self.workdir, env=self._env, start_timeout=START_TIMEOUT, keep=4*self.max_output + 4, pid_namespace=bool(self._bwrap))
+    try: w = Worker(argv, cwd=self.workdir, env=self._env, start_timeout=MAX_START_SECONDS, keep=4*self.max_output + 4, pid_namespace=bool(self._bwrap))
     except (WorkerError, WorkerTimeout, OSError) as e:
         if cg is not None: # try again without it, and say why
             cg.remove()
@@ -529,13 +523,14 @@ def _cpu_now(self:Sandbox, w:Worker)->float:
     try: return cg.cpu_seconds() if cg is not None else _cpu_seconds(w.tree[-1])
     except (OSError, ValueError, IndexError): return self._cpu_end
 
-# %% ../nbs/03_sandbox.ipynb #1188479c
+# %% ../nbs/03_sandbox.ipynb #acb02b48
 @patch
 def _describe(self:Sandbox, w:Worker)->dict:
     "What protects us from the code, in words; a protection that is off starts with NOT and says why"
     b,cg,why = bool(self._bwrap),self._state.get('cgroup'),self._cg_why
     nob,mb = f"NOT isolated ({self._no_bwrap})",lambda v: f"{v:g} MB"
-    tmp = f" ({mb(self.tmp_mb)} each)" if self.tmp_mb else ''
+    notes = ([f"{mb(self.tmp_mb)} each"] if self.tmp_mb else []) + (["their files count in its memory"] if cg else [])
+    tmp = f" ({'; '.join(notes)})" if notes else ''
     d = {'filesystem': (f"its working folder (read-write), its own /tmp, /var/tmp and /dev/shm{tmp}, and Python (read-only)"
                         + (f" and {', '.join(self.expose)} (read-only)" if self.expose else '') + "; nothing else") if b
                        else f"{nob}: the code reads every file its user may",
@@ -559,7 +554,7 @@ def _describe(self:Sandbox, w:Worker)->dict:
     d['workdir'] = self.workdir
     return d
 
-# %% ../nbs/03_sandbox.ipynb #a0185dee
+# %% ../nbs/03_sandbox.ipynb #e84d45ef
 @patch(as_prop=True)
 def pid(self:Sandbox)->int|None:
     "Process id of the current worker, as we see it (None until the next run starts a fresh one)"
@@ -599,7 +594,7 @@ def _shutdown(state:dict, _close=os.close, _rmtree=shutil.rmtree):
     if (fd := state.pop('uid_lock', None)) is not None: _close(fd)
     if (d := state.pop('workdir', None)) is not None: _rmtree(d, ignore_errors=True)
 
-# %% ../nbs/03_sandbox.ipynb #cd13c6dc
+# %% ../nbs/03_sandbox.ipynb #19f80100
 class _LimitHit(Exception): "The sandbox went past a limit the parent checks (CPU time, disk); the message says which"
 
 _LOST = "A fresh worker starts with the next run; the previous state (variables, imports) was lost."
@@ -635,7 +630,7 @@ def _crashed(self:Sandbox, w:Worker, e:WorkerError)->str:
     msg = f"SandboxCrashed: the sandbox worker {what} while running the code. {_LOST}"
     return f"{msg}\nIts last raw output:\n{tail[-2000:]}" if tail else msg
 
-# %% ../nbs/03_sandbox.ipynb #3129d208
+# %% ../nbs/03_sandbox.ipynb #c40c4945
 @patch
 def _fresh_if_needed(self:Sandbox)->tuple[Worker,str,float]:
     "The worker for the next run, a note when the last one had died or used up its CPU time between runs, and its CPU time now"
@@ -674,7 +669,7 @@ def run(self:Sandbox,
     if not note: return r
     return f"{r if isinstance(r, str) else json.dumps(r)}\n{note}"
 
-# %% ../nbs/03_sandbox.ipynb #77d4b2a5
+# %% ../nbs/03_sandbox.ipynb #6b23ec09
 @patch
 def _result(self:Sandbox, w:Worker, reply:dict):
     "What `run` returns for the worker's `reply`: its value, or its text with what the code wrote straight to stdout/stderr"
