@@ -9,12 +9,12 @@ __all__ = ['ENV_ALLOW', 'worker_env', 'clean_text', 'clean_json', 'dump_line', '
            'WorkerError', 'WorkerTimeout', 'signal_name', 'exit_words', 'children', 'process_tree', 'kill_tree',
            'Worker', 'Cgroup']
 
-# %% ../nbs/10_worker.ipynb #a33f5e41
+# %% ../nbs/10_worker.ipynb #a1921746
 import ctypes, errno, itertools, json, math, os, select, signal, subprocess, sys, time
 from pathlib import Path
 from .limits import MAX_MESSAGE_BYTES, MAX_UNSOLICITED_BYTES, MAX_STOP_SECONDS, MAX_OUTPUT_KEPT
 
-# %% ../nbs/10_worker.ipynb #857991e6
+# %% ../nbs/10_worker.ipynb #ab12243a
 ENV_ALLOW = ('PATH', 'HOME', 'USER', 'LOGNAME', 'LANG', 'LANGUAGE', 'LC_ALL', 'LC_CTYPE', 'TZ', 'TMPDIR', 'TEMP', 'TMP',
              'SYSTEMROOT', 'WINDIR', 'COMSPEC') # the only variables of ours a worker sees unless asked: no secrets among them
 
@@ -25,7 +25,7 @@ def worker_env(allow=(), # More names of our variables the worker may see
     env = {k: os.environ[k] for k in (*ENV_ALLOW, *allow) if k in os.environ}
     return {**env, **(extra or {})}
 
-# %% ../nbs/10_worker.ipynb #833319fa
+# %% ../nbs/10_worker.ipynb #82936c2e
 def clean_text(s:str)->str:
     "`s` with each lone surrogate (text no UTF-8 can hold) replaced by U+FFFD, so it can be printed and sent anywhere"
     try: s.encode('utf-8'); return s
@@ -47,7 +47,7 @@ def load_line(line:bytes):
     v = json.loads(line)
     return clean_json(v) if b'\\ud' in line else v
 
-# %% ../nbs/10_worker.ipynb #25cb9a44
+# %% ../nbs/10_worker.ipynb #e6f708c6
 _PR_SET_CHILD_SUBREAPER = 36
 
 def become_subreaper()->bool:
@@ -82,7 +82,7 @@ def _write_all(fd, data):
     view = memoryview(data)
     while view: view = view[os.write(fd, view):]
 
-# %% ../nbs/10_worker.ipynb #4a7d531d
+# %% ../nbs/10_worker.ipynb #2a13e17a
 class WorkerError(RuntimeError):
     "A worker process died or broke the protocol; the message says how"
 
@@ -99,7 +99,7 @@ def exit_words(rc:int|None)->str:
     if rc >= 0: return f'exited with status {rc}'
     return f'was killed by {signal_name(-rc)}'
 
-# %% ../nbs/10_worker.ipynb #0f47589b
+# %% ../nbs/10_worker.ipynb #adee74a0
 def children(pid:int)->list:
     "Process ids of the children of `pid`"
     try: return [int(c) for t in os.listdir(f'/proc/{pid}/task') for c in Path(f'/proc/{pid}/task/{t}/children').read_text().split()]
@@ -129,7 +129,7 @@ def kill_tree(pid:int, # The root of the tree (it is killed too)
         except ProcessLookupError: pass
     return len(seen)
 
-# %% ../nbs/10_worker.ipynb #20e65554
+# %% ../nbs/10_worker.ipynb #429d47a6
 class _Output:
     "What a worker wrote to stderr: the first `keep` bytes since the last request began, and the last `keep` bytes it wrote"
     def _keep(self, chunk:bytes):
@@ -145,7 +145,7 @@ class _Output:
         text = bytes(self.out_head).decode('utf-8', 'replace')
         return f"{text}\n[output cut: {self.out_total:,} bytes in all]" if self.out_total > self.keep else text
 
-# %% ../nbs/10_worker.ipynb #0fdcbad4
+# %% ../nbs/10_worker.ipynb #fb357454
 class _Lines(_Output):
     "Reading JSON lines from a worker's reply pipe: framing, bounds, and the reply to one request"
     def _read(self, fd, limit:int)->int:
@@ -186,7 +186,7 @@ class _Lines(_Output):
         if len(self.buf) > max_bytes: raise WorkerError(f"the worker sent a line longer than the {max_bytes:,} bytes allowed")
         return None
 
-# %% ../nbs/10_worker.ipynb #c0afa0e7
+# %% ../nbs/10_worker.ipynb #a438cbc8
 class _Replies(_Lines):
     "Waiting for the reply to one request: on time whatever the worker does"
     def _receive(self, deadline:float, want, max_bytes:int, every:float|None=None, check=None)->dict:
@@ -241,7 +241,7 @@ class _Replies(_Lines):
         self._send(dump_line({**msg, 'id': self.next_id}), deadline)
         return self._receive(deadline, self.next_id, max_bytes, every, check)
 
-# %% ../nbs/10_worker.ipynb #9c3d408f
+# %% ../nbs/10_worker.ipynb #7a4b2711
 class Worker(_Replies):
     "A child process spoken to in JSON lines: requests on its stdin, replies on its stdout, its stderr kept (bounded)"
     def __init__(self, argv:list, # The command; it calls `serve` (or speaks its protocol)
@@ -267,6 +267,8 @@ class Worker(_Replies):
         for fd in (self.rep, self.err): self.poller.register(fd, select.POLLIN)
         self.pidfd = self._pidfd(self.proc.pid)
         if self.pidfd is not None: self.poller.register(self.pidfd, select.POLLIN)
+        self.pid_poller = select.poll() # readable once the worker ended
+        if self.pidfd is not None: self.pid_poller.register(self.pidfd, select.POLLIN)
         self.out_poller = select.poll() # for a request too large for the pipe: room to write, or the end of the worker
         self.out_poller.register(self.req, select.POLLOUT)
         if self.pidfd is not None: self.out_poller.register(self.pidfd, select.POLLIN)
@@ -286,7 +288,7 @@ class Worker(_Replies):
 
     def alive(self)->bool:
         "Is the worker's process still running (and not stopped by a signal)?"
-        if self.closed or self.proc.poll() is not None: return False
+        if self.closed or (self.pid_poller.poll(0) if self.pidfd is not None else self.proc.poll() is not None): return False
         try: return os.pread(self.stat_fd, 512, 0).rsplit(b')', 1)[1].split()[0] not in (b'T', b't', b'Z', b'X')
         except (OSError, IndexError, TypeError): return False
 
@@ -312,7 +314,7 @@ class Worker(_Replies):
             except OSError: pass
         self.pidfds = []
 
-# %% ../nbs/10_worker.ipynb #28538b8f
+# %% ../nbs/10_worker.ipynb #24b52e31
 _cg_ids = itertools.count(1)
 
 def _cgroup_mounts()->list:
@@ -339,7 +341,7 @@ def _clear_stale(parent:Path):
             try: d.rmdir()
             except OSError: pass
 
-# %% ../nbs/10_worker.ipynb #8b025949
+# %% ../nbs/10_worker.ipynb #6450e3dc
 class Cgroup:
     "A cgroup of our own for one worker and all it starts: memory, process count and CPU time for the group as a whole"
     def __init__(self, dirs:dict, version:int): self.dirs,self.version,self._fds = dirs,version,{} # controller -> its directory
@@ -364,7 +366,7 @@ class Cgroup:
             dirs[c] = d
         return cls(dirs, 1).limit(memory_bytes, pids)
 
-# %% ../nbs/10_worker.ipynb #14cde735
+# %% ../nbs/10_worker.ipynb #81d1272d
 def _write(p:Path, v): p.write_text(str(v))
 
 def _stat_value(p:Path, key:str)->int:
@@ -415,7 +417,7 @@ class Cgroup(Cgroup):
             except OSError: pass
         return out
 
-# %% ../nbs/10_worker.ipynb #2816b0d2
+# %% ../nbs/10_worker.ipynb #636f9f60
 class Cgroup(Cgroup):
     def kill_all(self, wait:float=MAX_STOP_SECONDS)->bool:
         "Kill every process in the group (no new one can start meanwhile); did they all end within `wait` seconds?"
