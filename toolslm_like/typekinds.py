@@ -777,7 +777,8 @@ def _documenting_generator():
         def dataclass_schema(self, schema): return self._mark(super().dataclass_schema(schema), schema.get('cls'))
         def typed_dict_schema(self, schema): return self._mark(super().typed_dict_schema(schema), schema.get('cls'))
         def enum_schema(self, schema): return self._mark(super().enum_schema(schema), schema.get('cls'))
-        def call_schema(self, schema): return self._mark(super().call_schema(schema), schema.get('function')) # a NamedTuple
+        def named_tuple_schema(self, schema): return self._mark(super().named_tuple_schema(schema), schema.get('cls')) # pydantic >= 2.12
+        def call_schema(self, schema): return self._mark(super().call_schema(schema), schema.get('function')) # a NamedTuple before
     return Documenting
 
 def _pydantic_schema(tp)->tuple[dict,list]:
@@ -857,7 +858,7 @@ def _allows_null(s, root)->bool:
     s = _local(s, root)
     t = s.get('type')
     if not s or t == 'null' or (isinstance(t, list) and 'null' in t) or None in (s.get('enum') or ()) or ('const' in s and s['const'] is None): return True
-    return any(_allows_null(o, root) for o in s.get('anyOf', ()) + s.get('oneOf', ()))
+    return any(_allows_null(o, root) for o in [*s.get('anyOf', ()), *s.get('oneOf', ())])
 
 def _drop_nulls(v, s, root, depth=0):
     "Copy of JSON value `v` without the nulls schema `s` does not allow for keys it lets a model leave out"
