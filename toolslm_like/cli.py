@@ -11,8 +11,8 @@ __all__ = ['CLIError', 'import_module', 'split_spec', 'load_tools', 'schema_comm
 # %% ../nbs/07_cli.ipynb #2018c33f
 import argparse, asyncio, concurrent.futures, contextlib, difflib, importlib, importlib.util, inspect, io, json, os, re, sys
 from pathlib import Path
-from .funccall import get_schema, call_func, run_with_timeout, tool_traceback, SchemaError, ArgumentError, ToolNotFoundError
-from .funccall import to_jsonable
+from .funccall import get_schema, call_func, run_with_timeout, tool_traceback, ArgumentError, ToolNotFoundError
+from .typekinds import SchemaError, to_jsonable
 from .funccall import CodeTimeout # what `run_with_timeout` raises at its time limit
 from .providers import tool_schemas, PROVIDERS
 

@@ -6,8 +6,8 @@ Docs: https://toolslm-like.github.io/toolslm_like/limits.html.md"""
 
 # %% auto #0
 __all__ = ['MAX_JSON_DEPTH', 'MAX_ARGUMENT_CHARS', 'MAX_INT_DIGITS', 'MAX_NAME_CHARS', 'MAX_INPUT_NAME_CHARS', 'MAX_SHOWN_CHARS',
-           'MAX_SCHEMA_DEPTH', 'MAX_SCHEMA_NODES', 'MAX_SCHEMA_CHARS', 'MAX_REF_HOPS', 'MAX_CHECK_STEPS',
-           'MAX_MESSAGE_BYTES', 'limits_table']
+           'MAX_PROBLEMS_SHOWN', 'MAX_SCHEMA_DEPTH', 'MAX_SCHEMA_NODES', 'MAX_SCHEMA_CHARS', 'MAX_REF_HOPS',
+           'MAX_CHECK_STEPS', 'MAX_MESSAGE_BYTES', 'limits_table']
 
 # %% ../nbs/08_limits.ipynb #0d9fb3f6
 MAX_JSON_DEPTH = 64 # levels of nesting in one JSON value (arguments, results): checking recurses and Python's stack is finite; real arguments nest under 10
@@ -16,6 +16,7 @@ MAX_INT_DIGITS = 4_300 # digits of an integer in JSON (Python's own `int` parsin
 MAX_NAME_CHARS = 64 # a tool's name as the providers accept it (`^[a-zA-Z0-9_-]{1,64}$`, OpenAI and Anthropic)
 MAX_INPUT_NAME_CHARS = 4_096 # a name from a model longer than this is refused unread: it is not a name, and hashing or echoing it costs
 MAX_SHOWN_CHARS = 200 # characters of a bad value (or name) quoted back in an error message: the message must stay short whatever was sent
+MAX_PROBLEMS_SHOWN = 20 # problems listed in one `ArgumentError`: a call with thousands of bad keys still gets a short message a model can act on
 
 # %% ../nbs/08_limits.ipynb #2ad16b2c
 MAX_SCHEMA_DEPTH = 64 # levels of nesting in one tool's schema: walking recurses; real schemas nest under 10, deep class chains are flat `$defs`

@@ -15,10 +15,9 @@ import asyncio, atexit, concurrent.futures, inspect, json, keyword, math, os, re
 from typing import Any, Annotated, Literal, Union
 from fastcore.basics import patch_to
 from . import __version__
-from .funccall import (get_schema, mk_ns, prepare_call, call_func_async, tool_traceback, bind_arguments, using_globals,
-                                   SchemaBuilder, TypeKind, Converter, add_type_kind, SchemaError)
-from .funccall import to_jsonable
-from .funccall import BadValue, got_value, show_value # how type kinds report a bad value, as the built-in kinds do
+from .funccall import get_schema, mk_ns, prepare_call, call_func_async, tool_traceback, bind_arguments, using_globals
+from .typekinds import SchemaBuilder, TypeKind, Converter, add_type_kind, SchemaError, to_jsonable
+from .typekinds import BadValue, got_value, show_value # how type kinds report a bad value, as the built-in kinds do
 
 # %% ../nbs/06_mcp.ipynb #22774278
 # MCP tool names (SEP-986): what every client may rely on

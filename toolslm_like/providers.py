@@ -14,7 +14,8 @@ __all__ = ['PROVIDERS', 'GEMINI_MAX_REF_DEPTH', 'provider_tool_name', 'ToolNameC
 import copy, functools, hashlib, inspect, json, re, threading, types, typing, unicodedata
 from collections import OrderedDict, abc
 from typing import Any, Optional
-from .funccall import SchemaError, to_jsonable, bind_arguments, get_schema, tool_info
+from .funccall import bind_arguments, get_schema
+from .typekinds import SchemaError, to_jsonable, tool_info
 
 # %% ../nbs/01_providers.ipynb #a026545a
 PROVIDERS = ('anthropic', 'openai', 'openai-responses', 'gemini', 'gemini-json-schema', 'mcp', 'json_schema')
