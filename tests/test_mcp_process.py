@@ -275,3 +275,74 @@ def test_sync_use_in_a_real_jupyter_kernel(scripts, monkeypatch):
     nbclient.NotebookClient(nb, timeout=120, kernel_name='python3').execute()
     outs = [''.join(o.get('text', '') for o in c.outputs) for c in nb.cells]
     assert outs[:3] == ['True\n', '6 10\n', '42\n'], outs
+
+# --- hostile results, slow tools and greedy clients
+
+ODD_SERVER = '''
+from toolslm_like.mcp import serve_mcp
+
+def file_name(n:int # Anything
+             )->str:
+    "A file name that is not UTF-8, as os.listdir gives it"
+    return b'caf\\xe9.txt'.decode('utf-8', 'surrogateescape')
+
+def listing(n:int # Anything
+           )->dict:
+    "A listing holding such a name"
+    return {'files': [b'\\xff.bin'.decode('utf-8', 'surrogateescape')]}
+
+def fails(n:int # Anything
+         ):
+    "Fails with such a name in its message"
+    raise FileNotFoundError(b'/tmp/\\xe9'.decode('utf-8', 'surrogateescape'))
+
+def add(a:int, b:int=0)->int:
+    "Add"
+    return a+b
+
+if __name__ == '__main__': serve_mcp([file_name, listing, fails, add], name='odd')
+'''
+
+def test_lone_surrogates_in_results_and_errors_keep_the_server_serving(tmp_path):
+    (tmp_path/'odd.py').write_text(ODD_SERVER)
+    params = StdioServerParameters(command=sys.executable, args=[str(tmp_path/'odd.py')], cwd=str(tmp_path))
+    async def main():
+        async with Client(params) as c:
+            r = await c.call_tool('file_name', {'n': 1})
+            assert (r.is_error, r.content[0].text) == (False, 'caf\ufffd.txt')
+            r = await c.call_tool('listing', {'n': 1})
+            assert r.structured_content == {'files': ['\ufffd.bin']} and not r.is_error
+            r = await c.call_tool('fails', {'n': 1})
+            assert r.is_error and r.content[0].text.endswith('FileNotFoundError: /tmp/\ufffd')
+            r = await c.call_tool('add', {'a': 1, 'b': 2}) # still serving
+            assert r.content[0].text == '3'
+    asyncio.run(asyncio.wait_for(main(), 60))
+
+def crawl(secs:float # How long it takes
+         )->str:
+    "A slow tool"
+    end = time.monotonic() + secs
+    while time.monotonic() < end: time.sleep(0.02)
+    return 'done'
+
+def quick(x:int # Anything
+         )->int:
+    "A fast tool"
+    return x
+
+def test_http_calls_have_a_time_limit_and_one_client_cannot_starve_another():
+    with MCPHTTPServer([crawl, quick], port=0, timeout=1, max_calls_per_client=2) as srv:
+        async def greedy():
+            async with Client(srv.url) as c: return await asyncio.gather(*(c.call_tool('crawl', {'secs': 30}) for _ in range(6)))
+        async def polite():
+            await asyncio.sleep(0.3)
+            async with Client(srv.url) as c:
+                start = time.monotonic()
+                r = await c.call_tool('quick', {'x': 7})
+                return r, time.monotonic() - start
+        async def main(): return await asyncio.gather(greedy(), polite())
+        start = time.monotonic()
+        slow,(fast,took) = asyncio.run(asyncio.wait_for(main(), 60))
+        assert fast.content[0].text == '7' and took < 5, took # served while the greedy client's calls wait their turn
+        assert all(r.is_error and r.content[0].text.startswith('TimeoutError') and ' 1 seconds' in r.content[0].text for r in slow), slow[0].content
+        assert time.monotonic() - start < 20 # six 30 s calls, two at a time, each stopped at 1 s

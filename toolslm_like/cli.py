@@ -219,10 +219,12 @@ def main(argv:list|None=None # The arguments (default: the command line's)
 
 def _print(command:str, text:str, file=None)->int: # The exit code: 1 if `text` had to be changed to be printed
     "Print `text`; a lone surrogate (text that is not Unicode, e.g. a non-UTF-8 file name) is shown escaped, with one line saying so"
-    file = file or sys.stdout
-    try: print(text, file=file); return 0
-    except UnicodeEncodeError as e:
-        print(text.encode(file.encoding or 'utf-8', 'backslashreplace').decode(file.encoding or 'utf-8'), file=file)
-        print(f"toolslm-like {command}: the output holds text that cannot be written as {file.encoding or 'UTF-8'} "
-              f"({e.reason}, e.g. a file name that is not UTF-8); it is shown escaped", file=sys.stderr)
-        return 1
+    file,enc = file or sys.stdout,getattr(file or sys.stdout, 'encoding', None) or 'utf-8'
+    if not _LONE_SURROGATE.search(text): # one (whatever the locale's error handler would do with it) is escaped
+        try: print(text, file=file); return 0
+        except UnicodeEncodeError: pass
+    print(text.encode(enc, 'backslashreplace').decode(enc), file=file)
+    print(f"toolslm-like {command}: the output holds text that cannot be written as {enc} (e.g. a file name that is not UTF-8); it is shown escaped", file=sys.stderr)
+    return 1
+
+_LONE_SURROGATE = re.compile('[\ud800-\udfff]')

@@ -156,10 +156,12 @@ def serve_mcp(tools, transport:str='stdio', name:str='toolslm_like', host:str='1
 # %% ../nbs/06_mcp.ipynb #14e83c17
 class MCPHTTPServer:
     "Serve `tools` over streamable HTTP from a background thread; `start()`, `stop()`, or use it as a context manager"
-    def __init__(self, tools, host:str='127.0.0.1', port:int=0, path:str='/mcp', name:str='toolslm_like'):
+    def __init__(self, tools, host:str='127.0.0.1', port:int=0, path:str='/mcp', name:str='toolslm_like',
+                 timeout:float|None=MAX_CALL_SECONDS, max_calls_per_client:int|None=MAX_CALLS_PER_CLIENT): # as `mcp_http_app` takes them
         import uvicorn
         self.host,self.path,self.url = host,path,None
-        self._server = uvicorn.Server(uvicorn.Config(mcp_http_app(tools, name, path, host), host=host, port=port, log_level='warning'))
+        app = mcp_http_app(tools, name, path, host, timeout, max_calls_per_client)
+        self._server = uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level='warning'))
         self._thread = None
     def start(self, timeout:float=30):
         "Start serving; returns once the server accepts connections"
