@@ -9,10 +9,10 @@ __all__ = ['DEFS_KEYS', 'check_schema_bounds', 'resolve_ref', 'refs_in', 'def_na
            'SchemaBudget', 'node_kind', 'SchemaWalker', 'describe_schema', 'sample_value']
 
 # %% ../nbs/09_jsonschema.ipynb #c7f8ef0c
-import json, re
+import re
 from urllib.parse import unquote
-from .funccall import SchemaError, BadValue, got_value, show_value
-from .limits import MAX_SCHEMA_DEPTH, MAX_SCHEMA_NODES, MAX_SCHEMA_CHARS, MAX_CHECK_STEPS, MAX_CHECK_DEPTH
+from .funccall import SchemaError, got_value, show_value
+from .limits import MAX_SCHEMA_DEPTH, MAX_SCHEMA_NODES, MAX_SCHEMA_CHARS
 
 # %% ../nbs/09_jsonschema.ipynb #62150e1e
 DEFS_KEYS = ('$defs', 'definitions') # where definitions live: JSON Schema 2020-12, and draft 7 (still common in MCP servers)

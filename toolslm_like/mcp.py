@@ -10,11 +10,11 @@ __all__ = ['OMITTED', 'mcp_tool_defs', 'tool_result', 'error_result', 'call_mcp_
            'tool_params', 'tool_function', 'MCPToolError', 'tool_output', 'MCPClient', 'connect_mcp', 'mcp_tools']
 
 # %% ../nbs/06_mcp.ipynb #aa9a7e5b
-import asyncio, atexit, concurrent.futures, contextlib, inspect, json, keyword, math, os, re, shlex, sys, threading, time, traceback, warnings, weakref
+import asyncio, atexit, concurrent.futures, contextlib, inspect, json, keyword, math, os, re, shlex, sys, threading, time, warnings, weakref
 from typing import Any, Annotated, Literal, Union
 from fastcore.basics import patch_to
 from . import __version__
-from .funccall import (get_schema, mk_ns, prepare_call, call_func_async, tool_traceback, bind_arguments, using_globals,
+from .funccall import (get_schema, mk_ns, bind_arguments, using_globals,
                                    SchemaBuilder, TypeKind, Converter, add_type_kind, SchemaError)
 from .funccall import to_jsonable
 from .funccall import BadValue, got_value, show_value # how type kinds report a bad value, as the built-in kinds do
