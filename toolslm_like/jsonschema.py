@@ -8,13 +8,13 @@ Docs: https://toolslm-like.github.io/toolslm_like/jsonschema.html.md"""
 __all__ = ['DEFS_KEYS', 'check_schema_bounds', 'resolve_ref', 'refs_in', 'def_name', 'refs_into_defs', 'merged_all_of',
            'SchemaBudget', 'node_kind', 'SchemaWalker', 'describe_schema', 'sample_value']
 
-# %% ../nbs/09_jsonschema.ipynb #c7f8ef0c
+# %% ../nbs/09_jsonschema.ipynb #5e407296
 import re
 from urllib.parse import unquote
 from .funccall import SchemaError, got_value, show_value
 from .limits import MAX_SCHEMA_DEPTH, MAX_SCHEMA_NODES, MAX_SCHEMA_CHARS
 
-# %% ../nbs/09_jsonschema.ipynb #62150e1e
+# %% ../nbs/09_jsonschema.ipynb #62146e86
 DEFS_KEYS = ('$defs', 'definitions') # where definitions live: JSON Schema 2020-12, and draft 7 (still common in MCP servers)
 
 def check_schema_bounds(schema, # A JSON schema from a third party
@@ -36,7 +36,7 @@ def check_schema_bounds(schema, # A JSON schema from a third party
             else: stack.extend((v, d+1) for v in o)
         if chars > MAX_SCHEMA_CHARS: raise SchemaError(f"{where} has more than {MAX_SCHEMA_CHARS} characters of text")
 
-# %% ../nbs/09_jsonschema.ipynb #a2dee840
+# %% ../nbs/09_jsonschema.ipynb #d911c213
 def _pointer_parts(ref)->list:
     if ref == '#': return []
     if not isinstance(ref, str) or not ref.startswith('#/'):
@@ -74,7 +74,7 @@ def def_name(ref:str)->str|None:
     if not isinstance(ref, str) or not ref.startswith('#/$defs/') or '/' in ref[8:]: return None
     return _pointer_parts(ref)[1]
 
-# %% ../nbs/09_jsonschema.ipynb #4f213814
+# %% ../nbs/09_jsonschema.ipynb #d0faf9ed
 def _escaped(name:str)->str: return name.replace('~', '~0').replace('/', '~1')
 
 def _def_base(parts:tuple)->str:
@@ -110,7 +110,7 @@ def refs_into_defs(schema:dict # A tool's parameters schema (from a third party)
     if new_defs: out['$defs'] = new_defs
     return out
 
-# %% ../nbs/09_jsonschema.ipynb #b6f27865
+# %% ../nbs/09_jsonschema.ipynb #3662c1b3
 def merged_all_of(s:dict, # A schema with `allOf`
                   root:dict, # The schema its `$ref`s resolve from
                   seen:frozenset=frozenset() # The refs this member is inside of (a cycle among them never ends)
@@ -133,7 +133,7 @@ def merged_all_of(s:dict, # A schema with `allOf`
             elif k not in out or (k == 'description' and not out[k]): out[k] = v
     return out
 
-# %% ../nbs/09_jsonschema.ipynb #c7cc1105
+# %% ../nbs/09_jsonschema.ipynb #ff6c2cb3
 class SchemaBudget:
     "Nodes visited and levels entered in one walk: a pathological schema (or value) fails fast instead of exhausting memory or the stack"
     def __init__(self, where:str='the schema', # What is walked, for the error message
@@ -144,23 +144,25 @@ class SchemaBudget:
     def enter(self):
         "One more node, one level deeper"
         self.left -= 1; self.depth += 1
+        if self.left < 0 or self.depth > self.max_depth: self.over()
+    def over(self):
         if self.left < 0: raise self.error(f"{self.where} needs more than {self.max_nodes} steps to walk ($refs and anyOfs fanning out); simplify it")
-        if self.depth > self.max_depth: raise self.error(f"{self.where} nests more than {self.max_depth} levels deep (following its $refs); simplify it")
+        raise self.error(f"{self.where} nests more than {self.max_depth} levels deep (following its $refs); simplify it")
     def leave(self): self.depth -= 1
 
-# %% ../nbs/09_jsonschema.ipynb #01d7251f
+# %% ../nbs/09_jsonschema.ipynb #0c9cc696
 _TYPE_KINDS = {'object': 'object', 'array': 'array', 'null': 'null', 'string': 'scalar', 'integer': 'scalar', 'number': 'scalar', 'boolean': 'scalar'}
 
 def node_kind(s)->str:
     "Which `SchemaWalker` method a schema node goes to"
-    if s is True or (isinstance(s, dict) and not s): return 'any'
-    if s is False: return 'never'
-    if not isinstance(s, dict): return 'invalid'
+    if not isinstance(s, dict): return 'any' if s is True else 'never' if s is False else 'invalid'
+    if not s: return 'any'
+    t = s.get('type')
+    if t.__class__ is str and not ('$ref' in s or 'allOf' in s or 'anyOf' in s or 'oneOf' in s): return _TYPE_KINDS.get(t, 'invalid') # the common case
     if '$ref' in s: return 'ref'
     if 'allOf' in s: return 'all_of'
     if 'anyOf' in s: return 'any_of'
     if 'oneOf' in s: return 'one_of'
-    t = s.get('type')
     if t is None:
         if 'properties' in s: return 'object'
         if 'items' in s or 'prefixItems' in s: return 'array'
@@ -176,9 +178,11 @@ class SchemaWalker:
                 ): self.root,self.where,self.budget = root,where,budget or SchemaBudget(where)
     def walk(self, s, at=None):
         "What this pass makes of node `s`; `at` is what the pass carries down (a path, a value, ...)"
-        self.budget.enter()
+        b = self.budget # `enter`, inline: this runs for every node
+        b.left -= 1; b.depth += 1
+        if b.left < 0 or b.depth > b.max_depth: b.over()
         try: return getattr(self, node_kind(s))(s, at)
-        finally: self.budget.depth -= 1
+        finally: b.depth -= 1
     def child(self, at, key): return at # what a part of a node carries down: `key` is a property's name, '[]' for items, an index for members
     def members(self, s, key)->list:
         if not isinstance(s.get(key), list): raise SchemaError(f"{self.where} has {key} {got_value(s.get(key))}, which should be a list of schemas")
@@ -194,7 +198,10 @@ class SchemaWalker:
     def never(self, s, at): return s
     def invalid(self, s, at): raise SchemaError(f"{self.where} has {got_value(s)} where a schema should be")
     def ref(self, s, at): return self.walk(self.deref(s), at)
-    def all_of(self, s, at): return self.walk(merged_all_of(s, self.root), at)
+    def all_of(self, s, at):
+        m = self.members(s, 'allOf')
+        if len(m) == 1 and isinstance(m[0], dict): return self.walk({**{k:v for k,v in s.items() if k != 'allOf'}, **m[0]}, at) # pydantic v1's `allOf: [$ref]`
+        return self.walk(merged_all_of(s, self.root), at)
     def one_of(self, s, at): return self.any_of({**{k:v for k,v in s.items() if k != 'oneOf'}, 'anyOf': self.members(s, 'oneOf')}, at)
     def any_of(self, s, at): return {**s, 'anyOf': [self.walk(o, self.child(at, i)) for i,o in enumerate(self.members(s, 'anyOf'))]}
     def object(self, s, at):
@@ -213,7 +220,7 @@ class SchemaWalker:
     def enum(self, s, at): return s
     def untyped(self, s, at): return self.any(s, at)
 
-# %% ../nbs/09_jsonschema.ipynb #39671ca0
+# %% ../nbs/09_jsonschema.ipynb #b4d4c715
 _TYPE_WORDS = {'integer': 'an integer', 'number': 'a number', 'string': 'a string', 'boolean': 'true or false', 'null': 'null',
                'array': 'a list', 'object': 'an object'}
 _BOUND_WORDS = (('minimum', 'at least'), ('maximum', 'at most'), ('exclusiveMinimum', 'above'), ('exclusiveMaximum', 'below'),
@@ -227,7 +234,8 @@ class _Words(SchemaWalker):
     def invalid(self, s, at): return 'any value'
     def never(self, s, at): return 'no value'
     def ref(self, s, at):
-        target = resolve_ref(s['$ref'], self.root)
+        try: target = resolve_ref(s['$ref'], self.root)
+        except SchemaError: return str(s['$ref']).rsplit('/', 1)[-1] # a schema's part, shown without its root: the definition's name
         if isinstance(target, dict) and (target.get('type') == 'object' or 'properties' in target): return f"an object ({s['$ref'].rsplit('/', 1)[-1]})"
         return self.walk(self.deref(s), at)
     def any_of(self, s, at): return ' or '.join(self.walk(o, at+1) for o in self.members(s, 'anyOf'))
@@ -253,7 +261,7 @@ def describe_schema(s, # A schema node
     try: return _Words(root if root is not None else s if isinstance(s, dict) else {}).walk(s, 0)
     except SchemaError: return 'a value of the schema given'
 
-# %% ../nbs/09_jsonschema.ipynb #d91ca4dd
+# %% ../nbs/09_jsonschema.ipynb #ad12d9f0
 _SAMPLES = {'string': '...', 'integer': 1, 'number': 1.5, 'boolean': True, 'array': [], 'object': {}, 'null': None}
 
 class _Sample(SchemaWalker):
