@@ -17,6 +17,7 @@ from . import __version__
 from .funccall import (get_schema, mk_ns, bind_arguments, using_globals,
                                    SchemaBuilder, TypeKind, Converter, add_type_kind, SchemaError)
 from .funccall import to_jsonable
+from .funccall import _rename_refs # the `$defs` renaming funccall does for pydantic models, used for a server's schemas too
 from .funccall import BadValue, got_value, show_value # how type kinds report a bad value, as the built-in kinds do
 from .jsonschema import (SchemaWalker, SchemaBudget, check_schema_bounds, resolve_ref, refs_in, def_name, refs_into_defs,
                                      describe_schema)
@@ -374,15 +375,6 @@ def fields(self, s, v:dict):
     return out
 
 # %% ../nbs/06_mcp.ipynb #02751153
-def _renamed_refs(o, renames:dict):
-    "Copy of `o` with `#/$defs/old` refs pointing at their new names"
-    if isinstance(o, dict):
-        out = {k: _renamed_refs(v, renames) for k,v in o.items()}
-        if (n := def_name(o.get('$ref'))) in renames: out['$ref'] = '#/$defs/' + renames[n]
-        return out
-    if isinstance(o, list): return [_renamed_refs(v, renames) for v in o]
-    return o
-
 class JSONSchemaKind(TypeKind):
     "Annotations that are JSON schemas (`JSONSchema`): shown as they are, values checked against them"
     def match(self, tp, origin): return isinstance(tp, JSONSchema)
@@ -399,8 +391,8 @@ class JSONSchemaKind(TypeKind):
             key = ('JSONSchema', id(tp.defs), nm)
             if key not in b.names: new.append(nm)
             renames[nm] = b.add_def(nm, None if key not in b.names else b.defs[b.names[key]], key)
-        for nm in new: b.defs[renames[nm]] = _renamed_refs(tp.defs[nm], renames)
-        return _renamed_refs(tp.schema, renames)
+        for nm in new: b.defs[renames[nm]] = _rename_refs(tp.defs[nm], renames)
+        return _rename_refs(tp.schema, renames)
     def convert(self, v, tp, c): return _ValueCheck(tp.defs, c).walk(tp.schema, v)
     def describe(self, tp): return describe_schema(tp.schema, {'$defs': tp.defs})
 
