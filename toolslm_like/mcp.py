@@ -441,7 +441,8 @@ def tool_function(tool:dict, # An MCP tool definition: name, description, inputS
                  ): # A function with the tool's signature and docstring
     "A Python function with the signature and docstring that MCP `tool` describes, sending its calls through `call`"
     tool_name,desc = tool.get('name'),tool.get('description') or ''
-    if not isinstance(tool_name, str) or not 0 < len(tool_name) <= MAX_MCP_NAME_CHARS: raise SchemaError(f"an MCP tool's name must be text of 1 to {MAX_MCP_NAME_CHARS} characters, got {show_value(tool_name)}")
+    try: check_mcp_name(tool_name) # the one name rule, as for the tools we serve
+    except ValueError: raise SchemaError(f"an MCP tool's name must be 1 to {MAX_MCP_NAME_CHARS} letters, digits, '_', '-' or '.', got {show_value(tool_name)}") from None
     if not isinstance(desc, str) or len(desc) > MAX_DESCRIPTION_CHARS: raise SchemaError(f"the description of MCP tool {tool_name!r} is not text of at most {MAX_DESCRIPTION_CHARS} characters")
     check_schema_bounds(tool.get('inputSchema'), f"the inputSchema of MCP tool {tool_name!r}")
     schema = refs_into_defs(tool['inputSchema']) # one ref rule: `#/definitions/...`, `#/properties/...` and `#` become `$defs` entries
