@@ -15,22 +15,13 @@ import ast, asyncio, dataclasses, inspect, json, re
 from typing import Any, Callable
 from .providers import parse_tool_calls, format_tool_results, tool_output_text
 from .toolbox import Toolbox
+from .jsonschema import sample_value
 
 # %% ../nbs/04_toolloop.ipynb #25545eb9
-_SAMPLE_VALUES = {'string': '...', 'integer': 1, 'number': 1.5, 'boolean': True, 'array': [], 'object': {}, 'null': None}
-
 def _sample_arguments(params:dict)->dict:
-    "Example arguments for a tool's parameter schema: a placeholder of the right JSON type for each required parameter"
+    "Example arguments for a tool's parameter schema: a placeholder of the right JSON type for each required parameter (`$ref`s followed)"
     props = params.get('properties') or {}
-    out = {}
-    for name in params.get('required') or list(props)[:1]:
-        p = props.get(name) or {}
-        if 'enum' in p and p['enum']: out[name] = p['enum'][0]; continue
-        typ = p.get('type')
-        if isinstance(typ, list): typ = next((t for t in typ if t != 'null'), 'string')
-        if typ is None and (alts := p.get('anyOf') or p.get('oneOf')): typ = next((a.get('type') for a in alts if a.get('type') not in (None, 'null')), None)
-        out[name] = _SAMPLE_VALUES.get(typ, '...')
-    return out
+    return {name: sample_value(props.get(name) or {}, params) for name in params.get('required') or list(props)[:1]}
 
 TEXT_TOOLS_INTRO = "You can call the tools below. Each is given with its description and the JSON schema of its arguments."
 TEXT_TOOLS_HOWTO = """To call a tool, write a JSON object with the tool's name and its arguments in a ```json fenced block, exactly like this:
