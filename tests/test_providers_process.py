@@ -82,7 +82,8 @@ def _random_value(rng, depth=0):
 def test_every_module_agrees_on_random_schemas():
     "The same random schema: every rewrite either works or raises `SchemaError`; MCP's check agrees with `jsonschema`, before and after `refs_into_defs`"
     jsonschema = pytest.importorskip('jsonschema')
-    from toolslm_like.funccall import SchemaError, BadValue, Converter
+    from toolslm_like.funccall import SchemaError, BadValue
+    from toolslm_like.typekinds import Converter
     from toolslm_like.providers import strict_schema, gemini_schema
     from toolslm_like.jsonschema import refs_into_defs, describe_schema, sample_value
     from toolslm_like.mcp import _ValueCheck
