@@ -7,7 +7,8 @@ Docs: https://toolslm-like.github.io/toolslm_like/limits.html.md"""
 # %% auto #0
 __all__ = ['MAX_JSON_DEPTH', 'MAX_ARGUMENT_CHARS', 'MAX_INT_DIGITS', 'MAX_NAME_CHARS', 'MAX_INPUT_NAME_CHARS', 'MAX_SHOWN_CHARS',
            'MAX_SCHEMA_DEPTH', 'MAX_SCHEMA_NODES', 'MAX_SCHEMA_CHARS', 'MAX_REF_HOPS', 'MAX_CHECK_STEPS',
-           'MAX_MESSAGE_BYTES', 'MAX_TEXT_CHARS', 'MAX_FAILED_SPANS', 'MAX_DISPLAY_CHARS', 'limits_table']
+           'MAX_MESSAGE_BYTES', 'MAX_TEXT_CHARS', 'MAX_FAILED_SPANS', 'MAX_PARSED_CHARS', 'MAX_DISPLAY_CHARS',
+           'limits_table']
 
 # %% ../nbs/08_limits.ipynb #0d9fb3f6
 MAX_JSON_DEPTH = 64 # levels of nesting in one JSON value (arguments, results): checking recurses and Python's stack is finite; real arguments nest under 10
@@ -30,6 +31,7 @@ MAX_MESSAGE_BYTES = 64 * 2**20 # one JSON line from a worker process: a result l
 # %% ../nbs/08_limits.ipynb #5801f92a
 MAX_TEXT_CHARS = 200_000 # characters of a model's reply searched for calls written as text: real replies are far shorter, and megabytes of junk must scan fast
 MAX_FAILED_SPANS = 64 # brackets in one reply that open nothing readable before that search stops: junk text must not cost a parse per bracket
+MAX_PARSED_CHARS = 400_000 # characters of one reply handed to Python's parser in all (spans that are not JSON are tried as literals): nested junk would be parsed once per bracket
 MAX_DISPLAY_CHARS = 2_000 # characters of one argument, output or reply shown in a notebook: a megabyte of tool output would stall the browser and bury the rest
 
 # %% ../nbs/08_limits.ipynb #ac2e0bf2

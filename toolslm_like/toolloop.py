@@ -18,7 +18,7 @@ from .toolbox import Toolbox
 
 # %% ../nbs/04_toolloop.ipynb #df166bb2
 from .providers import tool_schemas, tool_specs, REFUSED_TEXT
-from .limits import MAX_TEXT_CHARS, MAX_FAILED_SPANS, MAX_JSON_DEPTH
+from .limits import MAX_TEXT_CHARS, MAX_FAILED_SPANS, MAX_PARSED_CHARS, MAX_JSON_DEPTH
 from .toolbox import md_block, tool_calls_markdown, _cut
 from fastcore.basics import patch
 
@@ -136,10 +136,11 @@ def _literal(node):
 
 _unreadable = object()
 
-def _read_json_ish(s:str):
-    "`s` read as JSON (control characters allowed in strings), else as a Python literal; `_unreadable` if neither"
+def _read_json_ish(s:str, python:bool=True):
+    "`s` read as JSON (control characters allowed in strings), else (if `python`) as a Python literal; `_unreadable` if neither"
     try: return json.loads(s, strict=False)
-    except ValueError: pass
+    except ValueError:
+        if not python: return _unreadable
     try: return _literal(ast.parse(s.strip(), mode='eval').body)
     except (SyntaxError, ValueError, TypeError, RecursionError, MemoryError): return _unreadable
 
@@ -187,11 +188,20 @@ def _pythonic_calls(span:str, names:frozenset|None, table:dict)->list|None:
     except (SyntaxError, ValueError, RecursionError, MemoryError): return None
     if not (isinstance(node, ast.List) and node.elts and all(isinstance(e, ast.Call) and isinstance(e.func, ast.Name) for e in node.elts)): return None
     if names is not None and not all(e.func.id in names for e in node.elts): return None # `[len(x)]` in code: not a call of our tools
-    read = [_pythonic_call(e, span, table) for e in node.elts]
+    read = [_pythonic_call(e, table) for e in node.elts]
     if names is None and not all(literal for _,literal in read): return None # unknown names, arguments that are not literals: code, not calls
+    bad = [(c, e) for (c,_),e in zip(read, node.elts) if 'error' in c]
+    for (c,_),raw in zip(bad, _sources(span, [e for _,e in bad])): c['raw_arguments'] = raw
     return [c for c,_ in read]
 
-def _pythonic_call(node:ast.Call, span:str, table:dict)->tuple[dict,bool]:
+def _sources(span:str, nodes:list)->list:
+    "The text of each of `nodes`, parsed from `span` (`ast` positions count UTF-8 bytes from the start of a line; `ast.get_source_segment` splits the whole span for each)"
+    if not nodes: return []
+    data = span.encode('utf-8')
+    starts = [0] + [m.end() for m in re.finditer(rb'\r\n?|\n', data)]
+    return [data[starts[n.lineno-1] + n.col_offset:starts[n.end_lineno-1] + n.end_col_offset].decode('utf-8', 'replace') for n in nodes]
+
+def _pythonic_call(node:ast.Call, table:dict)->tuple[dict,bool]:
     "(call, were its arguments literals?) for one call in the pythonic form: keyword arguments as written, positional ones named by the tool's parameters"
     name = node.func.id
     call = {'id': None, 'name': name, 'arguments': {}}
@@ -207,7 +217,7 @@ def _pythonic_call(node:ast.Call, span:str, table:dict)->tuple[dict,bool]:
         elif len(given) > len(params): err = f"{name} takes at most {len(params)} arguments ({', '.join(params)}), but was given {len(given)}; write them as name=value."
         elif twice := [p for p in params[:len(given)] if p in named]: err = f"{name} was given {twice[0]} twice, by position and by name; give it once."
         else: err,call['arguments'] = None,{**dict(zip(params, given)), **named}
-    if err: call.update(error=err, raw_arguments=ast.get_source_segment(span, node))
+    if err: call['error'] = err
     return call, literal
 
 # %% ../nbs/04_toolloop.ipynb #9a51cc97
@@ -262,10 +272,15 @@ def _tool_table(tools)->dict:
 # %% ../nbs/04_toolloop.ipynb #f4440f99
 _opener = re.compile(r'[{\[]|' + _ds_token('tool', 'call', 'begin'))
 
-def _span_calls(span:str, names:frozenset|None, table:dict)->list|None:
+def _span_calls(span:str, names:frozenset|None, table:dict, budget:list)->list|None:
     "The calls in one bracketed span, or `None` if it is not readable (as JSON, a Python literal, or pythonic calls)"
-    if span[0] == '[' and _pythonic_start.match(span) and (calls := _pythonic_calls(span, names, table)) is not None: return calls
-    value = _read_json_ish(span)
+    python = budget[0] >= len(span) # `budget`: characters Python's parser may still read in this reply (`MAX_PARSED_CHARS`)
+    if span[0] == '[' and _pythonic_start.match(span): # a list that starts with a call is no JSON or literal
+        if not python: return None
+        budget[0] -= len(span)
+        return _pythonic_calls(span, names, table)
+    value = _read_json_ish(span, python)
+    if value is _unreadable and python: budget[0] -= len(span)
     return None if value is _unreadable else _calls_in(value, names)
 
 def parse_text_tool_calls(text:str, # What the model wrote
@@ -278,12 +293,12 @@ def parse_text_tool_calls(text:str, # What the model wrote
     table = _tool_table(tools) if tools is not None else {}
     names = frozenset(names) if names is not None else frozenset(table) if tools is not None else None
     text = text[:MAX_TEXT_CHARS]
-    calls,pos,failed = [],0,0
+    calls,pos,failed,budget = [],0,0,[MAX_PARSED_CHARS]
     while failed < MAX_FAILED_SPANS and (m := _opener.search(text, pos)):
         start = m.start()
         if text[start] == '<': found,pos = _deepseek_call(text, m.end()); calls += found; continue
         end = _balanced_end(text, start)
-        found = _span_calls(text[start:end], names, table) if end else None
+        found = _span_calls(text[start:end], names, table, budget) if end else None
         weak = [_weak(c, table) for c in found or ()]
         if any(weak) and not _on_own_line(text, start, end): found = [c for c,w in zip(found, weak) if not w] # mentions in a sentence
         if found: calls += found; pos = end
