@@ -815,7 +815,7 @@ def _md_value(v, keep_end:bool=False)->str:
 # %% ../nbs/02_toolbox.ipynb #dd74c760
 def _status_md(result:dict|None)->str:
     "How one call ended, in markdown"
-    if result is None: return ' → *no result*'
+    if result is None: return ' → *no result yet*'
     if result.get('refused') is not None: return ' → **refused**, not run: ' + _md_value(result['refused'])
     if result.get('error') is not None: return ' → **error**: ' + _md_value(result['error'], keep_end=True)
     return ' → ' + _md_value(result.get('output'))
