@@ -261,7 +261,8 @@ class Toolbox:
 
 # %% ../nbs/02_toolbox.ipynb #5f1608df
 logging.getLogger(__name__).addHandler(logging.NullHandler()) # events are logged only where the application asks for them
-_event_levels = {'start': logging.DEBUG, 'success': logging.DEBUG, 'retry': logging.INFO, 'failure': logging.WARNING, 'denied': logging.INFO}
+_event_levels = {'start': logging.DEBUG, 'success': logging.DEBUG, 'retry': logging.INFO, 'failure': logging.WARNING,
+                 'denied': logging.INFO}
 _log_texts = {'start': 'attempt {attempt} starts', 'success': 'succeeded on attempt {attempt}',
               'retry': 'attempt {attempt} failed, trying again in {delay:.2f} s: {error}', 'failure': 'failed after {attempt} attempt(s): {error}',
               'denied': 'not run, refused by the approval hook: {reason}'}
@@ -320,7 +321,8 @@ def _result(call_id, name, output, error, attempts:int, start:float)->dict:
 @patch
 def _prepare(self:Toolbox, call)->tuple:
     "`(id, name, function, ToolInfo, kwargs)` for `call`, checked; raises what is wrong with it"
-    if type(call) is dict and call.keys() <= _PLAIN_CALL_KEYS: call_id,name,arguments = call.get('id'),call.get('name'),call.get('arguments') # the common case
+    if type(call) is dict and call.keys() <= _PLAIN_CALL_KEYS: # the common case
+        call_id,name,arguments = call.get('id'),call.get('name'),call.get('arguments')
     else: call_id,name,arguments = _call_parts(call)
     if type(arguments) is dict and len(arguments) < 16 and self._small_ok: # a few numbers need no measuring
         for v in arguments.values():
@@ -552,8 +554,8 @@ def execute(self:Toolbox, calls:list, # Tool calls: `{'id', 'name', 'arguments'}
         results = ToolResults((), calls)
         for c in calls: results.append(run(c, timeout, retries, caller_globals, watched))
         return results
-    return ToolResults([self._refused(c, r, time.perf_counter()) if r is not None else self._run_call(c, timeout, retries, caller_globals, watched)
-                        for c,r in self._split(calls)], calls)
+    return ToolResults([self._refused(c, r, time.perf_counter()) if r is not None else
+                        self._run_call(c, timeout, retries, caller_globals, watched) for c,r in self._split(calls)], calls)
 
 def _wait_all(fut:concurrent.futures.Future):
     "The result of a batch running on the background loop; if the wait is interrupted (Ctrl-C), the batch is cancelled too"
@@ -612,7 +614,7 @@ def _to_ask(self:Toolbox, call, start:float)->tuple:
 
 @patch
 def _answered(self:Toolbox, asked:dict, answer, start:float)->tuple:
-    "`(call to run, edited arguments or None, None)` or `(None, None, result)`, from the hook's `answer` (the exception, if it raised)"
+    "`(call to run, edited arguments or None, None)` or `(None, None, result)` from the hook's `answer` (an exception: it raised)"
     try:
         if isinstance(answer, BaseException): raise answer
         what,v = _verdict(answer)

@@ -46,7 +46,8 @@ TEXT_TOOLS_HOWTO = """To call a tool, write a JSON object with the tool's name a
 ```
 
 To call several tools at once, write one such block per call."""
-TEXT_TOOLS_AFTER = "After your calls, stop writing: the results come back in the next message, by call. When you need no more tools, answer in plain text, without any tool call."
+TEXT_TOOLS_AFTER = ("After your calls, stop writing: the results come back in the next message, by call. "
+                    "When you need no more tools, answer in plain text, without any tool call.")
 
 # %% ../nbs/04_toolloop.ipynb #ba70b20a
 _ds = lambda *words: '<｜' + '▁'.join(words) + '｜>' # DeepSeek's tokens: fullwidth bars, words joined by '▁'
@@ -65,11 +66,13 @@ TEXT_TOOL_FORMATS = {
     'deepseek': f"To call tools, write the call tokens, the tool's name and its arguments as JSON in a fenced block, exactly like this:\n\n"
                 f"{_ds('tool','calls','begin')}{_ds('tool','call','begin')}function{_ds('tool','sep')}{{name}}\n```json\n{{arguments}}\n```"
                 f"{_ds('tool','call','end')}{_ds('tool','calls','end')}\n\nTo call several tools at once, write one "
-                f"{_ds('tool','call','begin')}...{_ds('tool','call','end')} per call between {_ds('tool','calls','begin')} and {_ds('tool','calls','end')}.",
+                f"{_ds('tool','call','begin')}...{_ds('tool','call','end')} per call "
+                f"between {_ds('tool','calls','begin')} and {_ds('tool','calls','end')}.",
     'function_call': "To call a tool, write a JSON object with the tool's name and its arguments between <function_call> tags, exactly like this:\n\n"
                      "<function_call>{json}</function_call>\n\nTo call several tools at once, write one such tag per call.",
 }
-TEXT_TOOL_FORMATS.update(qwen=TEXT_TOOL_FORMATS['hermes'], **{'llama3.2': TEXT_TOOL_FORMATS['pythonic'], 'llama4': TEXT_TOOL_FORMATS['pythonic']})
+TEXT_TOOL_FORMATS.update({'qwen': TEXT_TOOL_FORMATS['hermes'], 'llama3.2': TEXT_TOOL_FORMATS['pythonic'],
+                          'llama4': TEXT_TOOL_FORMATS['pythonic']}) # the same formats under the names of the models that write them
 
 def _example_call(fmt:str, name:str, args:dict)->str:
     "The how-to of format `fmt`, with the call of `name` with `args` written in it"
@@ -87,7 +90,9 @@ def text_tools_prompt(tools, # Functions, schemas (any dialect `tool_schemas` re
     schemas = tool_schemas(tools.ns if isinstance(tools, Toolbox) else tools, 'json_schema')
     if not schemas: raise ValueError("text_tools_prompt needs at least one tool: a function, a schema, a list of them, or a namespace")
     parts = [TEXT_TOOLS_INTRO]
-    for s in schemas: parts.append(f"## {s['name']}\n{s.get('description') or ''}\nArguments (JSON schema): {json.dumps(s['parameters'], ensure_ascii=False)}")
+    for s in schemas:
+        params = json.dumps(s['parameters'], ensure_ascii=False)
+        parts.append(f"## {s['name']}\n{s.get('description') or ''}\nArguments (JSON schema): {params}")
     first = schemas[0]
     parts += [_example_call(format, first['name'], _sample_arguments(first['parameters'])), TEXT_TOOLS_AFTER]
     return '\n\n'.join(parts)
@@ -186,7 +191,8 @@ def _pythonic_calls(span:str, names:frozenset|None, table:dict)->list|None:
     "Calls in the pythonic form Llama 3.2 and 4 write, `[get_weather(city='Paris'), add(a=1, b=2)]`; `None` if `span` is not that"
     try: node = ast.parse(span, mode='eval').body
     except (SyntaxError, ValueError, RecursionError, MemoryError): return None
-    if not (isinstance(node, ast.List) and node.elts and all(isinstance(e, ast.Call) and isinstance(e.func, ast.Name) for e in node.elts)): return None
+    if not (isinstance(node, ast.List) and node.elts and all(isinstance(e, ast.Call) and isinstance(e.func, ast.Name) for e in node.elts)):
+        return None
     if names is not None and not all(e.func.id in names for e in node.elts): return None # `[len(x)]` in code: not a call of our tools
     read = [_pythonic_call(e, table) for e in node.elts]
     if names is None and not all(literal for _,literal in read): return None # unknown names, arguments that are not literals: code, not calls
@@ -195,27 +201,33 @@ def _pythonic_calls(span:str, names:frozenset|None, table:dict)->list|None:
     return [c for c,_ in read]
 
 def _sources(span:str, nodes:list)->list:
-    "The text of each of `nodes`, parsed from `span` (`ast` positions count UTF-8 bytes from the start of a line; `ast.get_source_segment` splits the whole span for each)"
+    "The text of each of `nodes`, parsed from `span` (`ast.get_source_segment` would split the whole span again for each)"
+    # `ast` positions count UTF-8 bytes from the start of a line
     if not nodes: return []
     data = span.encode('utf-8')
     starts = [0] + [m.end() for m in re.finditer(rb'\r\n?|\n', data)]
-    return [data[starts[n.lineno-1] + n.col_offset:starts[n.end_lineno-1] + n.end_col_offset].decode('utf-8', 'replace') for n in nodes]
+    return [data[starts[n.lineno-1] + n.col_offset:starts[n.end_lineno-1] + n.end_col_offset].decode('utf-8', 'replace')
+            for n in nodes]
 
 def _pythonic_call(node:ast.Call, table:dict)->tuple[dict,bool]:
-    "(call, were its arguments literals?) for one call in the pythonic form: keyword arguments as written, positional ones named by the tool's parameters"
+    "(call, were its arguments literals?) for one pythonic call; positional arguments are named by the tool's parameters"
     name = node.func.id
     call = {'id': None, 'name': name, 'arguments': {}}
     try:
         if any(kw.arg is None for kw in node.keywords): raise _NotLiteral('**')
         named,given = {kw.arg: _literal(kw.value) for kw in node.keywords},[_literal(a) for a in node.args]
     except (_NotLiteral, TypeError, RecursionError):
-        literal,err = False,f"The arguments of {name} must be literal values (strings in quotes, numbers, True/False/None, lists, dicts). Write the call again."
+        literal,err = False,(f"The arguments of {name} must be literal values (strings in quotes, numbers, True/False/None, lists, "
+                             "dicts). Write the call again.")
     else:
         literal,params = True,table[name][0] if name in table else None
         if not given: err,call['arguments'] = None,named
-        elif params is None: err = f"{name} was called with positional arguments, which cannot be matched to its parameters here; write them as name=value."
-        elif len(given) > len(params): err = f"{name} takes at most {len(params)} arguments ({', '.join(params)}), but was given {len(given)}; write them as name=value."
-        elif twice := [p for p in params[:len(given)] if p in named]: err = f"{name} was given {twice[0]} twice, by position and by name; give it once."
+        elif params is None:
+            err = f"{name} was called with positional arguments, which cannot be matched to its parameters here; write them as name=value."
+        elif len(given) > len(params):
+            err = f"{name} takes at most {len(params)} arguments ({', '.join(params)}), but was given {len(given)}; write them as name=value."
+        elif twice := [p for p in params[:len(given)] if p in named]:
+            err = f"{name} was given {twice[0]} twice, by position and by name; give it once."
         else: err,call['arguments'] = None,{**dict(zip(params, given)), **named}
     if err: call['error'] = err
     return call, literal
@@ -266,8 +278,8 @@ def _weak(call:dict, table:dict)->bool:
 def _tool_table(tools)->dict:
     "name -> (its parameters in order, the required ones), for the tools the model was offered"
     specs = tool_specs(tools.ns if isinstance(tools, Toolbox) else tools)
-    return {s['name']: (tuple((s.get('parameters') or {}).get('properties') or ()), frozenset((s.get('parameters') or {}).get('required') or ()))
-            for s in specs}
+    params = {s['name']: s.get('parameters') or {} for s in specs}
+    return {k: (tuple(p.get('properties') or ()), frozenset(p.get('required') or ())) for k,p in params.items()}
 
 # %% ../nbs/04_toolloop.ipynb #f4440f99
 _opener,_opener_ds = re.compile(r'[{\[]'),re.compile(r'[{\[]|' + _ds_token('tool', 'call', 'begin')) # the first searches faster
@@ -286,7 +298,7 @@ def _span_calls(span:str, names:frozenset|None, table:dict, budget:list)->list|N
 def parse_text_tool_calls(text:str, # What the model wrote
                           names=None, # Tool names the model was offered: an object naming one of them is a call even without arguments
                           id_prefix:str='call_', # Calls without an id get `f"{id_prefix}{n}"`, n counting from 1
-                          tools=None # The tools offered (functions, schemas, a namespace): their names, and the parameters that map positional arguments and tell prose from calls
+                          tools=None # The tools offered (functions, schemas, a namespace): their parameters name positional arguments and tell prose from calls
                          )->list: # `[{'id', 'name', 'arguments'}]`, plus `'error'` where the arguments could not be read
     "Tool calls a model wrote in free text: JSON (fenced, tagged or bare), pythonic calls, DeepSeek's tokens; one or several, among prose"
     if not isinstance(text, str): raise TypeError(f"parse_text_tool_calls needs the model's text as a str, got {type(text).__name__}")
@@ -669,8 +681,10 @@ async def atool_loop(client, messages:list|str, tools, model:str=None, max_iters
 @patch
 def _repr_markdown_(self:LoopStep)->str:
     "One round in a notebook: its number, what the model wrote, each call with its arguments and result (escaped, long ones cut)"
-    head = f"**Round {self.iteration}**" + (' (budget exhausted)' if self.budget_exhausted else '') + (': the answer' if self.final and not self.calls else '')
-    parts = [head] + ([md_block(_cut(self.text))] if self.text else []) + ([tool_calls_markdown(self.calls, self.results)] if self.calls else [])
+    head = f"**Round {self.iteration}**" + (' (budget exhausted)' if self.budget_exhausted else '')
+    if self.final and not self.calls: head += ': the answer'
+    parts = [head] + ([md_block(_cut(self.text))] if self.text else [])
+    if self.calls: parts.append(tool_calls_markdown(self.calls, self.results))
     return '\n\n'.join(parts)
 
 @patch
