@@ -294,8 +294,8 @@ def _error_text(e:BaseException)->str:
 
 def _short_error(e:BaseException)->str: return f"{type(e).__name__}: {e}"
 
-# The keys a call may carry: ours, the id under the names providers give it, and what `parse_tool_calls` adds
-_CALL_KEYS = frozenset({'id', 'call_id', 'tool_call_id', 'name', 'arguments', 'type', 'error', 'raw_arguments'})
+# The keys a call may carry: ours, the id under the names providers give it, what `parse_tool_calls` adds, and a call's place in a stream
+_CALL_KEYS = frozenset({'id', 'call_id', 'tool_call_id', 'name', 'arguments', 'type', 'error', 'raw_arguments', 'index'})
 _PLAIN_CALL_KEYS = frozenset({'id', 'name', 'arguments'}) # the common shape, read without further checks
 
 def _call_id(call)->str|None:
