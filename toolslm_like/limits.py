@@ -9,7 +9,8 @@ __all__ = ['MAX_JSON_DEPTH', 'MAX_ARGUMENT_CHARS', 'MAX_INT_DIGITS', 'MAX_NAME_C
            'MAX_PROBLEMS_SHOWN', 'MAX_SCHEMA_DEPTH', 'MAX_SCHEMA_NODES', 'MAX_SCHEMA_CHARS', 'MAX_CHECK_STEPS',
            'MAX_CHECK_DEPTH', 'MAX_MCP_NAME_CHARS', 'MAX_DESCRIPTION_CHARS', 'MAX_MCP_TOOLS', 'MAX_LIST_PAGES',
            'MAX_REMEMBERED_NAMES', 'MAX_OPENAI_STRICT_NESTING', 'MAX_OPENAI_STRICT_PROPERTIES', 'MAX_GEMINI_REF_LEVELS',
-           'MAX_CALL_SECONDS', 'MAX_CALLS_PER_CLIENT', 'MAX_TIMEOUT_SECONDS', 'MAX_MESSAGE_BYTES', 'limits_table']
+           'MAX_CALL_SECONDS', 'MAX_CALLS_PER_CLIENT', 'MAX_TIMEOUT_SECONDS', 'MAX_MESSAGE_BYTES', 'MAX_TEXT_CHARS',
+           'MAX_FAILED_SPANS', 'MAX_PARSED_CHARS', 'MAX_DISPLAY_CHARS', 'limits_table']
 
 # %% ../nbs/08_limits.ipynb #0d9fb3f6
 MAX_JSON_DEPTH = 64 # levels of nesting in one JSON value (arguments, results): checking recurses and Python's stack is finite; real arguments nest under 10
@@ -40,6 +41,12 @@ MAX_TIMEOUT_SECONDS = 31_536_000 # a time limit asked for (the CLI's `--timeout`
 
 # %% ../nbs/08_limits.ipynb #5587480d
 MAX_MESSAGE_BYTES = 64 * 2**20 # one JSON line from a worker process: a result larger than this is not read into memory
+
+# %% ../nbs/08_limits.ipynb #5801f92a
+MAX_TEXT_CHARS = 200_000 # characters of a model's reply searched for calls written as text: real replies are far shorter, and megabytes of junk must scan fast
+MAX_FAILED_SPANS = 64 # brackets in one reply that open nothing readable before that search stops: junk text must not cost a parse per bracket
+MAX_PARSED_CHARS = 400_000 # characters of one reply handed to Python's parser in all (spans that are not JSON are tried as literals): nested junk would be parsed once per bracket
+MAX_DISPLAY_CHARS = 2_000 # characters of one argument, output or reply shown in a notebook: a megabyte of tool output would stall the browser and bury the rest
 
 # %% ../nbs/08_limits.ipynb #ac2e0bf2
 def limits_table()->dict: # name -> (value, reason)
