@@ -104,7 +104,7 @@ def get_schema(f:typing.Callable|dict, # The function (or class, method, partial
     if isinstance(f, dict): return f
     if not callable(f): raise SchemaError(f"get_schema needs a function or other callable, not {type(f).__name__}")
     forms = _schema_cache.get(f)
-    kept = forms.get((skip_hidden, pname)) if forms else None
+    kept = forms.get((skip_hidden, pname)) if forms is not None else None
     d = marshal.loads(kept if kept is not None else _keep_schema(f, forms, skip_hidden, pname))
     if name: d['name'] = name
     return d
@@ -112,9 +112,9 @@ def get_schema(f:typing.Callable|dict, # The function (or class, method, partial
 def _keep_schema(f, forms:dict|None, skip_hidden, pname)->bytes:
     "Build the schema of `f` (or re-key one built for another `pname`) and keep it as `marshal` bytes"
     # `marshal.loads` makes each caller a fresh copy quicker than `pickle` or `json` do (bench/bench_funccall.py)
-    base = forms.get((skip_hidden, 'input_schema')) if forms else None
+    base = forms.get((skip_hidden, 'input_schema')) if forms is not None else None
     d = _build_schema(f, skip_hidden) if base is None else marshal.loads(base)
-    if forms is None: forms = _schema_cache.set(f, {}) or {}
+    if forms is None: forms = _schema_cache.set(f, {}) # the dict kept (a fresh one where `f` cannot be kept)
     if base is None: base = forms[skip_hidden, 'input_schema'] = marshal.dumps(d)
     if pname == 'input_schema': return base
     d[pname] = d.pop('input_schema')
