@@ -69,9 +69,13 @@ def _build_schema(f, skip_hidden=False)->dict:
     info = tool_info(f)
     if not (info.doc or '').strip(): raise SchemaError(f"{info.name!r} has no docstring: a model needs one to know what the tool does")
     b = SchemaBuilder()
-    if _is_pydantic(f): # a pydantic model as the tool: its own schema, `Field` descriptions and constraints kept
-        s = {k: v for k,v in PydanticKind().def_schema(f, b).items() if k != 'description'}
-    else: s = _params_schema(f, info, b, skip_hidden)
+    try:
+        if _is_pydantic(f): # a pydantic model as the tool: its own schema, `Field` descriptions and constraints kept
+            s = {k: v for k,v in PydanticKind().def_schema(f, b).items() if k != 'description'}
+        else: s = _params_schema(f, info, b, skip_hidden)
+    except RecursionError: # our own walk does not recurse into definitions; pydantic's does, for a chain of its models
+        raise SchemaError(f"{info.name!r}: its types nest too deeply to describe (pydantic recurses into each model it holds); "
+                          "make the chain of models shorter, or use dataclasses") from None
     if b.defs: s['$defs'] = b.defs
     return json.loads(json.dumps({'name': info.name, 'description': info.description + _returns_text(info), 'input_schema': s}))
 
