@@ -19,7 +19,6 @@ from datetime import date, datetime, time as dtime
 from decimal import Decimal, InvalidOperation
 from pathlib import Path, PurePath
 from typing import Any, ForwardRef, Literal, Union, get_args, get_origin, get_type_hints
-from uuid import UUID
 from .limits import MAX_INT_DIGITS, MAX_INPUT_NAME_CHARS, MAX_JSON_DEPTH, MAX_SHOWN_CHARS
 
 # %% ../nbs/11_typekinds.ipynb #069488e8
@@ -533,6 +532,8 @@ class UnionKind(TypeKind):
         raise BadValue(f"expected {self.describe(tp)}, {got_value(v)}")
     def describe(self, tp): return ' or '.join(describe_type(a) for a in self._args(tp))
 
+def _is_uuid(v): return (m := sys.modules.get('uuid')) is not None and isinstance(v, m.UUID) # not imported here: see `type_formats`
+
 def to_jsonable(v):
     "`v` as plain JSON (enums, dataclasses, tuples, sets, `Path`s, dates... converted), or raise `TypeError` when it has no JSON form"
     if v is None or isinstance(v, (bool, str)): return v
@@ -541,7 +542,7 @@ def to_jsonable(v):
         if not math.isfinite(v): raise TypeError(f"{v!r} is not JSON")
         return v
     if isinstance(v, enum.Enum): return to_jsonable(v.value)
-    if isinstance(v, (PurePath, UUID, Decimal)): return str(v)
+    if isinstance(v, (PurePath, Decimal)) or _is_uuid(v): return str(v)
     if isinstance(v, (date, dtime)): return v.isoformat()
     if isinstance(v, (list, tuple, deque)): return [to_jsonable(o) for o in v]
     if isinstance(v, (set, frozenset)):
@@ -596,8 +597,16 @@ def _parse_decimal(s):
     except InvalidOperation: raise ValueError(f"{s!r} is not a decimal number") from None
 
 type_formats = {Path: ('Path', Path), PurePath: ('Path', Path), datetime: ('date-time', datetime.fromisoformat), date: ('date', _parse_date),
-                dtime: ('time', dtime.fromisoformat), UUID: ('uuid', UUID), Decimal: ('decimal', _parse_decimal), bytes: ('binary', str.encode)}
+                dtime: ('time', dtime.fromisoformat), Decimal: ('decimal', _parse_decimal), bytes: ('binary', str.encode)}
 custom_types = set(type_formats)
+# entries added once their module is loaded: an annotation `UUID` means `uuid` is, and importing it here would add a tenth to our import time
+_formats_when_loaded = {'uuid': lambda m: (m.UUID, ('uuid', m.UUID))}
+
+def _add_loaded_formats():
+    for nm in [nm for nm in _formats_when_loaded if nm in sys.modules]:
+        if (make := _formats_when_loaded.pop(nm, None)) is None: continue # another thread added it
+        tp,entry = make(sys.modules[nm])
+        type_formats.setdefault(tp, entry); custom_types.add(tp)
 
 class FormatKind(TypeKind):
     def _entry(self, tp):
@@ -606,7 +615,9 @@ class FormatKind(TypeKind):
         for t in type_formats: # subclasses, e.g. `PosixPath`; `datetime` is checked before `date`
             if isinstance(tp, type) and issubclass(tp, t): return type_formats[t]
         return None
-    def match(self, tp, origin): return isinstance(tp, type) and (tp in custom_types or any(issubclass(tp, t) for t in type_formats))
+    def match(self, tp, origin):
+        if _formats_when_loaded: _add_loaded_formats()
+        return isinstance(tp, type) and (tp in custom_types or any(issubclass(tp, t) for t in type_formats))
     def schema(self, tp, b): return {'type': 'string', 'format': self._entry(tp)[0]}
     def convert(self, v, tp, c):
         if isinstance(v, tp) and not (tp is date and isinstance(v, datetime)): return _finite_decimal(v, c) if isinstance(v, Decimal) else v
