@@ -156,7 +156,7 @@ def _classes_in(fn:str, lines:list)->dict:
                 if isinstance(sub, list) and sub: todo.append((sub, inner))
     for nodes in index.values(): nodes.sort(key=lambda n: n.lineno) # the first in the file first, as `inspect` finds it
     _parsed_files[fn] = (lines, index)
-    while len(_parsed_files) > _MAX_PARSED_FILES: _parsed_files.pop(next(iter(_parsed_files)))
+    for old in list(_parsed_files)[:-_MAX_PARSED_FILES]: _parsed_files.pop(old, None) # the oldest first (`list` of a dict: safe from other threads)
     return index
 
 def _source_file_lines(cls)->tuple[str,list]|None:
