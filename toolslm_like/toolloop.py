@@ -347,6 +347,16 @@ def _gemini_plain(obj)->dict:
     "A `google-genai` object as plain data, with its Python (snake_case) field names"
     return dict(obj) if isinstance(obj, dict) else obj.model_dump(mode='json', exclude_none=True)
 
+def _gemini_turns_joined(contents:list)->list:
+    "`contents` with each run of user turns joined into one, parts in order (turns alternate; tool results continued with a question are two in a row)"
+    out = []
+    for c in contents:
+        prev = out[-1] if out else None
+        if isinstance(c, dict) and isinstance(prev, dict) and c.get('role') == prev.get('role') == 'user' and isinstance(c.get('parts'), list) \
+           and isinstance(prev.get('parts'), list): out[-1] = {**prev, 'parts': prev['parts'] + c['parts']}
+        else: out.append(c)
+    return out
+
 class GeminiDialect(Dialect):
     "Gemini through `google-genai`: `contents` of `parts`; calls are `function_call` parts, answered by `function_response` parts in a user turn"
     provider,text_type = 'gemini','text'
@@ -359,7 +369,7 @@ class GeminiDialect(Dialect):
         if schemas:
             config['tools'] = [{'function_declarations': schemas}]
             if final: config['tool_config'] = {'function_calling_config': {'mode': 'NONE'}}
-        return {**options, 'model': model, 'contents': list(history), 'config': config}
+        return {**options, 'model': model, 'contents': _gemini_turns_joined(history), 'config': config}
     def _content(self, response):
         cands = _get(response, 'candidates') or []
         if not cands: raise ValueError(f"The server's reply has no candidates, so there is no message to continue with: {str(_get(response, 'prompt_feedback') or response)[:300]}")
@@ -528,6 +538,7 @@ class _Run:
     "A tool loop with what it needs to run: the client's methods, the toolbox, the callbacks"
     loop:_Loop; create:Callable; create_stream:Callable; toolbox:Any; owns_toolbox:bool; is_async:bool; on_step:Callable|None
     execute_options:dict; stream:bool=False; progress:Callable|None=None
+    client:Any=None # held while the loop runs: `genai.Client` closes its connections when it is garbage-collected
 
     def _shown(self, event):
         if self.progress is not None: self.progress(event)
@@ -673,7 +684,8 @@ def _setup(client, messages, tools, model, max_iters, api, native, system, on_st
     loop = _Loop(dialect, model, ToolHistory(messages, provider), schemas, names, max_iters, native, system, dict(create_options))
     options = {'parallel': parallel, **(execute_options or {}), **({'approve': approve} if approve is not None else {})}
     show = _NotebookProgress() if (_in_notebook() if progress is None else progress) else None
-    return _Run(loop, dialect.create(client), dialect.create_stream(client), toolbox, toolbox is not tools, is_async, on_step, options, bool(stream), show)
+    return _Run(loop, dialect.create(client), dialect.create_stream(client), toolbox, toolbox is not tools, is_async, on_step, options,
+                bool(stream), show, client)
 
 # %% ../nbs/04_toolloop.ipynb #6e8a990d
 def tool_loop(client, # `openai.OpenAI`/`AsyncOpenAI` (Chat Completions or Responses), `anthropic.Anthropic`/`AsyncAnthropic`, or `genai.Client` (or its `.aio`)
