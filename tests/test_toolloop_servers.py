@@ -427,3 +427,66 @@ def test_an_error_event_in_the_stream(api, is_async):
     assert isinstance(info.value, {'chat': openai.APIError, 'responses': StreamError, 'anthropic': anthropic.APIStatusError,
                                    'gemini': (StreamError, genai.errors.APIError)}[api])
     assert list(info.value.tool_history) == [user_msg(api, QUESTION)] and info.value.tool_history.steps == []
+
+def test_a_tool_stream_runs_once_and_stops_when_the_reader_stops():
+    "Iterating again is refused; a reader that stops early closes the stream and leaves the history as far as it got"
+    with ChatServer(SCRIPT) as srv:
+        stream = run_loop('chat', srv, stream=True)
+        assert 'not started' in repr(stream)
+        for e in stream:
+            if isinstance(e, ToolCalls): break
+        with pytest.raises(RuntimeError, match='already run'): list(stream)
+    assert srv.problems == [] and len(srv.requests) == 1 and not stream.finished
+    assert len(stream.history) == 2 and stream.history.steps == [] # the question and the reply whose calls did not run
+    with AnthropicServer(SCRIPT) as srv: history = run_loop('anthropic', srv, stream=True).result()
+    assert srv.problems == [] and history.answer == ANSWER
+
+def test_an_async_tool_stream_is_awaited_or_iterated():
+    "With an async client: `await` gives the history, as without streaming; `for` is refused with what to do instead"
+    with AnthropicServer(SCRIPT) as srv:
+        async def awaited(): return await atool_loop(client_for('anthropic', srv, True), QUESTION, TOOLS, model='m', stream=True)
+        history = asyncio.run(awaited())
+        assert history.answer == ANSWER
+        with pytest.raises(TypeError, match='async for'): list(tool_loop(client_for('anthropic', srv, True), QUESTION, TOOLS, model='m', stream=True))
+    assert srv.problems == []
+    with GeminiServer(SCRIPT) as srv: # a sync client in `atool_loop`: its stream is read in a worker thread
+        async def go(): return [e async for e in atool_loop(client_for('gemini', srv), QUESTION, TOOLS, model='m', stream=True)]
+        events = asyncio.run(go())
+    assert srv.problems == [] and events[-1].final and events[-1].text == ANSWER
+
+@pytest.mark.parametrize('is_async', [False, True], ids=['sync', 'async'])
+def test_approve_reaches_the_toolbox(is_async):
+    "`approve=` is passed to `Toolbox.execute`/`aexecute` with every batch (the Toolbox decides what it means)"
+    from toolslm_like.toolbox import Toolbox
+    seen = []
+    class Recording(Toolbox):
+        def execute(self, calls, approve=None, **kw): seen.append(approve); return super().execute(calls, **kw)
+        async def aexecute(self, calls, approve=None, **kw): seen.append(approve); return await super().aexecute(calls, **kw)
+    def approve(call): return True
+    tb = Recording(TOOLS)
+    try:
+        with ChatServer(SCRIPT) as srv: history = run_loop('chat', srv, is_async, tools=tb, approve=approve)
+    finally: tb.close()
+    assert srv.problems == [] and history.answer == ANSWER and seen == [approve, approve]
+    with pytest.raises(TypeError, match='approve must be callable'): tool_loop(client_for('chat', srv), 'hi', TOOLS, model='m', approve='yes')
+
+def test_a_notebook_shows_each_round_as_it_happens(monkeypatch):
+    "In a Jupyter kernel, with no code from the user: the reply's text as it streams, then each step, one display per round"
+    import IPython.display, toolslm_like.toolloop as tl
+    shown = []
+    class Handle:
+        def update(self, o): shown.append(('update', o))
+    monkeypatch.setattr(IPython.display, 'display', lambda o, display_id=False: shown.append(('display', o)) or Handle())
+    monkeypatch.setattr(tl, '_in_notebook', lambda: True)
+    with ChatServer(SCRIPT) as srv: history = run_loop('chat', srv, stream=True).result()
+    assert srv.problems == []
+    steps = [o for k,o in shown if isinstance(o, LoopStep)]
+    assert steps == history.steps # every step shown, in its round's display
+    texts = [o.data for k,o in shown if isinstance(o, IPython.display.Markdown)]
+    assert texts and ANSWER.startswith(texts[0]) # the answer's display began with its first piece, before the reply was whole
+    shown.clear()
+    with ChatServer(SCRIPT) as srv: run_loop('chat', srv) # not streamed: each step shown as it ends
+    assert [type(o).__name__ for k,o in shown] == ['LoopStep'] * 3
+    shown.clear()
+    with ChatServer(SCRIPT) as srv: run_loop('chat', srv, progress=False)
+    assert shown == []
