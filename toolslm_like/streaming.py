@@ -45,7 +45,7 @@ def _plain_piece(o)->dict:
 # %% ../nbs/12_streaming.ipynb #fbe547e4
 class _ChatParts:
     missing = 'a chunk with a finish_reason'
-    def __init__(self): self.head,self.text,self.refusal,self.calls,self.finish,self.usage,self.saw_text = {},[],[],{},None,None,False
+    def __init__(self): self.head,self.text,self.refusal,self.calls,self.args,self.finish,self.usage,self.saw_text = {},[],[],{},{},None,None,False
     def add(self, d)->str:
         if d.get('error'): raise StreamError(STREAM_ERROR_EVENT.format(message=_error_text(d['error'])))
         if not self.head: self.head = {k: d[k] for k in ('id', 'created', 'model', 'system_fingerprint') if d.get(k) is not None}
@@ -66,15 +66,16 @@ class _ChatParts:
         if not isinstance(k, int): # servers that leave out `index`: a new id starts a new call
             last = max(self.calls, default=None)
             k = last if last is not None and (not p.get('id') or p.get('id') == self.calls[last].get('id')) else len(self.calls)
-        c = self.calls.setdefault(k, {'type': 'function', 'function': {'name': '', 'arguments': ''}})
+        c = self.calls.setdefault(k, {'type': 'function', 'function': {'name': ''}})
         if p.get('id') and not c.get('id'): c['id'] = p['id']
         if p.get('type'): c['type'] = p['type']
         f,fp = c['function'],p.get('function') or {}
         if isinstance(fp.get('name'), str) and fp['name'] != f['name']: f['name'] += fp['name'] # some servers repeat the name in each piece
-        if isinstance(fp.get('arguments'), str): f['arguments'] += fp['arguments']
+        if isinstance(fp.get('arguments'), str): self.args.setdefault(k, []).append(fp['arguments']) # joined once at the end: `+=` would copy it all each time
     def complete(self)->bool: return self.finish is not None
     def response(self)->dict:
-        calls = [{'id': c['id'], **c} if 'id' in c else c for _,c in sorted(self.calls.items())]
+        calls = [{**({'id': c['id']} if 'id' in c else {}), 'type': c['type'], 'function': {**c['function'], 'arguments': ''.join(self.args.get(k, []))}}
+                 for k,c in sorted(self.calls.items())]
         text = ''.join(self.text)
         msg = {'role': 'assistant', 'content': text or (None if calls or not self.saw_text else '')}
         if self.refusal: msg['refusal'] = ''.join(self.refusal)
@@ -85,16 +86,17 @@ class _ChatParts:
 # %% ../nbs/12_streaming.ipynb #fc0d13a8
 class _ResponsesParts:
     missing = 'response.completed'
-    def __init__(self): self.items,self.final,self.text = {},None,[]
+    def __init__(self): self.items,self.args,self.final,self.text = {},{},None,[]
     def add(self, d)->str:
         t = d.get('type')
         if t == 'error': raise StreamError(STREAM_ERROR_EVENT.format(message=_error_text({'message': d.get('message'), 'code': d.get('code')})))
         if t == 'response.failed':
             raise StreamError(STREAM_ERROR_EVENT.format(message=_error_text((d.get('response') or {}).get('error') or 'the response failed')))
         k = d.get('output_index')
-        if t in ('response.output_item.added', 'response.output_item.done') and isinstance(d.get('item'), abc.Mapping): self.items[k] = dict(d['item'])
-        elif t == 'response.function_call_arguments.delta' and k in self.items:
-            self.items[k]['arguments'] = (self.items[k].get('arguments') or '') + (d.get('delta') or '')
+        if t in ('response.output_item.added', 'response.output_item.done') and isinstance(d.get('item'), abc.Mapping):
+            self.items[k] = dict(d['item'])
+            if t.endswith('.done'): self.args.pop(k, None) # the finished item has its whole arguments
+        elif t == 'response.function_call_arguments.delta' and k in self.items: self.args.setdefault(k, []).append(d.get('delta') or '')
         elif t in ('response.completed', 'response.incomplete'): self.final = dict(d.get('response') or {})
         elif t == 'response.output_text.delta' and isinstance(d.get('delta'), str):
             self.text.append(d['delta'])
@@ -103,13 +105,15 @@ class _ResponsesParts:
     def complete(self)->bool: return self.final is not None
     def response(self)->dict:
         out = dict(self.final or {})
-        if not out.get('output'): out['output'] = [v for _,v in sorted(self.items.items(), key=lambda kv: kv[0] or 0)]
+        if not out.get('output'):
+            out['output'] = [{**v, 'arguments': (v.get('arguments') or '') + ''.join(self.args[k])} if k in self.args else v
+                             for k,v in sorted(self.items.items(), key=lambda kv: kv[0] or 0)]
         return out
 
 # %% ../nbs/12_streaming.ipynb #743e8752
 class _AnthropicParts:
     missing = 'message_stop'
-    def __init__(self): self.message,self.blocks,self.json,self.done = {},{},{},False
+    def __init__(self): self.message,self.blocks,self.json,self.grown,self.done = {},{},{},{},False
     def add(self, d)->str:
         t,i = d.get('type'),d.get('index')
         if t == 'error': raise StreamError(STREAM_ERROR_EVENT.format(message=_error_text(d.get('error'))))
@@ -130,15 +134,18 @@ class _AnthropicParts:
     def _delta(self, b, i, delta)->str:
         kind = delta.get('type')
         if kind == 'input_json_delta' and i in self.json: self.json[i].append(delta.get('partial_json') or '')
-        elif kind == 'thinking_delta': b['thinking'] = (b.get('thinking') or '') + (delta.get('thinking') or '')
+        elif kind == 'thinking_delta': self.grown.setdefault((i, 'thinking'), []).append(delta.get('thinking') or '')
         elif kind == 'signature_delta': b['signature'] = delta.get('signature')
         elif kind == 'citations_delta': b['citations'] = list(b.get('citations') or []) + [delta.get('citation')]
         elif kind == 'text_delta':
-            b['text'] = (b.get('text') or '') + (delta.get('text') or '')
+            self.grown.setdefault((i, 'text'), []).append(delta.get('text') or '') # joined once at the end
             return delta.get('text') or ''
         return ''
     def complete(self)->bool: return self.done
-    def response(self)->dict: return {**self.message, 'content': [b for _,b in sorted(self.blocks.items())]}
+    def response(self)->dict:
+        blocks = {i: dict(b) for i,b in self.blocks.items()}
+        for (i,field),pieces in self.grown.items(): blocks[i][field] = (blocks[i].get(field) or '') + ''.join(pieces)
+        return {**self.message, 'content': [b for _,b in sorted(blocks.items())]}
 
 # %% ../nbs/12_streaming.ipynb #e67386bd
 def _g(d, *keys):
@@ -148,7 +155,7 @@ def _g(d, *keys):
 
 class _GeminiParts:
     missing = 'a chunk with a finish_reason'
-    def __init__(self): self.parts,self.finish,self.usage,self.role = [],None,None,'model'
+    def __init__(self): self.parts,self.more,self.finish,self.usage,self.role = [],{},None,None,'model'
     def add(self, d)->str:
         if d.get('error'): raise StreamError(STREAM_ERROR_EVENT.format(message=_error_text(d['error'])))
         if (u := _g(d, 'usage_metadata', 'usageMetadata')): self.usage = u
@@ -162,12 +169,15 @@ class _GeminiParts:
             p = dict(p)
             last = self.parts[-1] if self.parts else None
             if isinstance(p.get('text'), str) and not p.get('thought'): text.append(p['text'])
-            if last is not None and set(p) == set(last) <= {'text', 'thought'} and p.get('thought') == last.get('thought'): last['text'] += p['text']
-            else: self.parts.append(p)
+            if last is not None and isinstance(p.get('text'), str) and set(p) == set(last) <= {'text', 'thought'} and p.get('thought') == last.get('thought'): self.more[id(last)].append(p['text'])
+            else:
+                self.parts.append(p)
+                if isinstance(p.get('text'), str): self.more[id(p)] = []
         return ''.join(text)
     def complete(self)->bool: return self.finish is not None
     def response(self)->dict:
-        out = {'candidates': [{'content': {'role': self.role, 'parts': self.parts}, 'finish_reason': self.finish}]}
+        parts = [{**p, 'text': p['text'] + ''.join(self.more[id(p)])} if self.more.get(id(p)) else p for p in self.parts]
+        out = {'candidates': [{'content': {'role': self.role, 'parts': parts}, 'finish_reason': self.finish}]}
         return {**out, 'usage_metadata': self.usage} if self.usage else out
 
 # %% ../nbs/12_streaming.ipynb #a52d8863
