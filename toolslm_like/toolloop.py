@@ -305,13 +305,13 @@ class ResponsesDialect(Dialect):
 
 def _blocks(content)->list: return [{'type': 'text', 'text': content}] if isinstance(content, str) else list(content or [])
 
-def _user_turns_joined(messages:list)->list:
-    "`messages` with each run of user messages joined into one, blocks in order (Anthropic's turns alternate; a history that ends with tool results, continued with a question, has two in a row)"
+def _user_turns_joined(messages:list, field:str='content')->list:
+    "`messages` with each run of user messages joined into one, blocks (Anthropic's `content`, Gemini's `parts`) in order (turns alternate; a history that ends with tool results, continued with a question, has two in a row)"
     out = []
     for m in messages:
         prev = out[-1] if out else None
         if isinstance(m, dict) and isinstance(prev, dict) and m.get('role') == prev.get('role') == 'user':
-            out[-1] = {**prev, 'content': _blocks(prev.get('content')) + _blocks(m.get('content'))}
+            out[-1] = {**prev, field: _blocks(prev.get(field)) + _blocks(m.get(field))}
         else: out.append(m)
     return out
 
@@ -347,16 +347,6 @@ def _gemini_plain(obj)->dict:
     "A `google-genai` object as plain data, with its Python (snake_case) field names"
     return dict(obj) if isinstance(obj, dict) else obj.model_dump(mode='json', exclude_none=True)
 
-def _gemini_turns_joined(contents:list)->list:
-    "`contents` with each run of user turns joined into one, parts in order (turns alternate; tool results continued with a question are two in a row)"
-    out = []
-    for c in contents:
-        prev = out[-1] if out else None
-        if isinstance(c, dict) and isinstance(prev, dict) and c.get('role') == prev.get('role') == 'user' and isinstance(c.get('parts'), list) \
-           and isinstance(prev.get('parts'), list): out[-1] = {**prev, 'parts': prev['parts'] + c['parts']}
-        else: out.append(c)
-    return out
-
 class GeminiDialect(Dialect):
     "Gemini through `google-genai`: `contents` of `parts`; calls are `function_call` parts, answered by `function_response` parts in a user turn"
     provider,text_type = 'gemini','text'
@@ -369,7 +359,7 @@ class GeminiDialect(Dialect):
         if schemas:
             config['tools'] = [{'function_declarations': schemas}]
             if final: config['tool_config'] = {'function_calling_config': {'mode': 'NONE'}}
-        return {**options, 'model': model, 'contents': _gemini_turns_joined(history), 'config': config}
+        return {**options, 'model': model, 'contents': _user_turns_joined(history, 'parts'), 'config': config}
     def _content(self, response):
         cands = _get(response, 'candidates') or []
         if not cands: raise ValueError(f"The server's reply has no candidates, so there is no message to continue with: {str(_get(response, 'prompt_feedback') or response)[:300]}")
