@@ -490,3 +490,32 @@ def test_a_notebook_shows_each_round_as_it_happens(monkeypatch):
     shown.clear()
     with ChatServer(SCRIPT) as srv: run_loop('chat', srv, progress=False)
     assert shown == []
+
+@pytest.mark.parametrize('api', list(SERVERS))
+def test_parse_tool_calls_refuses_a_real_stream_and_its_pieces(api):
+    "The SDK's own stream object, and each chunk or event it yields, are refused with what to pass instead; the accumulator reads them"
+    from toolslm_like.providers import parse_tool_calls
+    from toolslm_like.streaming import StreamAccumulator
+    with SERVERS[api](SCRIPT[:1]) as srv:
+        client = client_for(api, srv)
+        if api == 'chat': stream = client.chat.completions.create(model='m', messages=[{'role': 'user', 'content': 'q'}], stream=True)
+        elif api == 'responses': stream = client.responses.create(model='m', input='q', stream=True)
+        elif api == 'anthropic': stream = client.messages.create(model='m', max_tokens=100, messages=[{'role': 'user', 'content': 'q'}], stream=True)
+        else: stream = client.models.generate_content_stream(model='m', contents='q')
+        with pytest.raises(TypeError, match='got a stream .*StreamAccumulator'): parse_tool_calls(stream)
+        acc = StreamAccumulator()
+        for piece in stream:
+            if api != 'gemini' and getattr(piece, 'type', None) != 'response.completed': # Gemini's pieces are partial replies, each call whole
+                with pytest.raises(ValueError, match='StreamAccumulator'): parse_tool_calls(piece)
+            acc.add(piece)
+    assert srv.problems == []
+    assert [(c['name'], c['arguments']) for c in acc.tool_calls()] == [('add', {'a': 2, 'b': 3}), ('multiply', {'a': 4, 'b': 5})]
+
+@pytest.mark.parametrize('api', ['chat', 'gemini'])
+def test_prompt_only_mode_streamed(api):
+    "native=False streams too: the calls are read from the text once it is whole"
+    turns = ['I will add.\n```json\n{"name": "add", "arguments": {"a": 2, "b": 3}}\n```', 'It is 5.']
+    with SERVERS[api](turns) as srv: plain = run_loop(api, srv, native=False)
+    with SERVERS[api](turns, chunk_chars=2) as srv: events,streamed = stream_loop(api, srv, native=False)
+    assert srv.problems == [] and list(streamed) == list(plain) and streamed.answer == 'It is 5.'
+    assert ''.join(e.text for e in events if isinstance(e, TextDelta) and e.iteration == 1) == turns[0]
