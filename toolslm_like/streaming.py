@@ -26,6 +26,8 @@ class StreamError(RuntimeError):
         super().__init__(message)
         self.partial = partial # what had arrived, put together as far as it goes (for logs; not a valid reply)
 
+_is_map = lambda o: isinstance(o, abc.Mapping)
+
 def _error_text(err)->str:
     "The message of an error the server sent, with its type or code"
     if not isinstance(err, abc.Mapping): return str(err)
@@ -45,12 +47,14 @@ def _plain_piece(o)->dict:
 # %% ../nbs/12_streaming.ipynb #fbe547e4
 class _ChatParts:
     missing = 'a chunk with a finish_reason'
-    def __init__(self): self.head,self.text,self.refusal,self.calls,self.args,self.finish,self.usage,self.saw_text = {},[],[],{},{},None,None,False
+    def __init__(self):
+        self.head,self.text,self.refusal,self.calls,self.args = {},[],[],{},{}
+        self.finish,self.usage,self.saw_text = None,None,False
     def add(self, d)->str:
         if d.get('error'): raise StreamError(STREAM_ERROR_EVENT.format(message=_error_text(d['error'])))
-        if not self.head: self.head = {k: d[k] for k in ('id', 'created', 'model', 'system_fingerprint') if d.get(k) is not None}
+        if not self.head: self.head = {k: d[k] for k in ('id', 'created', 'model', 'system_fingerprint') if d.get(k)}
         if d.get('usage'): self.usage = d['usage']
-        choice = next((c for c in d.get('choices') or [] if isinstance(c, abc.Mapping) and c.get('index', 0) == 0), None)
+        choice = next((c for c in d.get('choices') or [] if _is_map(c) and c.get('index', 0) == 0), None)
         if choice is None: return ''
         delta = choice.get('delta') or {}
         for piece in delta.get('tool_calls') or []: self._call_piece(piece)
@@ -65,22 +69,25 @@ class _ChatParts:
         k = p.get('index')
         if not isinstance(k, int): # servers that leave out `index`: a new id starts a new call
             last = max(self.calls, default=None)
-            k = last if last is not None and (not p.get('id') or p.get('id') == self.calls[last].get('id')) else len(self.calls)
+            same = last is not None and (not p.get('id') or p.get('id') == self.calls[last].get('id'))
+            k = last if same else len(self.calls)
         c = self.calls.setdefault(k, {'type': 'function', 'function': {'name': ''}})
         if p.get('id') and not c.get('id'): c['id'] = p['id']
         if p.get('type'): c['type'] = p['type']
         f,fp = c['function'],p.get('function') or {}
-        if isinstance(fp.get('name'), str) and fp['name'] != f['name']: f['name'] += fp['name'] # some servers repeat the name in each piece
-        if isinstance(fp.get('arguments'), str): self.args.setdefault(k, []).append(fp['arguments']) # joined once at the end: `+=` would copy it all each time
+        if isinstance(fp.get('name'), str) and fp['name'] != f['name']: f['name'] += fp['name'] # some servers repeat it in each piece
+        if isinstance(fp.get('arguments'), str): # joined once at the end: `+=` would copy all of it at each piece
+            self.args.setdefault(k, []).append(fp['arguments'])
     def complete(self)->bool: return self.finish is not None
     def response(self)->dict:
-        calls = [{**({'id': c['id']} if 'id' in c else {}), 'type': c['type'], 'function': {**c['function'], 'arguments': ''.join(self.args.get(k, []))}}
-                 for k,c in sorted(self.calls.items())]
+        calls = [{**({'id': c['id']} if 'id' in c else {}), 'type': c['type'],
+                  'function': {**c['function'], 'arguments': ''.join(self.args.get(k, []))}} for k,c in sorted(self.calls.items())]
         text = ''.join(self.text)
         msg = {'role': 'assistant', 'content': text or (None if calls or not self.saw_text else '')}
         if self.refusal: msg['refusal'] = ''.join(self.refusal)
         if calls: msg['tool_calls'] = calls
-        out = {**self.head, 'object': 'chat.completion', 'choices': [{'index': 0, 'message': msg, 'finish_reason': self.finish}]}
+        choice = {'index': 0, 'message': msg, 'finish_reason': self.finish}
+        out = {**self.head, 'object': 'chat.completion', 'choices': [choice]}
         return {**out, 'usage': self.usage} if self.usage else out
 
 # %% ../nbs/12_streaming.ipynb #fc0d13a8
@@ -89,14 +96,15 @@ class _ResponsesParts:
     def __init__(self): self.items,self.args,self.final,self.text = {},{},None,[]
     def add(self, d)->str:
         t = d.get('type')
-        if t == 'error': raise StreamError(STREAM_ERROR_EVENT.format(message=_error_text({'message': d.get('message'), 'code': d.get('code')})))
-        if t == 'response.failed':
-            raise StreamError(STREAM_ERROR_EVENT.format(message=_error_text((d.get('response') or {}).get('error') or 'the response failed')))
+        if t in ('error', 'response.failed'):
+            err = {'message': d.get('message'), 'code': d.get('code')} if t == 'error' else (d.get('response') or {}).get('error')
+            raise StreamError(STREAM_ERROR_EVENT.format(message=_error_text(err or 'the response failed')))
         k = d.get('output_index')
         if t in ('response.output_item.added', 'response.output_item.done') and isinstance(d.get('item'), abc.Mapping):
             self.items[k] = dict(d['item'])
             if t.endswith('.done'): self.args.pop(k, None) # the finished item has its whole arguments
-        elif t == 'response.function_call_arguments.delta' and k in self.items: self.args.setdefault(k, []).append(d.get('delta') or '')
+        elif t == 'response.function_call_arguments.delta' and k in self.items:
+            self.args.setdefault(k, []).append(d.get('delta') or '')
         elif t in ('response.completed', 'response.incomplete'): self.final = dict(d.get('response') or {})
         elif t == 'response.output_text.delta' and isinstance(d.get('delta'), str):
             self.text.append(d['delta'])
@@ -106,8 +114,8 @@ class _ResponsesParts:
     def response(self)->dict:
         out = dict(self.final or {})
         if not out.get('output'):
-            out['output'] = [{**v, 'arguments': (v.get('arguments') or '') + ''.join(self.args[k])} if k in self.args else v
-                             for k,v in sorted(self.items.items(), key=lambda kv: kv[0] or 0)]
+            items = sorted(self.items.items(), key=lambda kv: kv[0] or 0)
+            out['output'] = [{**v, 'arguments': (v.get('arguments') or '') + ''.join(self.args[k])} if k in self.args else v for k,v in items]
         return out
 
 # %% ../nbs/12_streaming.ipynb #743e8752
@@ -121,17 +129,18 @@ class _AnthropicParts:
         elif t == 'content_block_start':
             self.blocks[i] = dict(d.get('content_block') or {})
             if 'input' in self.blocks[i]: self.json[i] = []
-        elif t == 'content_block_delta' and i in self.blocks: return self._delta(self.blocks[i], i, d.get('delta') or {})
+        elif t == 'content_block_delta' and i in self.blocks: return self._delta(i, d.get('delta') or {})
         elif t == 'content_block_stop' and self.json.get(i):
             raw = ''.join(self.json.pop(i))
             try: self.blocks[i]['input'] = json.loads(raw)
-            except ValueError: self.blocks[i]['input'] = raw # `parse_tool_calls` gives this call an error saying the JSON is broken
+            except ValueError: self.blocks[i]['input'] = raw # `parse_tool_calls` gives the call an error: the JSON is broken
         elif t == 'message_delta':
             self.message.update(d.get('delta') or {})
             if d.get('usage'): self.message['usage'] = {**(self.message.get('usage') or {}), **d['usage']}
         elif t == 'message_stop': self.done = True
         return ''
-    def _delta(self, b, i, delta)->str:
+    def _delta(self, i, delta)->str:
+        b = self.blocks[i]
         kind = delta.get('type')
         if kind == 'input_json_delta' and i in self.json: self.json[i].append(delta.get('partial_json') or '')
         elif kind == 'thinking_delta': self.grown.setdefault((i, 'thinking'), []).append(delta.get('thinking') or '')
@@ -169,14 +178,16 @@ class _GeminiParts:
             p = dict(p)
             last = self.parts[-1] if self.parts else None
             if isinstance(p.get('text'), str) and not p.get('thought'): text.append(p['text'])
-            if last is not None and isinstance(p.get('text'), str) and set(p) == set(last) <= {'text', 'thought'} and p.get('thought') == last.get('thought'): self.more[id(last)].append(p['text'])
+            plain_text = isinstance(p.get('text'), str) and set(p) <= {'text', 'thought'}
+            if plain_text and last is not None and set(p) == set(last) and p.get('thought') == last.get('thought'):
+                self.more[id(last)].append(p['text'])
             else:
                 self.parts.append(p)
                 if isinstance(p.get('text'), str): self.more[id(p)] = []
         return ''.join(text)
     def complete(self)->bool: return self.finish is not None
     def response(self)->dict:
-        parts = [{**p, 'text': p['text'] + ''.join(self.more[id(p)])} if self.more.get(id(p)) else p for p in self.parts]
+        parts = [{**p, 'text': p['text'] + ''.join(more)} if (more := self.more.get(id(p))) else p for p in self.parts]
         out = {'candidates': [{'content': {'role': self.role, 'parts': parts}, 'finish_reason': self.finish}]}
         return {**out, 'usage_metadata': self.usage} if self.usage else out
 
@@ -184,8 +195,8 @@ class _GeminiParts:
 _PARTS = {'openai': _ChatParts, 'openai-responses': _ResponsesParts, 'anthropic': _AnthropicParts, 'gemini': _GeminiParts}
 
 class StreamAccumulator:
-    "Takes a streamed reply chunk by chunk (`add`), returning the text each adds; then the whole reply (`response`) and its calls"
-    def __init__(self, provider:str|None=None): # 'openai' (Chat Completions), 'openai-responses', 'anthropic' or 'gemini'; `None`: from the first chunk
+    "Takes a streamed reply chunk by chunk (`add`), returning the text each adds; then the whole reply and its calls"
+    def __init__(self, provider:str|None=None): # 'openai' (Chat), 'openai-responses', 'anthropic', 'gemini'; `None`: from the first chunk
         if provider == 'gemini-json-schema': provider = 'gemini'
         if provider is not None and provider not in _PARTS:
             raise ValueError(f"StreamAccumulator reads streams of {', '.join(_PARTS)}; got provider={provider!r}")
@@ -199,7 +210,9 @@ class StreamAccumulator:
         d = _plain_piece(chunk)
         if self._parts is None:
             p = stream_piece_provider(d) or ('gemini' if 'candidates' in d else None)
-            if p is None: raise TypeError(NOT_A_STREAM_PIECE.format(what=f"{type(chunk).__name__} {json.dumps(d, default=str)[:120]}", provider='model'))
+            if p is None:
+                what = f"{type(chunk).__name__} {json.dumps(d, default=str)[:120]}"
+                raise TypeError(NOT_A_STREAM_PIECE.format(what=what, provider='model'))
             self.provider,self._parts = p,_PARTS[p]()
         self.chunks += 1
         text = self._parts.add(d)
@@ -209,7 +222,8 @@ class StreamAccumulator:
     @property
     def text(self)->str: return ''.join(self._text) # the answer's text so far
     @property
-    def complete(self)->bool: return self._parts is not None and self._parts.complete() # has the event that ends a reply come?
+    def complete(self)->bool: # has the event that ends a reply come?
+        return self._parts is not None and self._parts.complete()
 
     def response(self)->dict: # The reply as the API returns it without streaming (plain data)
         "The whole reply; raises `StreamError` if the stream has not ended properly"
