@@ -324,9 +324,10 @@ def test_a_toolbox_passed_in_is_used_with_execute_options_and_left_open():
         assert tb.execute([{'id': 'x', 'name': 'add', 'arguments': {'a': 2, 'b': 2}}])[0]['output'] == 4
     finally: stop.set(); tb.close()
 
-def test_calls_without_ids_get_ids():
+@pytest.mark.parametrize('stream', [False, True], ids=['plain', 'streamed'])
+def test_calls_without_ids_get_ids(stream):
     "Some OpenAI-compatible servers send tool calls without ids: the loop gives them ids, in the history too, and the results match"
-    with ChatServer(SCRIPT, call_ids=False) as srv: history = run_loop('chat', srv)
+    with ChatServer(SCRIPT, call_ids=False) as srv: history = stream_loop('chat', srv)[1] if stream else run_loop('chat', srv)
     assert srv.problems == [] # the server checks every assistant call has an id answered by a tool message
     assert [i for i,_ in calls_in('chat', srv.requests[1])] == ['call_1_0', 'call_1_1']
     assert [i for i,_,_ in results_in('chat', srv.requests[1])] == ['call_1_0', 'call_1_1']
