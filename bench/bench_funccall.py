@@ -1,12 +1,15 @@
-"""Benchmark: `get_schema` cold and warm, and `call_func` overhead, against `fastcore.funccall` and a direct call.
+"""Benchmark: `get_schema` cold and warm, and `call_func` overhead, against `fastcore.funccall`, pydantic and a direct call.
 
 Run by hand: `python bench/bench_funccall.py`. All figures come from one run on the same functions, so compare ratios.
 Targets (issue 2): cold get_schema no slower than fastcore's; warm at least 100x faster than fastcore's; call_func
 overhead (time minus a direct call) under a third of fastcore's call_func overhead.
+Targets (issue 14): cold get_schema no slower than pydantic's `TypeAdapter(fn).json_schema()` on the same functions,
+warm <= 3 us, call_func overhead <= 1.5 us.
 """
 import time, types, statistics
 from fastcore import funccall as fc
 from toolslm_like import funccall as tl
+from pydantic import TypeAdapter
 
 def add(a:int, # First number
         b:int  # Second number
@@ -46,14 +49,17 @@ def main():
         it1,it2 = iter(fresh_fns[:1500]),iter(fresh_fns[1500:])
         cold_tl = per_call(lambda: tl.get_schema(fresh(f)), 200)
         cold_fc = per_call(lambda: fc.get_schema(fresh(f)), 200)
+        cold_pd = per_call(lambda: TypeAdapter(fresh(f)).json_schema(), 200)
         tl.get_schema(f)
         warm_tl = per_call(lambda: tl.get_schema(f), 20000)
         warm_fc = per_call(lambda: fc.get_schema(f), 200)
-        rows.append((f.__name__, cold_tl, cold_fc, warm_tl, warm_fc))
-    print("get_schema            toolslm_like   fastcore.funccall   ratio")
-    for nm,ct,cf,wt,wf in rows:
-        print(f"  {nm:7} cold      {us(ct)}     {us(cf)}        {cf/ct:6.1f}x faster")
-        print(f"  {nm:7} warm      {us(wt)}     {us(wf)}        {wf/wt:6.1f}x faster")
+        ta = TypeAdapter(f)
+        warm_pd = per_call(lambda: ta.json_schema(), 2000)
+        rows.append((f.__name__, cold_tl, cold_fc, cold_pd, warm_tl, warm_fc, warm_pd))
+    print("get_schema            toolslm_like   fastcore.funccall   pydantic TypeAdapter   ratio vs fastcore, vs pydantic")
+    for nm,ct,cf,cp,wt,wf,wp in rows:
+        print(f"  {nm:7} cold      {us(ct)}     {us(cf)}        {us(cp)}      {cf/ct:6.1f}x  {cp/ct:6.1f}x faster")
+        print(f"  {nm:7} warm      {us(wt)}     {us(wf)}        {us(wp)}      {wf/wt:6.1f}x  {wp/wt:6.1f}x faster (target <= 3 us)")
     ns = {'add': add}
     inp = {'a': 1, 'b': 2}
     direct = per_call(lambda: add(**inp), 200000)
@@ -63,6 +69,6 @@ def main():
     print(f"  direct call          {us(direct)}")
     print(f"  toolslm_like         {us(ours)}   overhead {us(ours-direct)}")
     print(f"  fastcore.funccall    {us(theirs)}   overhead {us(theirs-direct)}")
-    print(f"  overhead ratio ours/fastcore: {(ours-direct)/(theirs-direct):.3f} (target < 0.333)")
+    print(f"  overhead ratio ours/fastcore: {(ours-direct)/(theirs-direct):.3f} (target < 0.333); ours {us(ours-direct)} (target <= 1.5 us)")
 
 if __name__ == '__main__': main()

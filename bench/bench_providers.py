@@ -29,3 +29,12 @@ d = oai.model_dump()
 print(f"parse_tool_calls dict 5 calls: {timeit.timeit(lambda: parse_tool_calls(d), number=n)/n*1e6:.1f} us")
 res = [{'id': f'call_{i}', 'name': 'get_weather', 'output': {'t': i}, 'error': None} for i in range(5)]
 print(f"format_tool_results 5 results: {timeit.timeit(lambda: format_tool_results(res, 'anthropic'), number=n)/n*1e6:.1f} us")
+# The rewrites are passes over toolslm_like.jsonschema's walker (one method call per node, one shared budget)
+params = tool_specs(send_parcel)[0]['parameters']
+n=2000
+for nm,f in (('strict_schema', lambda: strict_schema(params, 'send')), ('gemini_schema', lambda: gemini_schema(params, 'send'))):
+    try: print(f"{nm} send_parcel: {min(timeit.repeat(f, number=n, repeat=3))/n*1e6:.1f} us")
+    except Exception as e: print(f"{nm} send_parcel: {type(e).__name__}") # strict mode cannot say its free-form tags
+params = tool_specs(get_weather)[0]['parameters']
+for nm,f in (('strict_schema', lambda: strict_schema(params, 'w')), ('strict_schema anthropic', lambda: strict_schema(params, 'w', 'anthropic')), ('gemini_schema', lambda: gemini_schema(params, 'w'))):
+    print(f"{nm} get_weather: {min(timeit.repeat(f, number=n, repeat=3))/n*1e6:.1f} us")

@@ -4,11 +4,13 @@ of a tool that sleeps 0.1 s, serial and parallel, sync and async tools, for both
 Run by hand: `python bench/bench_toolbox.py`. Targets (issue 4): per-call overhead no more than baretools' on the same
 calls; 20 x 0.1 s in parallel within 0.15 s of wall time.
 
+Also: what an approval hook costs (`approve=` a hook that allows every call), next to the same calls without one.
+
 Overhead is time per call minus a bare loop that calls the tool directly with the same arguments (the three measured in
 turns, best of 40 rounds, so load on a shared machine hits all alike), two ways:
 one call per `execute` (an agent turn with a single tool call) and a batch of 100 calls per `execute`.
 """
-import asyncio, time
+import asyncio, inspect, time
 from baretools import ToolRegistry
 from toolslm_like.toolbox import Toolbox
 
@@ -60,14 +62,19 @@ def main():
     assert tb.execute(one)[0]['output'] == reg.execute(one)[0]['output'] == 3
 
     def bare_loop(calls): return [add(**c['arguments']) for c in calls]
+    def allow(call): return True
+    approving = 'approve' in inspect.signature(Toolbox.execute).parameters # this bench also runs against older versions
     print("Per-call time of a trivial tool (add), best of 40 rounds taken in turns; overhead = per call minus the bare loop")
     print(f"{'':28}{'per call':>10}{'overhead':>12}   overhead / baretools'")
     for label,calls in (('1 call per execute', one), ('100 calls per execute', batch)):
-        t = per_call({'bare': lambda: bare_loop(calls), 'ours': lambda: tb.execute(calls), 'theirs': lambda: reg.execute(calls)}, len(calls))
+        fns = {'bare': lambda: bare_loop(calls), 'ours': lambda: tb.execute(calls), 'theirs': lambda: reg.execute(calls)}
+        if approving: fns['approved'] = lambda: tb.execute(calls, approve=allow)
+        t = per_call(fns, len(calls))
         bare,ours,theirs = t['bare'],t['ours'],t['theirs']
         print(f"  {label}")
         print(f"    {'bare loop':24}{us(bare)}")
         print(f"    {'toolslm_like Toolbox':24}{us(ours)}   {us(ours-bare)}   {(ours-bare)/(theirs-bare):6.2f}")
+        if approving: print(f"    {'  with approve=':24}{us(t['approved'])}   {us(t['approved']-bare)}   {(t['approved']-bare)/(theirs-bare):6.2f}")
         print(f"    {'baretools ToolRegistry':24}{us(theirs)}   {us(theirs-bare)}")
 
     print("\n20 calls of a tool that sleeps 0.1 s (wall time, best of 3)")

@@ -1,6 +1,7 @@
 """Benchmarks of toolslm_like.toolloop, run by hand: `python bench/bench_toolloop.py`
 
-1. `parse_text_tool_calls` on typical model replies (fenced, bare, several calls, single quotes) and on pathological text.
+1. `parse_text_tool_calls` on typical model replies (fenced, bare, several calls, single quotes, pythonic, DeepSeek's tokens, a mention
+   in prose) and on pathological text.
 2. What the loop adds per round on top of the SDK's own request: a 3-round conversation (two parallel calls, a failing
    call, an answer) against a local scripted Chat Completions server, with `tool_loop` and with a hand-written loop
    that calls `client.chat.completions.create` and the tools directly.
@@ -21,12 +22,16 @@ replies = {
     'bare, 3 calls': 'Calls: {"name": "a", "arguments": {"x": 1}} {"name": "b", "arguments": {"y": [1, 2]}} {"name": "c", "arguments": {}} done',
     'single quotes': "{'name': 'search', 'arguments': {'q': \"it's\", 'exact': True,},}",
     'no call, 2 kB prose': 'The answer is 42. ' * 110,
+    'pythonic, 2 calls': "[get_weather(city='Paris'), add(a=1, b=2)]",
+    'DeepSeek tokens': '<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>add\n```json\n{"a": 2, "b": 3}\n```<｜tool▁call▁end｜><｜tool▁calls▁end｜>',
+    'a mention in prose': 'I used {"name": "add"} before, so now I answer: 5.',
 }
 print('parse_text_tool_calls')
 for k,v in replies.items():
     n,t = timeit.Timer(lambda: parse_text_tool_calls(v)).autorange()
     print(f"  {k:24s} {t/n*1e6:8.1f} µs")
-for k,v in {'100k unbalanced {': '{' * 100_000, '50k small JSON values': '[' + '[1],' * 50_000 + '[1]]'}.items():
+for k,v in {'100k unbalanced {': '{' * 100_000, '50k small JSON values': '[' + '[1],' * 50_000 + '[1]]',
+            '50 nested [ around code': '[' * 50 + 'f(' + 'x,' * 50_000 + ')' + ']' * 50}.items():
     t = time.perf_counter(); parse_text_tool_calls(v); print(f"  {k:24s} {(time.perf_counter()-t)*1e3:8.1f} ms")
 
 def add(a:int, b:int)->int:

@@ -74,7 +74,7 @@ def test_schema_in_a_providers_dialect(folder):
 
 @pytest.mark.parametrize('args,message', [
     (('schema', 'calc:add', '--provider', 'nope'), "Unknown provider 'nope'"),
-    (('schema', 'calc:add', '--provider', 'anthropic', '--strict'), "Cannot make anthropic schemas"),
+    (('schema', 'calc:add', '--provider', 'gemini', '--strict'), "Cannot make gemini schemas"),
     (('schema', 'no_such_module_xyz:f'), "Cannot find module 'no_such_module_xyz'"),
     (('schema', 'calc:ad'), "calc has no function 'ad'. Did you mean 'add'?"),
     (('schema', 'calc:undocumented'), "undocumented cannot be a tool: 'undocumented' has no docstring"),
@@ -185,3 +185,42 @@ def test_serve_over_http(folder):
             assert c.tools['div'](a=1, b=4) == '0.25'
     finally:
         proc.terminate(); proc.wait(10)
+
+ODD = '''
+print('importing odd')
+def name_of(n:int # Anything
+           )->str:
+    "A file name that is not UTF-8, as os.listdir gives it"
+    return b'caf\\xe9.txt'.decode('utf-8', 'surrogateescape')
+
+def add(a:int, # A number
+        b:int=0 # Another
+       )->int:
+    "Add"
+    return a+b
+'''
+
+@pytest.mark.parametrize('args', [
+    ('call', 'odd:add', '{"a": 1}', '--timeout', 'nan'), ('call', 'odd:add', '{"a": 1}', '--timeout', 'inf'),
+    ('call', 'odd:add', '{"a": 1}', '--timeout', '1e300'), ('call', 'odd:add', '{"a": 1}', '--timeout', '-1'),
+    ('call', 'odd:add', '{"a": 1'), ('call', 'odd:add', '[' * 100_000), ('call', 'odd:add', '{"a": ' + '9' * 10_000 + '}'),
+    ('call', 'odd:add', '{"a": ' + '[' * 5000 + ']' * 5000 + '}')])
+def test_hostile_input_one_line_and_a_nonzero_exit(tmp_path, args):
+    (tmp_path/'odd.py').write_text(ODD)
+    r = cli(*args, cwd=tmp_path)
+    assert r.returncode != 0 and r.stdout == '', (r.returncode, r.stdout)
+    lines = [l for l in r.stderr.splitlines() if l != 'importing odd']
+    assert len(lines) == 1 and 'Traceback' not in r.stderr, r.stderr
+
+def test_a_result_with_a_lone_surrogate(tmp_path):
+    (tmp_path/'odd.py').write_text(ODD)
+    r = cli('call', 'odd:name_of', '{"n": 1}', cwd=tmp_path)
+    assert r.returncode == 1 and r.stdout == 'caf\\udce9.txt\n', r
+    assert r.stderr.startswith('importing odd\n') and r.stderr.count('\n') == 2 and 'Traceback' not in r.stderr, r.stderr
+
+def test_prints_while_importing_go_to_stderr(tmp_path):
+    (tmp_path/'odd.py').write_text(ODD)
+    r = cli('call', 'odd:add', '{"a": 2, "b": 3}', cwd=tmp_path)
+    assert (r.returncode, r.stdout, r.stderr) == (0, '5\n', 'importing odd\n')
+    r = cli('schema', 'odd:add', cwd=tmp_path)
+    assert json.loads(r.stdout)['name'] == 'add' and r.stderr == 'importing odd\n'

@@ -72,3 +72,48 @@ def test_async_traceback_starts_at_the_tool(tmp_path):
     lines = out.splitlines()
     assert lines[0] == 'Traceback (most recent call last):' and lines[1].endswith(', in divide'), out
     assert 'asyncio' not in out and 'concurrent' not in out and out.endswith('ZeroDivisionError: division by zero'), out
+
+def test_future_annotations_strict_nulls_and_pyc(tmp_path):
+    "TypedDict markers under `from __future__ import annotations`, OpenAI strict-mode nulls end to end, and a tool installed only as .pyc"
+    (tmp_path/'shapes.py').write_text(textwrap.dedent('''
+        from __future__ import annotations
+        import dataclasses
+        import pydantic
+        from typing_extensions import TypedDict, Required, NotRequired
+        class Opts(TypedDict, total=False):
+            fast: Required[bool] # Go fast?
+            note: NotRequired[str] # A note
+        @dataclasses.dataclass
+        class Dim:
+            w: int # Width
+            h: int = 1 # Height
+        class Box(pydantic.BaseModel):
+            "A box"
+            dim: Dim # Its size
+            opts: Opts | None = None # Options
+            qty: int = pydantic.Field(3, ge=1)
+        def pack(box: Box, # The box
+                 opts: Opts, # How
+                 n: int = 1): # How many
+            "Pack a box"
+            return box.dim.h, box.qty, opts, n
+        '''))
+    (tmp_path/'compiled_src.py').write_text('def made(a:int, # A number\n         b:str="x"):\n    "Made"\n    return a\n')
+    out = run('''
+        import json, py_compile, shutil, sys, warnings, jsonschema
+        py_compile.compile('compiled_src.py', cfile='compiled.pyc'); import os; os.remove('compiled_src.py')
+        from toolslm_like.funccall import get_schema, call_func
+        from toolslm_like.providers import tool_schemas
+        import shapes, compiled
+        s = get_schema(shapes.pack)['input_schema']
+        ours = s['$defs'][s['properties']['opts']['$ref'][8:]]
+        print(ours['required'], ours['additionalProperties'])
+        p = tool_schemas([shapes.pack], 'openai', strict=True)[0]['function']['parameters']
+        v = {'box': {'dim': {'w': 2, 'h': None}, 'opts': None, 'qty': None}, 'opts': {'fast': True, 'note': None}, 'n': None}
+        jsonschema.Draft202012Validator(p).validate(v)
+        print(call_func('pack', v, [shapes.pack]))
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter('always')
+            print(get_schema(compiled.made)['input_schema']['required'], len(w), 'could not be read' in str(w[0].message))
+    ''', tmp_path)
+    assert out.splitlines() == ["['fast'] False", "(1, 3, {'fast': True}, 1)", "['a'] 1 True"], out

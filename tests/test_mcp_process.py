@@ -1,6 +1,6 @@
 """Black-box checks of `toolslm_like.mcp` across processes: our server driven by the SDK's own client (stdio, HTTP),
 and our client against servers written with the SDK's `MCPServer` (FastMCP), all started and stopped by the tests"""
-import asyncio, importlib.util, json, socket, subprocess, sys, textwrap, time, warnings
+import asyncio, importlib.util, json, os, socket, subprocess, sys, textwrap, time, warnings
 from pathlib import Path
 import pytest
 
@@ -191,7 +191,8 @@ def check_fast_tools(c):
     ns = c.tools
     assert sorted(ns) == ['describe', 'get-info', 'mul', 'oops']
     for nm,f in ns.items(): # get_schema round-trips to an equivalent schema
-        assert equivalent(get_schema(f, 'inputSchema')['inputSchema']) == equivalent(c.tool_defs[nm]['inputSchema']), nm
+        # the proxy takes only the server's parameters, so its schema also says that other keys are refused
+        assert equivalent(get_schema(f, 'inputSchema')['inputSchema']) == {**equivalent(c.tool_defs[nm]['inputSchema']), 'additionalProperties': False}, nm
         assert get_schema(f)['description'] == c.tool_defs[nm]['description']
     assert ns['mul'](3) == 6 and ns['mul'](a=3, b=5) == 15
     assert call_func('mul', {'a': '4'}, ns) == 8
@@ -275,3 +276,153 @@ def test_sync_use_in_a_real_jupyter_kernel(scripts, monkeypatch):
     nbclient.NotebookClient(nb, timeout=120, kernel_name='python3').execute()
     outs = [''.join(o.get('text', '') for o in c.outputs) for c in nb.cells]
     assert outs[:3] == ['True\n', '6 10\n', '42\n'], outs
+
+# --- hostile results, slow tools and greedy clients
+
+ODD_SERVER = '''
+from toolslm_like.mcp import serve_mcp
+
+def file_name(n:int # Anything
+             )->str:
+    "A file name that is not UTF-8, as os.listdir gives it"
+    return b'caf\\xe9.txt'.decode('utf-8', 'surrogateescape')
+
+def listing(n:int # Anything
+           )->dict:
+    "A listing holding such a name"
+    return {'files': [b'\\xff.bin'.decode('utf-8', 'surrogateescape')]}
+
+def fails(n:int # Anything
+         ):
+    "Fails with such a name in its message"
+    raise FileNotFoundError(b'/tmp/\\xe9'.decode('utf-8', 'surrogateescape'))
+
+def add(a:int, b:int=0)->int:
+    "Add"
+    return a+b
+
+if __name__ == '__main__': serve_mcp([file_name, listing, fails, add], name='odd')
+'''
+
+def test_lone_surrogates_in_results_and_errors_keep_the_server_serving(tmp_path):
+    (tmp_path/'odd.py').write_text(ODD_SERVER)
+    params = StdioServerParameters(command=sys.executable, args=[str(tmp_path/'odd.py')], cwd=str(tmp_path))
+    async def main():
+        async with Client(params) as c:
+            r = await c.call_tool('file_name', {'n': 1})
+            assert (r.is_error, r.content[0].text) == (False, 'caf\ufffd.txt')
+            r = await c.call_tool('listing', {'n': 1})
+            assert r.structured_content == {'files': ['\ufffd.bin']} and not r.is_error
+            r = await c.call_tool('fails', {'n': 1})
+            assert r.is_error and r.content[0].text.endswith('FileNotFoundError: /tmp/\ufffd')
+            r = await c.call_tool('add', {'a': 1, 'b': 2}) # still serving
+            assert r.content[0].text == '3'
+    asyncio.run(asyncio.wait_for(main(), 60))
+
+def crawl(secs:float # How long it takes
+         )->str:
+    "A slow tool"
+    end = time.monotonic() + secs
+    while time.monotonic() < end: time.sleep(0.02)
+    return 'done'
+
+def quick(x:int # Anything
+         )->int:
+    "A fast tool"
+    return x
+
+def test_http_calls_have_a_time_limit_and_one_client_cannot_starve_another():
+    with MCPHTTPServer([crawl, quick], port=0, timeout=1, max_calls_per_client=2) as srv:
+        async def greedy():
+            async with Client(srv.url) as c: return await asyncio.gather(*(c.call_tool('crawl', {'secs': 30}) for _ in range(6)))
+        async def polite():
+            await asyncio.sleep(0.3)
+            async with Client(srv.url) as c:
+                start = time.monotonic()
+                r = await c.call_tool('quick', {'x': 7})
+                return r, time.monotonic() - start
+        async def main(): return await asyncio.gather(greedy(), polite())
+        start = time.monotonic()
+        slow,(fast,took) = asyncio.run(asyncio.wait_for(main(), 60))
+        assert fast.content[0].text == '7' and took < 5, took # served while the greedy client's calls wait their turn
+        assert all(r.is_error and r.content[0].text.startswith('TimeoutError') and ' 1 seconds' in r.content[0].text for r in slow), slow[0].content
+        assert time.monotonic() - start < 20 # six 30 s calls, two at a time, each stopped at 1 s
+
+
+# --- the TypeScript SDK's client (npm `@modelcontextprotocol/sdk`) against our server
+
+TS_CLIENT = r'''// Drives a toolslm_like MCP server with the TypeScript SDK's own client: list the tools, compile each inputSchema
+// with Ajv (draft 2020-12, as the SDK validates), and call tools. Prints one JSON line with what it saw.
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import Ajv2020 from 'ajv/dist/2020.js';
+const [how, target, ...rest] = process.argv.slice(2);
+const transport = how === 'http' ? new StreamableHTTPClientTransport(new URL(target)) : new StdioClientTransport({ command: target, args: rest });
+const client = new Client({ name: 'ts-check', version: '1.0.0' });
+await client.connect(transport);
+const { tools } = await client.listTools();
+const ajv = new Ajv2020({ strict: false });
+const out = { tools: {}, calls: {} };
+for (const t of tools) {
+  const validate = ajv.compile(t.inputSchema);
+  out.tools[t.name] = { compiled: true, accepts_empty: validate({}) };
+}
+out.calls.add = await client.callTool({ name: 'add', arguments: { a: 1, b: 2 } });
+out.calls.bad = await client.callTool({ name: 'add', arguments: { a: 'one' } });
+out.valid_ship = ajv.compile(tools.find(t => t.name === 'ship').inputSchema)({ to: { street: '1 Main', city: 'Town' }, via: [] });
+out.invalid_ship = ajv.compile(tools.find(t => t.name === 'ship').inputSchema)({ to: { street: '1 Main' } });
+out.calls.ship = await client.callTool({ name: 'ship', arguments: { to: { street: '1 Main', city: 'Town' } } });
+console.log(JSON.stringify(out));
+await client.close();
+'''
+
+TS_SERVER = '''from dataclasses import dataclass
+from toolslm_like.mcp import serve_mcp
+@dataclass
+class Address:
+    "A postal address"
+    street:str # Street and number
+    city:str # City
+    country:str='NZ' # ISO country code
+def add(a:int, # The first number
+        b:int=0 # The second number
+       )->int:
+    "Add two numbers"
+    return a+b
+def ship(to:Address, # Where to
+         via:list[Address]|None=None # Stops
+        )->str:
+    "Ship a parcel"
+    return f"to {to.city} via {len(via or [])} stops"
+if __name__ == '__main__': serve_mcp([add, ship], name='ts')
+'''
+
+def ts_sdk_dir():
+    "A folder whose node_modules holds `@modelcontextprotocol/sdk` (`TOOLSLM_MCP_TS_SDK`), or skip"
+    import os, shutil
+    d = os.environ.get('TOOLSLM_MCP_TS_SDK')
+    if not d or not shutil.which('node') or not (Path(d)/'node_modules/@modelcontextprotocol/sdk').is_dir():
+        pytest.skip("set TOOLSLM_MCP_TS_SDK to a folder where `npm install @modelcontextprotocol/sdk` was run")
+    return Path(d)
+
+@pytest.mark.parametrize('how', ['stdio', 'http'])
+def test_the_typescript_sdk_uses_our_server_and_schemas(tmp_path, how):
+    "Its client lists our tools, its Ajv compiles each inputSchema and agrees with our checks, and calls come back as they should"
+    sdk = ts_sdk_dir()
+    script = sdk/f'toolslm_check_{os.getpid()}_{how}.mjs'
+    script.write_text(TS_CLIENT)
+    (tmp_path/'ts_server.py').write_text(TS_SERVER)
+    try:
+        if how == 'stdio': r = subprocess.run(['node', str(script), 'stdio', sys.executable, str(tmp_path/'ts_server.py')], capture_output=True, text=True, timeout=120)
+        else:
+            srv = load(tmp_path/'ts_server.py')
+            with MCPHTTPServer([srv.add, srv.ship], port=0) as http: r = subprocess.run(['node', str(script), 'http', http.url], capture_output=True, text=True, timeout=120)
+    finally: script.unlink()
+    assert r.returncode == 0, r.stderr
+    out = json.loads(r.stdout)
+    assert out['tools'] == {'add': {'compiled': True, 'accepts_empty': False}, 'ship': {'compiled': True, 'accepts_empty': False}}
+    assert (out['valid_ship'], out['invalid_ship']) == (True, False)
+    assert out['calls']['add'] == {'content': [{'type': 'text', 'text': '3'}], 'isError': False}
+    assert out['calls']['bad']['isError'] and 'expected an integer' in out['calls']['bad']['content'][0]['text']
+    assert out['calls']['ship']['content'][0]['text'] == 'to Town via 0 stops'

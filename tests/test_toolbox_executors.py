@@ -111,3 +111,43 @@ def test_tracebacks_start_at_the_tool():
         for r in res:
             assert 'toolslm_like' not in r['error'] and 'concurrent' not in r['error'] and 'return 1/(x-x)' in r['error'], (kw, r['error'])
     tb.close()
+
+def test_process_pool_approve(process_pool):
+    "The approval hook runs here, before anything is sent: refused calls never reach the pool, edited arguments do"
+    seen = []
+    def hook(c):
+        seen.append(c)
+        return {'x': 7} if c['arguments'].get('x') == 1 else 'not that one' if c['name'] == 'nap' else None
+    tb = Toolbox(tools, executor=process_pool, approve=hook)
+    for parallel in (False, True):
+        seen.clear()
+        res = tb.execute([call(1, 'where', x=1), call(2, 'nap', seconds=30), {'call_id': 'r3', 'name': 'where', 'arguments': '{"x": 3}'}],
+                         parallel=parallel, timeout=10)
+        assert [c['id'] for c in seen] == ['c1', 'c2', 'r3'] and seen[2]['arguments'] == {'x': 3} # ids and JSON text arguments read
+        assert res[0]['output']['x'] == 7 and res[0]['output']['pid'] != os.getpid() and res[0]['edited_arguments'] == {'x': 7}
+        assert (res[1]['refused'], res[1]['error'], res[1]['attempts']) == ('not that one', None, 0)
+        assert (res[2]['id'], res[2]['output']['x']) == ('r3', 3)
+
+def test_approve_on_the_callers_thread():
+    "A sync hook runs on the thread that called `execute`, also for parallel batches (a hook may ask a person and wait)"
+    import threading
+    threads = []
+    def hook(c): threads.append(threading.current_thread())
+    tb = Toolbox(tools, approve=hook)
+    res = tb.execute([call(1, 'nap', seconds=0.2), call(2, 'nap', seconds=0.2)], parallel=True)
+    assert [r['output'] for r in res] == ['slept']*2 and threads == [threading.current_thread()]*2
+
+def test_async_hook_from_many_threads():
+    "An async hook with the sync API, from several threads at once: each batch gets its own answers, none waits on another"
+    async def hook(c):
+        await asyncio.sleep(0.05)
+        return c['arguments']['x'] % 2 == 0 or f"odd: {c['arguments']['x']}"
+    tb = Toolbox(tools, approve=hook)
+    def batch(i): return tb.execute([call(j, 'where', x=i*10+j) for j in range(4)], parallel=bool(i % 2))
+    t = time.perf_counter()
+    with concurrent.futures.ThreadPoolExecutor(8) as pool: out = list(pool.map(batch, range(8)))
+    for i,res in enumerate(out):
+        assert [r.get('refused') for r in res] == [None, f'odd: {i*10+1}', None, f'odd: {i*10+3}']
+        assert [r['output']['x'] for r in res if r['output']] == [i*10, i*10+2]
+    assert time.perf_counter() - t < 3
+    tb.close()

@@ -22,7 +22,8 @@ from decimal import Decimal
 from pathlib import Path, PurePath
 from typing import Any, Literal, Union, get_args, get_origin
 from uuid import UUID
-from .funccall import ArgumentError, Converter, hide_params, tool_info, tool_traceback, json_type_name, to_jsonable
+from .funccall import ArgumentError, tool_traceback, json_type_name
+from .typekinds import Converter, hide_params, tool_info, to_jsonable
 
 # %% ../nbs/05_indexes.ipynb #5c9f9dd2
 class ToolIndexError(RuntimeError):

@@ -6,8 +6,11 @@ Docs: https://toolslm-like.github.io/toolslm_like/limits.html.md"""
 
 # %% auto #0
 __all__ = ['MAX_JSON_DEPTH', 'MAX_ARGUMENT_CHARS', 'MAX_INT_DIGITS', 'MAX_NAME_CHARS', 'MAX_INPUT_NAME_CHARS', 'MAX_SHOWN_CHARS',
-           'MAX_SCHEMA_DEPTH', 'MAX_SCHEMA_NODES', 'MAX_SCHEMA_CHARS', 'MAX_REF_HOPS', 'MAX_CHECK_STEPS',
-           'MAX_MESSAGE_BYTES', 'limits_table']
+           'MAX_PROBLEMS_SHOWN', 'MAX_SCHEMA_DEPTH', 'MAX_SCHEMA_NODES', 'MAX_SCHEMA_CHARS', 'MAX_CHECK_STEPS',
+           'MAX_CHECK_DEPTH', 'MAX_MCP_NAME_CHARS', 'MAX_DESCRIPTION_CHARS', 'MAX_MCP_TOOLS', 'MAX_LIST_PAGES',
+           'MAX_REMEMBERED_NAMES', 'MAX_OPENAI_STRICT_NESTING', 'MAX_OPENAI_STRICT_PROPERTIES', 'MAX_GEMINI_REF_LEVELS',
+           'MAX_CALL_SECONDS', 'MAX_CALLS_PER_CLIENT', 'MAX_TIMEOUT_SECONDS', 'MAX_MESSAGE_BYTES', 'MAX_TEXT_CHARS',
+           'MAX_FAILED_SPANS', 'MAX_PARSED_CHARS', 'MAX_DISPLAY_CHARS', 'limits_table']
 
 # %% ../nbs/08_limits.ipynb #0d9fb3f6
 MAX_JSON_DEPTH = 64 # levels of nesting in one JSON value (arguments, results): checking recurses and Python's stack is finite; real arguments nest under 10
@@ -16,16 +19,34 @@ MAX_INT_DIGITS = 4_300 # digits of an integer in JSON (Python's own `int` parsin
 MAX_NAME_CHARS = 64 # a tool's name as the providers accept it (`^[a-zA-Z0-9_-]{1,64}$`, OpenAI and Anthropic)
 MAX_INPUT_NAME_CHARS = 4_096 # a name from a model longer than this is refused unread: it is not a name, and hashing or echoing it costs
 MAX_SHOWN_CHARS = 200 # characters of a bad value (or name) quoted back in an error message: the message must stay short whatever was sent
+MAX_PROBLEMS_SHOWN = 20 # problems listed in one `ArgumentError`: a call with thousands of bad keys still gets a short message a model can act on
 
 # %% ../nbs/08_limits.ipynb #2ad16b2c
-MAX_SCHEMA_DEPTH = 64 # levels of nesting in one tool's schema: walking recurses; real schemas nest under 10, deep class chains are flat `$defs`
-MAX_SCHEMA_NODES = 20_000 # objects and arrays in one schema: a `$defs`/`$ref` fan-out from an untrusted server must not explode
+MAX_SCHEMA_DEPTH = 64 # levels of nesting in one tool's schema, and levels a walk over it enters (following `$ref`s): walking recurses; real schemas nest under 10
+MAX_SCHEMA_NODES = 20_000 # objects and arrays in one schema, and nodes one walk visits: a `$defs`/`$ref` fan-out from an untrusted server must not explode
 MAX_SCHEMA_CHARS = 200_000 # characters of keys and strings in one schema: descriptions go to a model whose context is finite
-MAX_REF_HOPS = 64 # `$ref`s followed in a row: a cycle of refs must end
 MAX_CHECK_STEPS = 20_000 # schema nodes visited while checking one value against a schema: `anyOf` over `anyOf` can grow exponentially
+MAX_CHECK_DEPTH = 200 # levels of value and schema entered together while checking one value (each value level may pass a `$ref` and an `anyOf`): checking recurses, and Python's stack is finite
+MAX_MCP_NAME_CHARS = 128 # a tool's name under MCP (SEP-986: `^[A-Za-z0-9._-]{1,128}$`), served or read from a server
+MAX_DESCRIPTION_CHARS = 20_000 # a tool's description from an MCP server: it goes into every request to the model
+MAX_MCP_TOOLS = 1_000 # tools taken from one MCP server: each one's schema goes into every request to the model
+MAX_LIST_PAGES = 100 # pages of an MCP server's `tools/list` read: a server whose pagination never ends must not hang us
+MAX_REMEMBERED_NAMES = 50_000 # provider tool names remembered process-wide (so `parse_tool_calls` maps them back): a long-lived process serving many MCP servers must not grow without limit
+MAX_OPENAI_STRICT_NESTING = 10 # objects nested in one OpenAI strict schema: OpenAI's own limit (Structured Outputs)
+MAX_OPENAI_STRICT_PROPERTIES = 5_000 # properties in one OpenAI strict schema: OpenAI's own limit (Structured Outputs)
+MAX_GEMINI_REF_LEVELS = 3 # levels of a self-referencing type spelled out for Gemini, which has no `$ref`: deeper levels are sent as JSON text
+MAX_CALL_SECONDS = 300 # one `tools/call` on an MCP server we serve over HTTP (unless the server is given another limit): a stuck tool must give its slot back
+MAX_CALLS_PER_CLIENT = 4 # `tools/call`s of one MCP session running at once on a server we serve over HTTP: one client cannot take every worker from the others
+MAX_TIMEOUT_SECONDS = 31_536_000 # a time limit asked for (the CLI's `--timeout`): longer than a year is a typo, and far larger values overflow the system's timers
 
 # %% ../nbs/08_limits.ipynb #5587480d
 MAX_MESSAGE_BYTES = 64 * 2**20 # one JSON line from a worker process: a result larger than this is not read into memory
+
+# %% ../nbs/08_limits.ipynb #5801f92a
+MAX_TEXT_CHARS = 200_000 # characters of a model's reply searched for calls written as text: real replies are far shorter, and megabytes of junk must scan fast
+MAX_FAILED_SPANS = 64 # brackets in one reply that open nothing readable before that search stops: junk text must not cost a parse per bracket
+MAX_PARSED_CHARS = 400_000 # characters of one reply handed to Python's parser in all (spans that are not JSON are tried as literals): nested junk would be parsed once per bracket
+MAX_DISPLAY_CHARS = 2_000 # characters of one argument, output or reply shown in a notebook: a megabyte of tool output would stall the browser and bury the rest
 
 # %% ../nbs/08_limits.ipynb #ac2e0bf2
 def limits_table()->dict: # name -> (value, reason)

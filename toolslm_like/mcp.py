@@ -6,31 +6,32 @@ Docs: https://toolslm-like.github.io/toolslm_like/mcp.html.md"""
 
 # %% auto #0
 __all__ = ['OMITTED', 'mcp_tool_defs', 'tool_result', 'error_result', 'call_mcp_tool', 'mcp_server', 'mcp_http_app',
-           'serve_mcp_async', 'serve_mcp', 'MCPHTTPServer', 'check_schema_bounds', 'schema_annotation', 'JSONSchema',
-           'JSONSchemaKind', 'tool_params', 'tool_function', 'MCPToolError', 'tool_output', 'MCPClient', 'connect_mcp',
-           'mcp_tools']
+           'serve_mcp_async', 'serve_mcp', 'MCPHTTPServer', 'schema_annotation', 'JSONSchema', 'JSONSchemaKind',
+           'tool_params', 'tool_function', 'MCPToolError', 'tool_output', 'MCPClient', 'connect_mcp', 'mcp_tools']
 
 # %% ../nbs/06_mcp.ipynb #aa9a7e5b
-import asyncio, atexit, concurrent.futures, inspect, json, keyword, math, os, re, shlex, sys, threading, time, traceback, warnings
+import asyncio, atexit, concurrent.futures, contextlib, inspect, json, keyword, math, os, re, shlex, sys, threading, time, warnings, weakref
 from typing import Any, Annotated, Literal, Union
 from fastcore.basics import patch_to
 from . import __version__
-from .funccall import (get_schema, mk_ns, prepare_call, call_func_async, tool_traceback, bind_arguments, using_globals,
-                                   SchemaBuilder, TypeKind, Converter, add_type_kind, SchemaError)
-from .funccall import to_jsonable
-from .funccall import BadValue, got_value, show_value # how type kinds report a bad value, as the built-in kinds do
+from .funccall import get_schema, mk_ns, prepare_call, call_func_async, tool_traceback, bind_arguments, using_globals
+from .typekinds import SchemaBuilder, TypeKind, Converter, add_type_kind, SchemaError, to_jsonable
+from .typekinds import _rename_refs # the `$defs` renaming done for pydantic models, used for a server's schemas too
+from .typekinds import BadValue, got_value, show_value # how type kinds report a bad value, as the built-in kinds do
+from .jsonschema import (SchemaWalker, SchemaBudget, check_schema_bounds, resolve_ref, refs_in, def_name, refs_into_defs,
+                                     describe_schema)
+from .providers import check_mcp_name
+from .toolbox import Toolbox
+from .limits import (MAX_CHECK_STEPS, MAX_CHECK_DEPTH, MAX_MCP_NAME_CHARS, MAX_DESCRIPTION_CHARS, MAX_MCP_TOOLS, MAX_LIST_PAGES,
+                                 MAX_CALL_SECONDS, MAX_CALLS_PER_CLIENT)
 
 # %% ../nbs/06_mcp.ipynb #22774278
-# MCP tool names (SEP-986): what every client may rely on
-_MCP_NAME = re.compile(r'^[A-Za-z0-9._-]{1,128}$')
-
 def mcp_tool_defs(tools # A namespace: a function, a list of functions and dicts, or a mapping (as `mk_ns` takes)
                  )->list: # `[{name, description, inputSchema}]`, one per tool
     "MCP tool definitions for the tools in `tools`, their `inputSchema` made by our `get_schema`"
     defs = []
     for name,f in mk_ns(tools).items():
-        if not isinstance(name, str) or not _MCP_NAME.match(name):
-            raise ValueError(f"{name!r} cannot be an MCP tool name (1-128 letters, digits, '_', '-' or '.'): rename it, e.g. mk_ns({{'new_name': f}})")
+        check_mcp_name(name) # the one rule, which `tool_schemas(..., 'mcp')` applies too
         if not callable(f): raise TypeError(f"{name!r} in the namespace is a {type(f).__name__}, not a function: serve only functions")
         defs.append(get_schema(f, 'inputSchema', name=name))
     return defs
@@ -48,32 +49,35 @@ def tool_result(out # What a tool returned
         try: structured = to_jsonable(out)
         except TypeError: pass
     text = out if isinstance(out, str) else json.dumps(structured, ensure_ascii=False) if structured is not None or out is None else repr(out)
+    if (safe := _utf8(text)) is not text: # a lone surrogate (a non-UTF-8 file name) cannot be sent: replaced, the result still goes out
+        text,structured = safe,json.loads(safe) if isinstance(structured, (dict, list)) else structured
     return mt.CallToolResult(content=[mt.TextContent(text=text)], structured_content=structured if isinstance(structured, dict) else None)
 
 def error_result(text:str # What went wrong, for the model to read
                 ): # `mcp_types.CallToolResult` with `isError` set
     "An MCP result that reports a failed tool call"
     import mcp_types as mt
-    return mt.CallToolResult(content=[mt.TextContent(text=text)], is_error=True)
+    return mt.CallToolResult(content=[mt.TextContent(text=_utf8(text))], is_error=True)
 
-def _tool_error_text(e:BaseException, f)->str:
-    "The traceback of `e` from tool `f`'s own frame on (the frames that carried a sync tool to a worker thread left out)"
-    code,tb = getattr(inspect.unwrap(f), '__code__', None),e.__traceback__
-    while tb is not None and tb.tb_frame.f_code is not code: tb = tb.tb_next
-    return (''.join(traceback.format_exception(type(e), e, tb)) if tb is not None else tool_traceback(e)).strip()
+_SURROGATE = re.compile('[\ud800-\udfff]')
+
+def _utf8(text:str)->str:
+    "`text` itself, or with each lone surrogate (which UTF-8 cannot encode) replaced by U+FFFD"
+    return _SURROGATE.sub('\ufffd', text) if _SURROGATE.search(text) else text
 
 async def call_mcp_tool(name:str, # The tool's name, as the client sent it
                         arguments:dict|None, # The client's arguments
                         ns, # The namespace the tool is looked up in
-                        glb:dict|None=None # Globals for tools that run in their caller's (such as `python`)
+                        glb:dict|None=None, # Globals for tools that run in their caller's (such as `python`)
+                        timeout:float|None=None # Seconds the call may run; past it the client gets an error and the tool is stopped
                        ): # `mcp_types.CallToolResult`
-    "Run an MCP `tools/call` through `call_func_async`; a bad name, bad arguments or an error in the tool give an `isError` result"
-    try: f,_,_ = prepare_call(name, arguments or {}, ns) # looks up and checks only, so a bad call is told apart from a failing tool
-    except Exception as e: return error_result(f"{type(e).__name__}: {e}")
+    "Run an MCP `tools/call` with a `Toolbox`; a bad name, bad arguments, an error in the tool or a timeout give an `isError` result"
+    box = ns if isinstance(ns, Toolbox) else Toolbox(ns)
     try:
-        with using_globals(glb): out = await call_func_async(name, arguments or {}, ns)
-    except (Exception, SystemExit) as e: return error_result(_tool_error_text(e, f))
-    return tool_result(out)
+        with using_globals(glb): r, = await box.aexecute([{'id': None, 'name': name, 'arguments': arguments or {}}], timeout=timeout)
+    finally:
+        if box is not ns: box.close()
+    return error_result(r['error']) if r['error'] is not None else tool_result(r['output'])
 
 # %% ../nbs/06_mcp.ipynb #5fd9040c
 def _require_mcp_sdk(what:str # What needs it, for the message
@@ -82,10 +86,18 @@ def _require_mcp_sdk(what:str # What needs it, for the message
     try: import mcp, mcp_types
     except ImportError as e: raise ImportError(f"{what} needs the MCP SDK: pip install 'toolslm_like[mcp]' ({e})") from None
 
+def _slot(slots, session, n:int|None):
+    "What a call of `session` waits on: its own semaphore of `n` slots, so one client's calls cannot take every worker"
+    if n is None: return contextlib.nullcontext()
+    try: return slots.setdefault(session, asyncio.Semaphore(n))
+    except TypeError: return contextlib.nullcontext() # a session that cannot be weakly referenced: no per-client bound
+
 def mcp_server(tools, # A namespace: a function, a list of functions and dicts, or a mapping
                name:str='toolslm_like', # The server's name, as clients see it
                instructions:str|None=None, # Text that tells a client's model how to use these tools
-               glb:dict|None=None # Globals for tools such as `python` that run in their caller's; default: a new dict for this server
+               glb:dict|None=None, # Globals for tools such as `python` that run in their caller's; default: a new dict for this server
+               timeout:float|None=None, # Seconds one call may run (None: no limit)
+               max_calls_per_client:int|None=None # Calls of one client session running at once; more wait their turn (None: no limit)
               ): # `mcp.server.lowlevel.Server`
     "An MCP server (the SDK's low-level `Server`) offering the tools in `tools`, with our schemas, called through `call_func_async`"
     _require_mcp_sdk('Serving tools over MCP')
@@ -96,7 +108,9 @@ def mcp_server(tools, # A namespace: a function, a list of functions and dicts, 
     listed,schemas = [mt.Tool.model_validate(d) for d in defs],{d['name']: d['inputSchema'] for d in defs}
     if glb is None: glb = {'__name__': '__mcp__'} # never the globals of whichever SDK frame happens to call the tool
     async def on_list_tools(ctx, params): return mt.ListToolsResult(tools=[t.model_copy(deep=True) for t in listed])
-    async def on_call_tool(ctx, params): return await call_mcp_tool(params.name, params.arguments, ns, glb)
+    box,slots = Toolbox(ns),weakref.WeakKeyDictionary()
+    async def on_call_tool(ctx, params):
+        async with _slot(slots, ctx.session, max_calls_per_client): return await call_mcp_tool(params.name, params.arguments, box, glb, timeout)
     return Server(name, version=__version__, instructions=instructions, on_list_tools=on_list_tools, on_call_tool=on_call_tool,
                   get_tool_input_schema=schemas.get)
 
@@ -104,10 +118,12 @@ def mcp_server(tools, # A namespace: a function, a list of functions and dicts, 
 def mcp_http_app(tools, # A namespace of tools
                  name:str='toolslm_like', # The server's name
                  path:str='/mcp', # The URL path of the MCP endpoint
-                 host:str='127.0.0.1' # The host it is served on (a local host turns on the SDK's DNS-rebinding protection)
+                 host:str='127.0.0.1', # The host it is served on (a local host turns on the SDK's DNS-rebinding protection)
+                 timeout:float|None=MAX_CALL_SECONDS, # Seconds one call may run
+                 max_calls_per_client:int|None=MAX_CALLS_PER_CLIENT # Calls of one client session running at once
                 ): # A Starlette ASGI app
-    "An ASGI app serving `tools` over MCP's streamable HTTP transport at `path`"
-    return mcp_server(tools, name).streamable_http_app(streamable_http_path=path, host=host)
+    "An ASGI app serving `tools` over MCP's streamable HTTP transport at `path`; each call has a time limit, and each client a bounded share"
+    return mcp_server(tools, name, timeout=timeout, max_calls_per_client=max_calls_per_client).streamable_http_app(streamable_http_path=path, host=host)
 
 def _flush_stdout():
     "Write out what tools printed and `sys.stdout` still buffers"
@@ -140,10 +156,12 @@ def serve_mcp(tools, transport:str='stdio', name:str='toolslm_like', host:str='1
 # %% ../nbs/06_mcp.ipynb #14e83c17
 class MCPHTTPServer:
     "Serve `tools` over streamable HTTP from a background thread; `start()`, `stop()`, or use it as a context manager"
-    def __init__(self, tools, host:str='127.0.0.1', port:int=0, path:str='/mcp', name:str='toolslm_like'):
+    def __init__(self, tools, host:str='127.0.0.1', port:int=0, path:str='/mcp', name:str='toolslm_like',
+                 timeout:float|None=MAX_CALL_SECONDS, max_calls_per_client:int|None=MAX_CALLS_PER_CLIENT): # as `mcp_http_app` takes them
         import uvicorn
         self.host,self.path,self.url = host,path,None
-        self._server = uvicorn.Server(uvicorn.Config(mcp_http_app(tools, name, path, host), host=host, port=port, log_level='warning'))
+        app = mcp_http_app(tools, name, path, host, timeout, max_calls_per_client)
+        self._server = uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level='warning'))
         self._thread = None
     def start(self, timeout:float=30):
         "Start serving; returns once the server accepts connections"
@@ -167,39 +185,6 @@ class MCPHTTPServer:
     def __enter__(self): return self.start()
     def __exit__(self, *exc): self.stop()
     def __repr__(self): return f"MCPHTTPServer({self.url or 'not started'})"
-
-# %% ../nbs/06_mcp.ipynb #4517d838
-# Third-party schemas are untrusted input: everything below walks them, so their size is bounded first
-_MAX_SCHEMA_DEPTH = 32       # levels of nesting in one tool's inputSchema (real ones have under 10)
-_MAX_SCHEMA_NODES = 10_000   # objects and arrays in one tool's inputSchema (a `$defs` fan-out must not explode)
-_MAX_SCHEMA_CHARS = 200_000  # characters of keys and strings in it (descriptions are sent on to a model, whose context is finite)
-_MAX_TOOLS = 1_000           # tools taken from one server
-_MAX_NAME_CHARS = 128        # a tool's name (MCP's own limit)
-_MAX_DESCRIPTION_CHARS = 20_000 # a tool's description, which goes into every request to the model
-_MAX_LIST_PAGES = 100        # pages of `tools/list` read (a server whose pagination never ends must not hang us)
-_MAX_REF_HOPS = 64           # `$ref`s followed in a row while checking one value (a cycle of refs must end)
-_MAX_CHECK_DEPTH = 200       # nested checks (value levels, `$ref`s, `anyOf`s) in one value: checking recurses, and Python's stack is finite
-_MAX_CHECK_STEPS = 20_000    # schema nodes visited while checking one value (`anyOf` over `anyOf` can grow exponentially;
-                             # a model's arguments, a few thousand tokens, need far fewer)
-
-def check_schema_bounds(schema, # A JSON schema from a third party
-                        where:str='the schema' # What it is, for the error message
-                       ):
-    "Raise `SchemaError` when `schema` is not a JSON object, or is deeper or bigger than the limits above"
-    if not isinstance(schema, dict): raise SchemaError(f"{where} is not a JSON object: {got_value(schema)}")
-    stack,nodes,chars = [(schema, 1)],0,0
-    while stack:
-        o,d = stack.pop()
-        if isinstance(o, str): chars += len(o)
-        elif isinstance(o, (dict, list)):
-            nodes += 1
-            if d > _MAX_SCHEMA_DEPTH: raise SchemaError(f"{where} is nested more than {_MAX_SCHEMA_DEPTH} levels deep")
-            if nodes > _MAX_SCHEMA_NODES: raise SchemaError(f"{where} has more than {_MAX_SCHEMA_NODES} objects and arrays")
-            if isinstance(o, dict):
-                chars += sum(len(k) for k in o if isinstance(k, str))
-                stack.extend((v, d+1) for v in o.values())
-            else: stack.extend((v, d+1) for v in o)
-        if chars > _MAX_SCHEMA_CHARS: raise SchemaError(f"{where} has more than {_MAX_SCHEMA_CHARS} characters of text")
 
 # %% ../nbs/06_mcp.ipynb #8062ea79
 _json_types = {'integer': int, 'number': float, 'string': str, 'boolean': bool, 'null': type(None)}
@@ -243,21 +228,14 @@ def schema_annotation(s:dict, # The schema of one property, from a tool's inputS
 class JSONSchema:
     "An annotation that is a JSON schema (e.g. from an MCP server): `get_schema` shows it as it is, `call_func` checks values against it"
     def __init__(self, schema:dict, defs:dict|None=None): self.schema,self.defs = schema,defs or {}
-    def __call__(self, v): return _check(v, self.schema, self.defs, _lax, _Budget()) # callable, as `Annotated` wants its first argument to be
+    def __call__(self, v): return _ValueCheck(self.defs, _lax).walk(self.schema, v) # callable, as `Annotated` wants its first argument to be
     def __repr__(self):
         txt = json.dumps(self.schema, ensure_ascii=False)
         return f"JSONSchema({txt if len(txt) <= 80 else txt[:77] + '...'})"
 
 _lax,_strict = Converter(False),Converter(True)
 
-class _OutOfBudget(BadValue): "Checking one value took more than `_MAX_CHECK_STEPS` steps (never caught by `anyOf`)"
-
-class _Budget:
-    "Steps left for checking one value, and how deep the check is now"
-    def __init__(self): self.left,self.depth = _MAX_CHECK_STEPS,0
-    def spend(self):
-        self.left -= 1
-        if self.left < 0: raise _OutOfBudget("the tool's schema is too complex to check this value against; simplify the value")
+class _OutOfBudget(BadValue): "Checking one value took more than `MAX_CHECK_STEPS` steps or `MAX_CHECK_DEPTH` levels (never caught by `anyOf`)"
 
 def _same(a, b)->bool:
     "JSON equality: `1 == 1.0`, but `True` is not `1`"
@@ -267,58 +245,20 @@ def _same(a, b)->bool:
     if isinstance(a, list) and isinstance(b, list): return len(a) == len(b) and all(_same(x, y) for x,y in zip(a, b))
     return type(a) is type(b) and a == b
 
-_type_words = {'integer': 'an integer', 'number': 'a number', 'string': 'a string', 'boolean': 'true or false', 'null': 'null',
-               'array': 'a list', 'object': 'an object'}
-
-def _describe_schema(s, defs, depth=0)->str:
-    "Schema `s` in words a model understands"
-    if s is True or s == {} or depth > 3: return 'any value'
-    if s is False: return 'no value'
-    if isinstance(r := s.get('$ref'), str):
-        target = defs.get(r[8:]) if r.startswith('#/$defs/') and isinstance(defs, dict) else None
-        if isinstance(target, dict) and target.get('type') != 'object' and 'properties' not in target: return _describe_schema(target, defs, depth+1) # e.g. an enum
-        return f"an object ({r.rsplit('/', 1)[-1]})"
-    if 'const' in s: return show_value(s['const'])
-    if 'enum' in s: return 'one of ' + ', '.join(show_value(v) for v in s['enum'])
-    if subs := s.get('anyOf') or s.get('oneOf'): return ' or '.join(_describe_schema(o, defs, depth+1) for o in subs)
-    t = s.get('type')
-    ts = t if isinstance(t, list) else [t] if t else []
-    words = ' or '.join(_type_words.get(x, str(x)) for x in ts) or 'a value'
-    bounds = [f"{w} {s[k]}" for k,w in (('minimum', 'at least'), ('maximum', 'at most'), ('exclusiveMinimum', 'above'),
-              ('exclusiveMaximum', 'below'), ('minLength', 'at least'), ('maxLength', 'at most'), ('minItems', 'at least'),
-              ('maxItems', 'at most')) if isinstance(s.get(k), (int, float)) and not isinstance(s.get(k), bool)]
-    if 'items' in s and isinstance(s['items'], dict) and s['items']: words += f" (each {_describe_schema(s['items'], defs, depth+1)})"
-    unit = ' characters' if 'string' in ts and ('minLength' in s or 'maxLength' in s) else ' items' if 'array' in ts and ('minItems' in s or 'maxItems' in s) else ''
-    return words + (f", {' and '.join(bounds)}{unit}" if bounds else '')
-
 # %% ../nbs/06_mcp.ipynb #30b03d24
+_TYPE_WORDS = {'integer': 'an integer', 'number': 'a number', 'string': 'a string', 'boolean': 'true or false', 'null': 'null', 'array': 'a list', 'object': 'an object'}
+
 def _convert_type(v, t, c, strict):
     "`v` as JSON type `t`, with funccall's (lax or strict) conversions for the scalar types"
     if t in _json_types: return c.convert(v, _json_types[t] if t != 'number' or not isinstance(v, int) else int, strict=strict)
-    if t == 'array':
-        if isinstance(v, (list, tuple)): return list(v)
+    if t in ('array', 'object'):
+        want = list if t == 'array' else dict
+        if isinstance(v, (list, tuple) if t == 'array' else dict): return want(v)
         if not strict and isinstance(v, str):
-            try:
-                d = json.loads(v)
-                if isinstance(d, list): return d
-            except ValueError: pass
-    if t == 'object':
-        if isinstance(v, dict): return v
-        if not strict and isinstance(v, str):
-            try:
-                d = json.loads(v)
-                if isinstance(d, dict): return d
-            except ValueError: pass
-    raise BadValue(f"expected {_type_words.get(t, t)}, {got_value(v)}")
-
-def _check_type(v, s, c):
-    t = s['type']
-    ts = t if isinstance(t, list) else [t]
-    for strict in ((True,) if c.strict else (True, False)): # strict first, so `["integer", "string"]` keeps "4" a string
-        for x in ts:
-            try: return _convert_type(v, x, c, strict)
-            except BadValue: pass
-    raise BadValue(f"expected {_describe_schema(s, {})}, {got_value(v)}")
+            try: d = json.loads(v)
+            except (ValueError, RecursionError): d = None
+            if isinstance(d, want): return d
+    raise BadValue(f"expected {_TYPE_WORDS.get(t, t)}, {got_value(v)}")
 
 def _check_number(v, s):
     for k,ok,w in (('minimum', lambda b: v >= b, 'at least'), ('maximum', lambda b: v <= b, 'at most'),
@@ -334,7 +274,75 @@ def _check_size(n, s, lo, hi, what, v):
     if isinstance(s.get(lo), int) and n < s[lo]: raise BadValue(f"expected at least {s[lo]} {what}, {got_value(v)}")
     if isinstance(s.get(hi), int) and n > s[hi]: raise BadValue(f"expected at most {s[hi]} {what}, {got_value(v)}")
 
-def _check_array(v, s, defs, c, budget):
+# %% ../nbs/06_mcp.ipynb #check_pass
+class _ValueCheck(SchemaWalker):
+    "A value checked against a schema, and converted where lax conversion allows: a pass over the walker whose `at` is the value"
+    def __init__(self, defs:dict, c:Converter):
+        super().__init__({'$defs': defs}, "the tool's schema",
+                         SchemaBudget("checking this value against the tool's schema", MAX_CHECK_STEPS, MAX_CHECK_DEPTH, _OutOfBudget))
+        self.c = c
+    def fits(self, s, v, c)->bool:
+        "Does `v` fit `s` when checked with converter `c`? (for `not`)"
+        try: self.with_converter(s, v, c)
+        except _OutOfBudget: raise
+        except BadValue: return False
+        return True
+    def with_converter(self, s, v, c):
+        old,self.c = self.c,c
+        try: return self.walk(s, v)
+        finally: self.c = old
+    def rest(self, s, key, v): return self.walk({k:x for k,x in s.items() if k != key}, v) # the keywords beside `key` apply too
+    def any(self, s, v): return v
+    invalid = any
+    def never(self, s, v): raise BadValue(f"no value is allowed here, {got_value(v)}")
+    def ref(self, s, v):
+        try: target = resolve_ref(s['$ref'], self.root)
+        except SchemaError as e: raise BadValue(f"the tool's schema cannot be checked: {e}") from None
+        return self.rest(s, '$ref', self.walk(target, v))
+    def all_of(self, s, v):
+        for o in self.members(s, 'allOf'): v = self.walk(o, v)
+        return self.rest(s, 'allOf', v)
+    def any_of(self, s, v, key='anyOf'):
+        subs = self.members(s, key)
+        for c in ((_strict,) if self.c.strict else (_strict, self.c)): # strict first, so `["integer", "string"]` keeps "4" a string
+            errs = []
+            for o in subs:
+                try: return self.rest(s, key, self.with_converter(o, v, c))
+                except _OutOfBudget: raise
+                except BadValue as e: errs.append(e)
+            if c is not _strict and (deepest := max(errs, key=lambda e: len(e.path), default=None)) is not None and deepest.path: raise deepest
+        raise BadValue(f"expected {' or '.join(describe_schema(o, self.root) for o in subs)}, {got_value(v)}")
+    def one_of(self, s, v): return self.any_of(s, v, 'oneOf')
+    def keywords(self, s, v):
+        if 'type' in s: v = self.json_types(s, v)
+        if 'const' in s and not _same(v, s['const']): raise BadValue(f"expected {show_value(s['const'])}, {got_value(v)}")
+        if isinstance(s.get('enum'), list) and not any(_same(v, o) for o in s['enum']):
+            if not self.c.strict and (m := next((o for o in s['enum'] if _is_number(o) and isinstance(v, str) and v.strip() == str(o)), None)) is not None: v = m
+            else: raise BadValue(f"expected one of {', '.join(show_value(o) for o in s['enum'])}, {got_value(v)}")
+        if 'not' in s and self.fits(s['not'], v, _strict):
+            raise BadValue(f"no value is allowed here, {got_value(v)}" if s['not'] in ({}, True) else f"expected anything but {describe_schema(s['not'], self.root)}, {got_value(v)}")
+        if isinstance(v, str): _check_size(len(v), s, 'minLength', 'maxLength', 'characters', v)
+        elif _is_number(v): _check_number(v, s)
+        elif isinstance(v, list): v = self.items(s, v)
+        elif isinstance(v, dict): v = self.fields(s, v)
+        return v
+    object = array = scalar = type_list = null = enum = untyped = keywords
+
+# %% ../nbs/06_mcp.ipynb #check_pass2
+def _is_number(v)->bool: return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+@patch_to(_ValueCheck)
+def json_types(self, s, v):
+    "`v` as one of the JSON types `s` names"
+    ts = s['type'] if isinstance(s['type'], list) else [s['type']]
+    for strict in ((True,) if self.c.strict else (True, False)):
+        for t in ts:
+            try: return _convert_type(v, t, self.c, strict)
+            except BadValue: pass
+    raise BadValue(f"expected {describe_schema(s, self.root)}, {got_value(v)}")
+
+@patch_to(_ValueCheck)
+def items(self, s, v:list):
     _check_size(len(v), s, 'minItems', 'maxItems', 'items', v)
     prefix = s.get('prefixItems') if isinstance(s.get('prefixItems'), list) else []
     items = s.get('items')
@@ -344,12 +352,13 @@ def _check_array(v, s, defs, c, budget):
         sub = prefix[i] if i < len(prefix) else items
         if sub is None: out.append(o); continue
         if sub is False: raise BadValue(f"expected at most {len(prefix)} items, got {len(v)}")
-        try: out.append(_check(o, sub, defs, c, budget))
+        try: out.append(self.walk(sub, o))
         except BadValue as e: raise e.at(i) from None
     if s.get('uniqueItems') is True and any(_same(a, b) for i,a in enumerate(out) for b in out[:i]): raise BadValue("expected items that are all different")
     return out
 
-def _check_object(v, s, defs, c, budget):
+@patch_to(_ValueCheck)
+def fields(self, s, v:dict):
     _check_size(len(v), s, 'minProperties', 'maxProperties', 'properties', v)
     props = s.get('properties') if isinstance(s.get('properties'), dict) else {}
     extra = s.get('additionalProperties', True)
@@ -357,103 +366,34 @@ def _check_object(v, s, defs, c, budget):
     out = {}
     for k,o in v.items():
         sub = props.get(k, extra)
-        if sub is False: raise BadValue(f"unknown field {k!r} (it takes: {', '.join(props) or 'no fields'})")
-        try: out[k] = o if sub is True else _check(o, sub, defs, c, budget)
+        if sub is False: raise BadValue(f"unknown field {show_value(k)} (it takes: {', '.join(props) or 'no fields'})")
+        try: out[k] = o if sub is True else self.walk(sub, o)
         except BadValue as e: raise e.at(k) from None
     for k in s.get('required', ()) if isinstance(s.get('required'), list) else ():
-        if k not in out: raise BadValue(f"missing required field {k!r}" + (f" ({_describe_schema(props[k], defs)})" if isinstance(props.get(k), dict) else ''))
+        if k not in out: raise BadValue(f"missing required field {k!r}" + (f" ({describe_schema(props[k], self.root)})" if isinstance(props.get(k), dict) else ''))
     return out
-
-def _check_any(v, subs, defs, c, budget, hops):
-    for strict in ((True,) if c.strict else (True, False)):
-        errs = []
-        for o in subs:
-            try: return _check(v, o, defs, _strict if strict else c, budget, hops+1)
-            except _OutOfBudget: raise
-            except BadValue as e: errs.append(e)
-        if not strict and (deepest := max(errs, key=lambda e: len(e.path), default=None)) is not None and deepest.path: raise deepest
-    raise BadValue(f"expected {' or '.join(_describe_schema(o, defs) for o in subs)}, {got_value(v)}")
-
-def _fits(v, s, defs, budget)->bool:
-    "Does `v` fit schema `s` as it is (nothing converted)? For `not`"
-    try: _check(v, s, defs, _strict, budget)
-    except _OutOfBudget: raise
-    except BadValue: return False
-    return True
-
-def _check(v, s, defs, c, budget, hops=0):
-    "`v` checked against schema `s` (and converted where lax conversion allows); raises `BadValue` naming what is wrong, and where"
-    budget.spend()
-    if budget.depth >= _MAX_CHECK_DEPTH: raise _OutOfBudget(f"the value and the tool's schema nest more than {_MAX_CHECK_DEPTH} levels deep together; send a flatter value")
-    budget.depth += 1
-    try: return _check_node(v, s, defs, c, budget, hops)
-    finally: budget.depth -= 1
-
-def _check_node(v, s, defs, c, budget, hops):
-    if s is True: return v
-    if s is False: raise BadValue(f"no value is allowed here, {got_value(v)}")
-    if not isinstance(s, dict): return v
-    if isinstance(ref := s.get('$ref'), str):
-        if hops >= _MAX_REF_HOPS: raise BadValue(f"the tool's schema follows more than {_MAX_REF_HOPS} $refs in a row; it cannot be checked")
-        target = defs.get(ref[8:]) if ref.startswith('#/$defs/') else None
-        if target is None: raise BadValue(f"the tool's schema refers to {ref!r}, which it does not define")
-        v = _check(v, target, defs, c, budget, hops+1)
-    for o in s.get('allOf', ()) if isinstance(s.get('allOf'), list) else (): v = _check(v, o, defs, c, budget, hops+1)
-    subs = s.get('anyOf', s.get('oneOf'))
-    if isinstance(subs, list) and subs: v = _check_any(v, subs, defs, c, budget, hops)
-    if 'type' in s: v = _check_type(v, s, c)
-    if 'const' in s and not _same(v, s['const']): raise BadValue(f"expected {show_value(s['const'])}, {got_value(v)}")
-    if isinstance(s.get('enum'), list) and not any(_same(v, o) for o in s['enum']):
-        if not c.strict and (m := next((o for o in s['enum'] if isinstance(o, (int, float)) and not isinstance(o, bool) and isinstance(v, str) and v.strip() == str(o)), None)) is not None: v = m
-        else: raise BadValue(f"expected one of {', '.join(show_value(o) for o in s['enum'])}, {got_value(v)}")
-    if 'not' in s and _fits(v, s['not'], defs, budget):
-        raise BadValue(f"no value is allowed here, {got_value(v)}" if s['not'] in ({}, True) else f"expected anything but {_describe_schema(s['not'], defs)}, {got_value(v)}")
-    if isinstance(v, str): _check_size(len(v), s, 'minLength', 'maxLength', 'characters', v)
-    elif isinstance(v, (int, float)) and not isinstance(v, bool): _check_number(v, s)
-    elif isinstance(v, list): v = _check_array(v, s, defs, c, budget)
-    elif isinstance(v, dict): v = _check_object(v, s, defs, c, budget)
-    return v
 
 # %% ../nbs/06_mcp.ipynb #02751153
-def _refs_in(o, out:set):
-    "Names of the `#/$defs/...` that `o` refers to"
-    stack = [o]
-    while stack:
-        x = stack.pop()
-        if isinstance(x, dict):
-            if isinstance(r := x.get('$ref'), str) and r.startswith('#/$defs/'): out.add(r[8:])
-            stack.extend(x.values())
-        elif isinstance(x, list): stack.extend(x)
-    return out
-
-def _renamed_refs(o, renames:dict):
-    "Copy of `o` with `#/$defs/old` refs pointing at their new names"
-    if isinstance(o, dict):
-        out = {k: _renamed_refs(v, renames) for k,v in o.items()}
-        if isinstance(r := o.get('$ref'), str) and r.startswith('#/$defs/') and r[8:] in renames: out['$ref'] = '#/$defs/' + renames[r[8:]]
-        return out
-    if isinstance(o, list): return [_renamed_refs(v, renames) for v in o]
-    return o
-
 class JSONSchemaKind(TypeKind):
     "Annotations that are JSON schemas (`JSONSchema`): shown as they are, values checked against them"
     def match(self, tp, origin): return isinstance(tp, JSONSchema)
     def schema(self, tp, b):
-        used,todo = set(),_refs_in(tp.schema, set())
+        names = lambda o: {n for r in refs_in(o) if (n := def_name(r)) is not None}
+        used,todo = set(),names(tp.schema)
         while todo: # the $defs it needs, and those they need
             nm = todo.pop()
             if nm in used or nm not in tp.defs: continue
             used.add(nm)
-            todo |= _refs_in(tp.defs[nm], set())
+            todo |= names(tp.defs[nm])
         renames,new = {},[]
         for nm in sorted(used):
             key = ('JSONSchema', id(tp.defs), nm)
             if key not in b.names: new.append(nm)
             renames[nm] = b.add_def(nm, None if key not in b.names else b.defs[b.names[key]], key)
-        for nm in new: b.defs[renames[nm]] = _renamed_refs(tp.defs[nm], renames)
-        return _renamed_refs(tp.schema, renames)
-    def convert(self, v, tp, c): return _check(v, tp.schema, tp.defs, c, _Budget())
-    def describe(self, tp): return _describe_schema(tp.schema, tp.defs)
+        for nm in new: b.defs[renames[nm]] = _rename_refs(tp.defs[nm], renames)
+        return _rename_refs(tp.schema, renames)
+    def convert(self, v, tp, c): return _ValueCheck(tp.defs, c).walk(tp.schema, v)
+    def describe(self, tp): return describe_schema(tp.schema, {'$defs': tp.defs})
 
 add_type_kind(JSONSchemaKind())
 
@@ -472,13 +412,6 @@ def _identifier(name:str, taken:set)->str:
     while nm in taken: nm,i = f"{base}_{i}",i+1
     taken.add(nm)
     return nm
-
-def _normalized_schema(schema:dict)->dict:
-    "`schema` with draft-07 `definitions` moved to `$defs` (where `get_schema` and `$ref`s from the root expect them)"
-    if 'definitions' not in schema: return schema
-    s = json.loads(json.dumps(schema).replace('"#/definitions/', '"#/$defs/'))
-    s['$defs'] = {**s.pop('definitions'), **s.get('$defs', {})}
-    return s
 
 def tool_params(schema:dict # A tool's inputSchema
                )->tuple[list,dict]: # `inspect.Parameter`s, and {parameter name: property name}
@@ -507,10 +440,11 @@ def tool_function(tool:dict, # An MCP tool definition: name, description, inputS
                  ): # A function with the tool's signature and docstring
     "A Python function with the signature and docstring that MCP `tool` describes, sending its calls through `call`"
     tool_name,desc = tool.get('name'),tool.get('description') or ''
-    if not isinstance(tool_name, str) or not 0 < len(tool_name) <= _MAX_NAME_CHARS: raise SchemaError(f"an MCP tool's name must be text of 1 to {_MAX_NAME_CHARS} characters, got {show_value(tool_name)}")
-    if not isinstance(desc, str) or len(desc) > _MAX_DESCRIPTION_CHARS: raise SchemaError(f"the description of MCP tool {tool_name!r} is not text of at most {_MAX_DESCRIPTION_CHARS} characters")
+    try: check_mcp_name(tool_name) # the one name rule, as for the tools we serve
+    except ValueError: raise SchemaError(f"an MCP tool's name must be 1 to {MAX_MCP_NAME_CHARS} letters, digits, '_', '-' or '.', got {show_value(tool_name)}") from None
+    if not isinstance(desc, str) or len(desc) > MAX_DESCRIPTION_CHARS: raise SchemaError(f"the description of MCP tool {tool_name!r} is not text of at most {MAX_DESCRIPTION_CHARS} characters")
     check_schema_bounds(tool.get('inputSchema'), f"the inputSchema of MCP tool {tool_name!r}")
-    schema = _normalized_schema(tool['inputSchema'])
+    schema = refs_into_defs(tool['inputSchema']) # one ref rule: `#/definitions/...`, `#/properties/...` and `#` become `$defs` entries
     params,wire = tool_params(schema)
     sig = inspect.Signature(params)
     def _arguments(args, kwargs):
@@ -611,14 +545,14 @@ class MCPClient:
 async def _list_tools(client)->list:
     "All the tools `client`'s server lists, page by page (bounded in pages and tools)"
     tools,cursor = [],None
-    for _ in range(_MAX_LIST_PAGES):
+    for _ in range(MAX_LIST_PAGES):
         page = await client.list_tools(cursor=cursor)
         tools.extend(page.tools)
         cursor = page.next_cursor
-        if cursor is None or len(tools) >= _MAX_TOOLS: break
-    if len(tools) > _MAX_TOOLS or cursor is not None:
-        warnings.warn(f"The MCP server lists more than {min(len(tools), _MAX_TOOLS)} tools (or pages without end): only the first {min(len(tools), _MAX_TOOLS)} are used")
-    return tools[:_MAX_TOOLS]
+        if cursor is None or len(tools) >= MAX_MCP_TOOLS: break
+    if len(tools) > MAX_MCP_TOOLS or cursor is not None:
+        warnings.warn(f"The MCP server lists more than {min(len(tools), MAX_MCP_TOOLS)} tools (or pages without end): only the first {min(len(tools), MAX_MCP_TOOLS)} are used")
+    return tools[:MAX_MCP_TOOLS]
 
 @patch_to(MCPClient)
 async def _transport(self, stack):
