@@ -484,7 +484,8 @@ def test_a_notebook_shows_each_round_as_it_happens(monkeypatch):
     steps = [o for k,o in shown if isinstance(o, LoopStep)]
     assert steps == history.steps # every step shown, in its round's display
     texts = [o.data for k,o in shown if isinstance(o, IPython.display.Markdown)]
-    assert texts and ANSWER.startswith(texts[0]) # the answer's display began with its first piece, before the reply was whole
+    first = texts[0].split('\n')[1] # shown as text in a fenced block, never rendered
+    assert texts[0].startswith('```') and first and ANSWER.startswith(first) and first != ANSWER # the first piece, before the reply was whole
     shown.clear()
     with ChatServer(SCRIPT) as srv: run_loop('chat', srv) # not streamed: each step shown as it ends
     assert [type(o).__name__ for k,o in shown] == ['LoopStep'] * 3

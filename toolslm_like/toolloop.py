@@ -782,7 +782,7 @@ def _in_notebook()->bool:
     return getattr(shell, 'kernel', None) is not None
 
 class _NotebookProgress:
-    "Shows a running loop in a notebook: per round one display, the text as it streams, then the round's step"
+    "Shows a running loop in a notebook: per round one display, the text as it streams (as text, never rendered), then the round's step"
     every = 0.1 # seconds between redraws of streaming text: a redraw per token would flood the notebook's front end
     def __init__(self):
         from IPython.display import display, Markdown
@@ -791,8 +791,9 @@ class _NotebookProgress:
     def __call__(self, event):
         if isinstance(event, TextDelta):
             self.text += event.text
-            if self.handle is None: self.handle = self._display(self._markdown(self.text), display_id=True)
-            elif time.monotonic() - self.drawn >= self.every: self.handle.update(self._markdown(self.text))
+            shown = self._markdown(md_block(_cut(self.text, keep_end=True))) # model text is shown, never rendered, as in `LoopStep`'s display
+            if self.handle is None: self.handle = self._display(shown, display_id=True)
+            elif time.monotonic() - self.drawn >= self.every: self.handle.update(shown)
             else: return
             self.drawn = time.monotonic()
         elif isinstance(event, LoopStep):
