@@ -521,3 +521,24 @@ def test_prompt_only_mode_streamed(api):
     with SERVERS[api](turns, chunk_chars=2) as srv: events,streamed = stream_loop(api, srv, native=False)
     assert srv.problems == [] and list(streamed) == list(plain) and streamed.answer == 'It is 5.'
     assert ''.join(e.text for e in events if isinstance(e, TextDelta) and e.iteration == 1) == turns[0]
+
+@pytest.mark.parametrize('stream', [False, True], ids=['plain', 'streamed'])
+@pytest.mark.parametrize('is_async', [False, True], ids=['sync', 'async'])
+@pytest.mark.parametrize('api', list(SERVERS))
+def test_approve_through_the_loop(api, is_async, stream):
+    "`tool_loop(approve=...)`: a call allowed, one run with edited arguments, one refused with a reason the model reads; the loop goes on"
+    asked = []
+    async def async_hook(call): return hook(call)
+    def hook(call):
+        asked.append((call['name'], call['arguments']))
+        if call['name'] == 'divide': return 'Division is not allowed here.'
+        if call['name'] == 'multiply': return {'a': 10, 'b': 10}
+        return True
+    with SERVERS[api](SCRIPT) as srv:
+        kw = dict(approve=async_hook if is_async else hook)
+        history = stream_loop(api, srv, is_async, **kw)[1] if stream else run_loop(api, srv, is_async, **kw)
+    assert srv.problems == [] and history.answer == ANSWER
+    assert asked == [('add', {'a': 2, 'b': 3}), ('multiply', {'a': 4, 'b': 5}), ('divide', {'a': 1, 'b': 0})]
+    assert [json.loads(c) for _,c,_ in results_in(api, srv.requests[1])] == [5, 100]
+    (_,refusal,_), = results_in(api, srv.requests[2])
+    assert 'Division is not allowed here.' in refusal and 'ZeroDivisionError' not in refusal
