@@ -403,6 +403,11 @@ class Dialect:
         "The messages that answer `calls` with `results`"
         return _as_messages(format_tool_results(results, self.provider, calls=calls))
     def with_note(self, history:list, text:str)->list: return _with_note(history, text, self.text_type)
+    def _first(self, response, key:str, field:str):
+        "`field` of the first of the reply's `key` (its choices or candidates): the one the loop continues with"
+        items = _get(response, key) or []
+        if not items: raise ValueError(f"The server's reply has no {key}, so there is no message to continue with: {str(response)[:300]}")
+        return _get(items[0], field)
 
 class ChatDialect(Dialect):
     "OpenAI Chat Completions, as OpenAI, vLLM, Ollama, llama.cpp and other compatible servers speak it"
@@ -414,10 +419,7 @@ class ChatDialect(Dialect):
         else:
             for k in ('tools', 'tool_choice', 'parallel_tool_calls'): req.pop(k, None) # servers refuse these without tools
         return req
-    def _message(self, response):
-        choices = _get(response, 'choices') or []
-        if not choices: raise ValueError(f"The server's reply has no choices, so there is no message to continue with: {str(response)[:300]}")
-        return _get(choices[0], 'message')
+    def _message(self, response): return self._first(response, 'choices', 'message')
     def assistant_messages(self, response)->list:
         m = self._message(response)
         msg = {'role': 'assistant', 'content': _get(m, 'content')}
@@ -507,10 +509,7 @@ class GeminiDialect(Dialect):
             config['tools'] = [{'function_declarations': schemas}]
             if final: config['tool_config'] = {'function_calling_config': {'mode': 'NONE'}}
         return {**options, 'model': model, 'contents': _user_turns_joined(history, 'parts'), 'config': config}
-    def _content(self, response):
-        cands = _get(response, 'candidates') or []
-        if not cands: raise ValueError(f"The server's reply has no candidates, so there is no message to continue with: {str(_get(response, 'prompt_feedback') or response)[:300]}")
-        return _get(cands[0], 'content')
+    def _content(self, response): return self._first(response, 'candidates', 'content') # none: e.g. a blocked prompt
     def assistant_messages(self, response)->list:
         c = self._content(response)
         c = _gemini_plain(c) if c is not None else {}
