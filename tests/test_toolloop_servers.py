@@ -382,6 +382,13 @@ def test_a_call_split_across_many_chunks(api):
     assert [c for _,c,_ in results_in(api, srv.requests[1])] == [text]
     assert ''.join(e.text for e in events if isinstance(e, TextDelta)).endswith('Echoed.')
 
+def test_a_gemini_step_pairs_calls_without_ids_with_their_results():
+    "The Gemini API sends calls without ids: each result still goes with its own call, in the history and in a step's summary"
+    with GeminiServer(SCRIPT) as srv: history = run_loop('gemini', srv)
+    assert srv.problems == []
+    assert [c['id'] for c in history.steps[0].calls] == [None, None]
+    assert str(history.steps[0]) == 'step 1: add(a=2, b=3) -> 5 | multiply(a=4, b=5) -> 20'
+
 @pytest.mark.parametrize('api', ['chat', 'responses', 'anthropic']) # Gemini sends each call whole
 def test_two_parallel_calls_interleaved(api):
     "The pieces of two calls come alternately (the server checks it sent them so); each call gets its own arguments"

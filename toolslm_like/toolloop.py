@@ -558,8 +558,8 @@ class LoopStep:
             elif r.get('error') is not None: got = ' -> error: ' + _short((str(r['error']).strip().splitlines() or [''])[-1])
             else: got = ' -> ' + _short(r.get('output'))
             return f"{c.get('name')}({args}){got}"
-        results = {r.get('id'): r for r in self.results}
-        done = ' | '.join(show(c, results.get(c.get('id'))) for c in self.calls)
+        results = self.results + [None] * (len(self.calls) - len(self.results)) # in the calls' order (Gemini's calls may all have id None)
+        done = ' | '.join(show(c, r) for c,r in zip(self.calls, results))
         head = f"step {self.iteration}" + (' (budget exhausted)' if self.budget_exhausted else '')
         if self.final and self.text: done = f"{done} | answer: {_short(self.text)}" if done else f"answer: {_short(self.text)}"
         return f"{head}: {done or '(no text)'}"
