@@ -4,13 +4,18 @@
    in prose) and on pathological text.
 2. What the loop adds per round on top of the SDK's own request: a 3-round conversation (two parallel calls, a failing
    call, an answer) against a local scripted Chat Completions server, with `tool_loop` and with a hand-written loop
-   that calls `client.chat.completions.create` and the tools directly."""
+   that calls `client.chat.completions.create` and the tools directly.
+3. `StreamAccumulator` fed the chunks of one long streamed reply per API (arguments cut into 3-character pieces): chunks per second.
+4. The same 3-round conversation streamed (`stream=True`, pieces of 3 characters), against plain replies, per API."""
 import json, sys, time, timeit
 from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent/'tests'))
 import openai
-from scripted_servers import ChatServer
+import anthropic
+from google import genai
+from scripted_servers import ChatServer, ResponsesServer, AnthropicServer, GeminiServer
 from toolslm_like.toolloop import tool_loop, parse_text_tool_calls
+from toolslm_like.streaming import StreamAccumulator
 
 replies = {
     'fenced + prose': 'I will add.\n```json\n{"name": "add", "arguments": {"a": 2, "b": 3}}\n```\nThen report.',
@@ -66,3 +71,40 @@ for name,run in [('hand-written loop', lambda c: hand_written(c)), ('tool_loop',
             assert not srv.problems, srv.problems
     took.sort()
     print(f"  {name:26s} {sum(took)/N*1e3:7.2f} ms (median {took[N//2]*1e3:.2f} ms)")
+
+SERVERS = {'openai': ChatServer, 'openai-responses': ResponsesServer, 'anthropic': AnthropicServer, 'gemini': GeminiServer}
+print("\nStreamAccumulator, one reply with two calls of 30 kB and of 300 kB arguments each, cut into 3-character pieces")
+for size in (30_000, 300_000): # ten times the size takes ten times as long: the pieces are joined once, not copied at each piece
+  long_turn = [('add', {'a': 1, 'b': 2, 'note': 'x' * size}), ('multiply', {'a': 3, 'b': 4, 'note': 'y' * size})]
+  for provider,cls in SERVERS.items():
+    events = [d for _,d in cls([]).stream_events(long_turn, 1, {'model': 'm'}) if isinstance(d, dict)]
+    t = time.perf_counter()
+    acc = StreamAccumulator(provider)
+    for d in events: acc.add(d)
+    calls = acc.tool_calls()
+    took = time.perf_counter() - t
+    assert [len(c['arguments']['note']) for c in calls] == [size, size]
+    print(f"  {size//1000:4d} kB {provider:18s} {len(events):7d} chunks in {took*1e3:7.1f} ms: {len(events)/took/1e3:6.0f}k chunks/s")
+
+def client_for(provider, srv):
+    if provider == 'anthropic': return anthropic.Anthropic(api_key='k', base_url=srv.base_url, max_retries=0)
+    if provider == 'gemini': return genai.Client(api_key='k', http_options={'base_url': srv.base_url})
+    return openai.OpenAI(api_key='k', base_url=srv.base_url, max_retries=0)
+
+N = 15
+print(f"\n3-round conversation, plain against streamed (3-character pieces), mean of {N}")
+for provider,cls in SERVERS.items():
+    api = {'openai': 'chat', 'openai-responses': 'responses'}.get(provider)
+    row = []
+    for stream in (False, True):
+        took = []
+        for _ in range(N):
+            with cls(list(script), chunk_chars=3) as srv:
+                client = client_for(provider, srv)
+                t = time.perf_counter()
+                run = tool_loop(client, 'q', tools, model='m', api=api, stream=stream, progress=False)
+                history = run.result() if stream else run
+                took.append(time.perf_counter() - t)
+                assert not srv.problems, srv.problems
+        row.append(sum(took)/N)
+    print(f"  {provider:18s} plain {row[0]*1e3:7.2f} ms   streamed {row[1]*1e3:7.2f} ms   ratio {row[1]/row[0]:.2f}")

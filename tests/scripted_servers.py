@@ -3,19 +3,28 @@ Anthropic Messages, play back a scripted conversation, and check every request t
 (ids matched, roles, block order). Used by the toolloop notebook and by `tests/test_toolloop_servers.py`.
 
 A script is a list of turns; each turn is either a string (the model answers in plain text) or a list of
-`(name, arguments)` pairs (the model asks for those tool calls, in parallel)."""
-import json, re, threading, time
+`(name, arguments)` pairs (the model asks for those tool calls, in parallel).
+
+A request that asks for a stream (`"stream": true`, or Gemini's `:streamGenerateContent`) gets the same turn as real
+server-sent events: text and each call's arguments cut into pieces of `chunk_chars` characters, the pieces of parallel
+calls interleaved (`interleave=True`), as the APIs may send them. `faults={n: ('cut', k)}` closes the connection of the
+n-th request's stream after k events (no final event); `('error', k)` sends the API's error event there instead."""
+import itertools, json, re, threading, time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 TOOL_NAME = re.compile(r'^[a-zA-Z0-9_-]{1,64}$')
+
+class Events(list):
+    "A reply sent as server-sent events: `(event name or None, data)` pairs"
 
 class ScriptedServer:
     "A scripted model on 127.0.0.1: answers each POST to `path` with the next turn, and records what it received"
     path = None # the endpoint the SDK posts to
     base_path = '' # what goes after the server's address in the SDK's `base_url`
 
-    def __init__(self, turns):
-        self.turns,self.requests,self.problems,self.headers = list(turns),[],[],[]
+    def __init__(self, turns, chunk_chars=3, interleave=True, faults=None):
+        self.turns,self.requests,self.problems,self.headers,self.paths = list(turns),[],[],[],[]
+        self.chunk_chars,self.interleave,self.faults = chunk_chars,interleave,dict(faults or {})
         self._lock = threading.Lock()
 
     # life cycle
@@ -28,12 +37,23 @@ class ScriptedServer:
             def do_POST(self):
                 raw = self.rfile.read(int(self.headers.get('content-length') or 0))
                 status,reply = srv.handle(self.path, {k.lower(): v for k,v in self.headers.items()}, raw)
+                if isinstance(reply, Events): return self.send_events(reply)
                 data = json.dumps(reply).encode()
                 self.send_response(status)
                 self.send_header('content-type', 'application/json')
                 self.send_header('content-length', str(len(data)))
                 self.end_headers()
                 self.wfile.write(data)
+            def send_events(self, events):
+                "Server-sent events, flushed one by one; the connection closes after the last (HTTP/1.0, no length)"
+                self.send_response(200)
+                self.send_header('content-type', 'text/event-stream')
+                self.send_header('cache-control', 'no-cache')
+                self.end_headers()
+                for name,data in events:
+                    text = data if isinstance(data, str) else json.dumps(data)
+                    self.wfile.write(((f"event: {name}\n" if name else '') + f"data: {text}\n\n").encode())
+                    self.wfile.flush()
         self.httpd = ThreadingHTTPServer(('127.0.0.1', 0), Handler)
         self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
         self.thread.start()
@@ -53,14 +73,33 @@ class ScriptedServer:
         with self._lock:
             try: body = json.loads(raw)
             except ValueError: return 400, self.error(f"the request body is not JSON: {raw[:100]!r}")
-            self.requests.append(body); self.headers.append(headers)
-            problems = [f"request {len(self.requests)}: {p}" for p in self.check_headers(headers) + self.check(body)]
-            if path.split('?')[0] != self.path: problems.append(f"request {len(self.requests)}: posted to {path}, expected {self.path}")
-            if not self.turns: problems.append(f"request {len(self.requests)}: the script has no turn left")
+            self.requests.append(body); self.headers.append(headers); self.paths.append(path)
+            n = len(self.requests)
+            problems = [f"request {n}: {p}" for p in self.check_headers(headers) + self.check(body)]
+            if not self.path_ok(path): problems.append(f"request {n}: posted to {path}, expected {self.path}")
+            if not self.turns: problems.append(f"request {n}: the script has no turn left")
             if problems:
                 self.problems += problems
                 return 400, self.error('; '.join(problems))
-            return 200, self.reply(self.turns.pop(0), len(self.requests), body)
+            turn = self.turns.pop(0)
+            if not self.streams(path, body): return 200, self.reply(turn, n, body)
+            events = self.stream_events(turn, n, body)
+            kind,k = self.faults.get(n, (None, None))
+            if kind == 'cut': return 200, Events(events[:k])
+            if kind == 'error': return 200, Events(events[:k] + [self.error_event()])
+            return 200, Events(events)
+
+    def path_ok(self, path): return path.split('?')[0] == self.path
+    def streams(self, path, body): return body.get('stream') is True
+    def stream_events(self, turn, n, body)->list: raise NotImplementedError # [(event name or None, data)]
+    def error_event(self): raise NotImplementedError
+    def pieces(self, s:str)->list:
+        "`s` cut into pieces of `chunk_chars` characters (at least one piece, maybe empty)"
+        return [s[i:i+self.chunk_chars] for i in range(0, len(s), self.chunk_chars)] or ['']
+    def mixed(self, lists:list)->list:
+        "The items of `lists`, taken in turn from each (interleaved) or one list after the other"
+        if not self.interleave: return [x for l in lists for x in l]
+        return [x for group in itertools.zip_longest(*lists) for x in group if x is not None]
 
     def check_headers(self, headers): return []
     def check(self, body)->list: raise NotImplementedError
@@ -82,8 +121,8 @@ class ChatServer(ScriptedServer):
     "OpenAI Chat Completions (`POST /v1/chat/completions`), as vLLM, Ollama and llama.cpp serve it too"
     path,base_path = '/v1/chat/completions','/v1'
 
-    def __init__(self, turns, call_ids=True): # call_ids=False: calls come without ids, as some compatible servers send them
-        super().__init__(turns)
+    def __init__(self, turns, call_ids=True, **kw): # call_ids=False: calls come without ids, as some compatible servers send them
+        super().__init__(turns, **kw)
         self.call_ids = call_ids
 
     def check_headers(self, headers):
@@ -136,6 +175,23 @@ class ChatServer(ScriptedServer):
         return {'id': f"chatcmpl-{n}", 'object': 'chat.completion', 'created': int(time.time()), 'model': body.get('model'),
                 'choices': [{'index': 0, 'message': msg, 'finish_reason': finish, 'logprobs': None}],
                 'usage': {'prompt_tokens': 10, 'completion_tokens': 5, 'total_tokens': 15}}
+
+
+    def stream_events(self, turn, n, body):
+        head = {'id': f"chatcmpl-{n}", 'object': 'chat.completion.chunk', 'created': int(time.time()), 'model': body.get('model')}
+        chunk = lambda delta, finish=None: (None, {**head, 'choices': [{'index': 0, 'delta': delta, 'finish_reason': finish, 'logprobs': None}]})
+        if isinstance(turn, str):
+            out = [chunk({'role': 'assistant', 'content': ''})] + [chunk({'content': p}) for p in self.pieces(turn)] + [chunk({}, 'stop')]
+        else:
+            calls = []
+            for k,(nm,args) in enumerate(turn):
+                first = {'index': k, **({'id': f"call_{n}_{k}"} if self.call_ids else {}), 'type': 'function', 'function': {'name': nm, 'arguments': ''}}
+                calls.append([chunk({'tool_calls': [first]})] + [chunk({'tool_calls': [{'index': k, 'function': {'arguments': p}}]})
+                                                                for p in self.pieces(_arguments_text(args))])
+            out = [chunk({'role': 'assistant', 'content': None})] + self.mixed(calls) + [chunk({}, 'tool_calls')]
+        return out + [(None, '[DONE]')]
+
+    def error_event(self): return (None, {'error': {'message': 'The server is overloaded', 'type': 'server_error'}})
 
 
 class ResponsesServer(ScriptedServer):
@@ -191,6 +247,32 @@ class ResponsesServer(ScriptedServer):
                 'temperature': 1.0, 'top_p': 1.0, 'error': None, 'incomplete_details': None, 'instructions': body.get('instructions'),
                 'metadata': {}, 'usage': {'input_tokens': 10, 'output_tokens': 5, 'total_tokens': 15,
                                           'input_tokens_details': {'cached_tokens': 0}, 'output_tokens_details': {'reasoning_tokens': 0}}}
+
+
+    def stream_events(self, turn, n, body):
+        final = self.reply(turn, n, body)
+        seq = itertools.count(1)
+        ev = lambda typ, **d: (typ, {'type': typ, **d, 'sequence_number': next(seq)})
+        out = [ev('response.created', response={**final, 'status': 'in_progress', 'output': []})]
+        if isinstance(turn, str):
+            item = final['output'][0]
+            out += [ev('response.output_item.added', output_index=0, item={**item, 'status': 'in_progress', 'content': []}),
+                    ev('response.content_part.added', item_id=item['id'], output_index=0, content_index=0, part={'type': 'output_text', 'text': '', 'annotations': []})]
+            out += [ev('response.output_text.delta', item_id=item['id'], output_index=0, content_index=0, delta=p, logprobs=[]) for p in self.pieces(turn)]
+            out += [ev('response.output_text.done', item_id=item['id'], output_index=0, content_index=0, text=turn, logprobs=[]),
+                    ev('response.content_part.done', item_id=item['id'], output_index=0, content_index=0, part=item['content'][0]),
+                    ev('response.output_item.done', output_index=0, item=item)]
+        else:
+            calls = []
+            for k,item in enumerate(final['output']):
+                calls.append([ev('response.output_item.added', output_index=k, item={**item, 'arguments': '', 'status': 'in_progress'})] +
+                             [ev('response.function_call_arguments.delta', item_id=item['id'], output_index=k, delta=p) for p in self.pieces(item['arguments'])] +
+                             [ev('response.function_call_arguments.done', item_id=item['id'], output_index=k, arguments=item['arguments']),
+                              ev('response.output_item.done', output_index=k, item=item)])
+            out += self.mixed(calls)
+        return out + [ev('response.completed', response=final)]
+
+    def error_event(self): return ('error', {'type': 'error', 'code': 'server_error', 'message': 'The server is overloaded', 'param': None, 'sequence_number': 99})
 
 
 class AnthropicServer(ScriptedServer):
@@ -266,3 +348,91 @@ class AnthropicServer(ScriptedServer):
                 'stop_reason': stop, 'stop_sequence': None, 'usage': {'input_tokens': 10, 'output_tokens': 5}}
 
     def error(self, msg): return {'type': 'error', 'error': {'type': 'invalid_request_error', 'message': msg}}
+
+    def stream_events(self, turn, n, body):
+        final = self.reply(turn, n, body)
+        ev = lambda typ, **d: (typ, {'type': typ, **d})
+        out = [ev('message_start', message={**final, 'content': [], 'stop_reason': None, 'usage': {'input_tokens': 10, 'output_tokens': 1}}), ev('ping')]
+        blocks = []
+        for i,b in enumerate(final['content']):
+            if b['type'] == 'text':
+                blocks.append([ev('content_block_start', index=i, content_block={'type': 'text', 'text': ''})] +
+                              [ev('content_block_delta', index=i, delta={'type': 'text_delta', 'text': p}) for p in self.pieces(b['text'])] +
+                              [ev('content_block_stop', index=i)])
+            else:
+                blocks.append([ev('content_block_start', index=i, content_block={**b, 'input': {}})] +
+                              [ev('content_block_delta', index=i, delta={'type': 'input_json_delta', 'partial_json': p}) for p in self.pieces(json.dumps(b['input']))] +
+                              [ev('content_block_stop', index=i)])
+        out += blocks[0] + self.mixed(blocks[1:]) # the text first; the calls' blocks interleaved (the API sends one block after another)
+        return out + [ev('message_delta', delta={'stop_reason': final['stop_reason'], 'stop_sequence': None}, usage={'output_tokens': 5}), ev('message_stop')]
+
+    def error_event(self): return ('error', {'type': 'error', 'error': {'type': 'overloaded_error', 'message': 'Overloaded'}})
+
+
+GEMINI_NAME = re.compile(r'^[a-zA-Z_][a-zA-Z0-9_.:-]{0,63}$')
+GEMINI_PATH = re.compile(r'^/v1(?:beta|alpha)?/models/([^/:?]+):(generateContent|streamGenerateContent)(?:\?.*)?$')
+
+class GeminiServer(ScriptedServer):
+    "The Gemini API (`POST /v1beta/models/{model}:generateContent`, `:streamGenerateContent?alt=sse`), as `google-genai` calls it"
+    path,base_path = '/v1beta/models/{model}:generateContent','' # the client adds the API version
+
+    def __init__(self, turns, call_ids=False, **kw): # call_ids=True: calls come with ids (Vertex AI sends them; the Gemini API does not)
+        super().__init__(turns, **kw)
+        self.call_ids = call_ids
+
+    def path_ok(self, path): return GEMINI_PATH.match(path) is not None
+    def streams(self, path, body): return ':streamGenerateContent' in path
+
+    def check_headers(self, headers): return [] if headers.get('x-goog-api-key') else ['no `x-goog-api-key` header']
+
+    def check(self, body):
+        p = []
+        for t in body.get('tools') or []:
+            for f in (t.get('functionDeclarations') or []) if isinstance(t, dict) else []:
+                if not GEMINI_NAME.match(str(f.get('name'))): p.append(f"function name {f.get('name')!r} does not match {GEMINI_NAME.pattern}")
+                params = f.get('parameters') or f.get('parametersJsonSchema')
+                if params is not None and str(params.get('type')).upper() != 'OBJECT': p.append(f"function {f.get('name')!r}: parameters must be an object schema")
+        mode = ((body.get('toolConfig') or {}).get('functionCallingConfig') or {}).get('mode')
+        if mode is not None and mode not in ('AUTO', 'ANY', 'NONE', 'VALIDATED'): p.append(f"bad functionCallingConfig mode {mode!r}")
+        contents = body.get('contents')
+        if not isinstance(contents, list) or not contents: return p + ['`contents` must be a non-empty list']
+        pending = [] # (name, id) of the last model turn's function calls, to be answered by the next user turn
+        for i,c in enumerate(contents):
+            role,parts = (c.get('role'),c.get('parts')) if isinstance(c, dict) else (None,None)
+            if role not in ('user', 'model'): p.append(f"contents[{i}]: role must be 'user' or 'model', got {role!r}"); continue
+            if not isinstance(parts, list) or not parts or not all(isinstance(x, dict) and x for x in parts):
+                p.append(f"contents[{i}]: needs a non-empty list of parts"); continue
+            if i and contents[i-1].get('role') == role: p.append(f"contents[{i}]: please ensure that multiturn requests alternate between user and model")
+            answers = [x['functionResponse'] for x in parts if 'functionResponse' in x]
+            if role == 'user':
+                got = [(a.get('name'), a.get('id')) for a in answers]
+                if pending and sorted(map(str, got)) != sorted(map(str, pending)):
+                    p.append(f"contents[{i}]: the number (and names) of function response parts must equal the function call parts of the previous turn: calls {pending}, responses {got}")
+                elif not pending and answers: p.append(f"contents[{i}]: function response parts without function calls before them")
+                for a in answers:
+                    if not isinstance(a.get('response'), dict): p.append(f"contents[{i}]: functionResponse.response must be an object")
+                pending = []
+            else:
+                if answers: p.append(f"contents[{i}]: a model turn cannot hold function responses")
+                if pending: p.append(f"contents[{i}]: function calls of the previous turn were not answered: {pending}")
+                pending = [(x['functionCall'].get('name'), x['functionCall'].get('id')) for x in parts if 'functionCall' in x]
+        if pending: p.append(f"the last model turn's function calls have no function responses: {pending}")
+        return p
+
+    def parts(self, turn, n):
+        if isinstance(turn, str): return [{'text': turn}]
+        return [{'functionCall': {**({'id': f"call_{n}_{k}"} if self.call_ids else {}), 'name': nm, 'args': args}} for k,(nm,args) in enumerate(turn)]
+
+    def reply(self, turn, n, body):
+        return {'candidates': [{'content': {'role': 'model', 'parts': self.parts(turn, n)}, 'finishReason': 'STOP', 'index': 0}],
+                'usageMetadata': {'promptTokenCount': 10, 'candidatesTokenCount': 5, 'totalTokenCount': 15}, 'modelVersion': 'test', 'responseId': f"r{n}"}
+
+    def stream_events(self, turn, n, body):
+        chunk = lambda parts, finish=None: (None, {'candidates': [{'content': {'role': 'model', 'parts': parts}, 'index': 0,
+                                                                   **({'finishReason': finish} if finish else {})}], 'modelVersion': 'test', 'responseId': f"r{n}"})
+        out = [chunk([{'text': p}]) for p in self.pieces(turn)] if isinstance(turn, str) else [chunk([part]) for part in self.parts(turn, n)]
+        last = out[-1][1]['candidates'][0]['content']['parts']
+        return out[:-1] + [chunk(last, 'STOP')] # Gemini sends the finish reason with the last parts (calls come whole, one per chunk here)
+
+    def error(self, msg): return {'error': {'code': 400, 'message': msg, 'status': 'INVALID_ARGUMENT'}}
+    def error_event(self): return (None, {'error': {'code': 503, 'message': 'The model is overloaded', 'status': 'UNAVAILABLE'}})

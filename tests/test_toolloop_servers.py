@@ -1,11 +1,13 @@
-"""`tool_loop` driven with the real `openai` and `anthropic` clients against local servers that speak each API's wire
-format, play back a scripted conversation and check every request (see `scripted_servers.py`)"""
-import asyncio, json, sys, threading
+"""`tool_loop` driven with the real `openai`, `anthropic` and `google-genai` clients against local servers that speak each
+API's wire format (plain replies and server-sent event streams), play back a scripted conversation and check every
+request (see `scripted_servers.py`)"""
+import asyncio, json, re, sys, threading
 from pathlib import Path
 import pytest, openai, anthropic
 
 sys.path.insert(0, str(Path(__file__).parent))
-from scripted_servers import ChatServer, ResponsesServer, AnthropicServer
+from google import genai
+from scripted_servers import ChatServer, ResponsesServer, AnthropicServer, GeminiServer
 from toolslm_like.toolloop import tool_loop, atool_loop, LoopStep
 
 def add(a:int, # first number
@@ -27,10 +29,13 @@ QUESTION = 'What are 2+3, 4*5 and 1/0?'
 ANSWER = '2+3 is 5, 4*5 is 20, and 1/0 has no value.'
 SCRIPT = [[('add', {'a': 2, 'b': 3}), ('multiply', {'a': 4, 'b': 5})], [('divide', {'a': 1, 'b': 0})], ANSWER]
 
-SERVERS = {'chat': ChatServer, 'responses': ResponsesServer, 'anthropic': AnthropicServer}
+SERVERS = {'chat': ChatServer, 'responses': ResponsesServer, 'anthropic': AnthropicServer, 'gemini': GeminiServer}
 
 def client_for(api, srv, is_async=False):
     "The real SDK client for `api`, pointed at the local server `srv`"
+    if api == 'gemini':
+        client = genai.Client(api_key='dummy-key', http_options={'base_url': srv.base_url, 'retry_options': {'attempts': 1}})
+        return client.aio if is_async else client
     if api == 'anthropic': cls = anthropic.AsyncAnthropic if is_async else anthropic.Anthropic
     else: cls = openai.AsyncOpenAI if is_async else openai.OpenAI
     return cls(api_key='dummy-key', base_url=srv.base_url, max_retries=0)
@@ -44,9 +49,20 @@ def run_loop(api, srv, is_async=False, **kw):
 # what each API's requests look like, for the assertions below
 def tool_names_sent(api, req):
     if api == 'chat': return [t['function']['name'] for t in req.get('tools', [])]
+    if api == 'gemini': return [f['name'] for t in req.get('tools', []) for f in t['functionDeclarations']]
     return [t['name'] for t in req.get('tools', [])]
 
-def conversation(api, req): return req['input'] if api == 'responses' else req['messages']
+def conversation(api, req): return req[{'responses': 'input', 'gemini': 'contents'}.get(api, 'messages')]
+
+def user_msg(api, text): return {'role': 'user', 'parts': [{'text': text}]} if api == 'gemini' else {'role': 'user', 'content': text}
+
+def text_of(api, msg): return msg['parts'][0]['text'] if api == 'gemini' else msg['content']
+
+def camel(o):
+    "`o` with snake_case keys as Gemini's wire format spells them (`function_call` -> `functionCall`)"
+    if isinstance(o, list): return [camel(x) for x in o]
+    if not isinstance(o, dict): return o
+    return {re.sub(r'_([a-z])', lambda m: m[1].upper(), k): v if k in ('args', 'response') else camel(v) for k,v in o.items()}
 
 def results_in(api, req):
     "(id, content, is_error) of the tool results in the last turn of request `req`"
@@ -57,6 +73,11 @@ def results_in(api, req):
             if m['role'] != 'tool': break
             out.insert(0, (m['tool_call_id'], m['content'], None))
         return out
+    if api == 'gemini':
+        last = conv[-1]
+        assert last['role'] == 'user'
+        return [(r.get('id'), r['response'].get('output', r['response'].get('error')), 'error' in r['response'])
+                for r in (p['functionResponse'] for p in last['parts'] if 'functionResponse' in p)]
     if api == 'responses':
         out = []
         for it in reversed(conv):
@@ -73,6 +94,9 @@ def calls_in(api, req):
     if api == 'chat':
         m = [m for m in conv if m['role'] == 'assistant'][-1]
         return [(c['id'], c['function']['name']) for c in m['tool_calls']]
+    if api == 'gemini':
+        m = [m for m in conv if m['role'] == 'model'][-1]
+        return [(p['functionCall'].get('id'), p['functionCall']['name']) for p in m['parts'] if 'functionCall' in p]
     if api == 'responses':
         last_out = max(i for i,it in enumerate(conv) if it.get('type') == 'function_call_output')
         first = last_out
@@ -104,7 +128,7 @@ def test_scripted_conversation(api, is_async):
     if api == 'anthropic': assert is_error is True
     # the history: everything sent, plus the answer
     assert history.answer == ANSWER and not history.budget_exhausted
-    assert list(history[:-1]) == conversation(api, srv.requests[2])
+    assert (camel(list(history[:-1])) if api == 'gemini' else list(history[:-1])) == conversation(api, srv.requests[2])
     assert [(s.iteration, len(s.calls), len(s.results), s.final) for s in steps] == [(1, 2, 2, False), (2, 1, 1, False), (3, 0, 0, True)]
     assert all(isinstance(s, LoopStep) for s in steps) and steps == history.steps
 
@@ -144,6 +168,7 @@ def test_budget_runs_out(api, is_async):
     assert len(srv.requests) == 4 and history.budget_exhausted and history.answer == 'I stopped: 2+1 is 3.'
     final = srv.requests[-1]
     if api == 'anthropic': assert final['tool_choice'] == {'type': 'none'} and final['tools'] # Anthropic refuses tool blocks without tools
+    elif api == 'gemini': assert final['toolConfig'] == {'functionCallingConfig': {'mode': 'NONE'}} and final['tools']
     else: assert 'tools' not in final and 'tool_choice' not in final
     assert all(tool_names_sent(api, r) for r in srv.requests[:-1])
     sent = json.dumps(conversation(api, final))
@@ -159,7 +184,7 @@ def test_budget_runs_out_while_the_model_still_calls_tools(api):
         history = run_loop(api, srv, max_iters=1)
         assert history.budget_exhausted and [len(s.results) for s in history.steps] == [1, 2]
         assert all(r['error'].startswith('Not run') for r in history.steps[-1].results)
-        more = run_loop(api, srv, messages=list(history) + [{'role': 'user', 'content': 'Now run them.'}])
+        more = run_loop(api, srv, messages=list(history) + [user_msg(api, 'Now run them.')])
     assert srv.problems == [] # every request valid: each call answered, roles as the API wants them
     assert more.answer == 'Then: 10 and 4.'
     assert 'Not run' in json.dumps(conversation(api, srv.requests[-1]))
@@ -169,7 +194,7 @@ def test_history_can_be_continued(api):
     "The returned history, with a new user message, is a valid conversation for another loop"
     with SERVERS[api](SCRIPT + [[('add', {'a': 5, 'b': 5})], 'And 5+5 is 10.']) as srv:
         history = run_loop(api, srv)
-        history2 = run_loop(api, srv, messages=list(history) + [{'role': 'user', 'content': 'And 5+5?'}])
+        history2 = run_loop(api, srv, messages=list(history) + [user_msg(api, 'And 5+5?')])
     assert srv.problems == []
     assert history2.answer == 'And 5+5 is 10.' and list(history2[:len(history)]) == list(history)
     assert json.loads(json.dumps(list(history2))) == list(history2) # plain JSON all the way
@@ -209,14 +234,14 @@ def test_prompt_only_mode(api):
     for req in srv.requests:
         assert 'tools' not in req
         system = {'chat': lambda r: r['messages'][0]['content'], 'responses': lambda r: r['instructions'],
-                  'anthropic': lambda r: r['system']}[api](req)
+                  'anthropic': lambda r: r['system'], 'gemini': lambda r: r['systemInstruction']['parts'][0]['text']}[api](req)
         assert '## add' in system and '## divide' in system and '"arguments"' in system and system.endswith('Be brief.')
     conv = conversation(api, srv.requests[1])
     res = conv[-1]
     assert res['role'] == 'user'
-    lines = [json.loads(l) for l in res['content'].splitlines()[1:]]
+    lines = [json.loads(l) for l in text_of(api, res).splitlines()[1:]]
     assert lines == [{'id': 'call_1_1', 'name': 'add', 'output': 5}, {'id': 'call_1_2', 'name': 'multiply', 'output': 20}]
-    assert 'ZeroDivisionError' in conversation(api, srv.requests[2])[-1]['content']
+    assert 'ZeroDivisionError' in text_of(api, conversation(api, srv.requests[2])[-1])
     assert history.answer == ANSWER
 
 def test_prompt_only_budget_note_joins_the_results():
@@ -231,9 +256,12 @@ def test_servers_refuse_broken_conversations(api):
     "The checks the servers make can fail: a call left without its result is refused, as the real APIs do"
     with SERVERS[api](['never']) as srv:
         client = client_for(api, srv)
-        err = anthropic.BadRequestError if api == 'anthropic' else openai.BadRequestError
+        err = {'anthropic': anthropic.BadRequestError, 'gemini': genai.errors.ClientError}.get(api, openai.BadRequestError)
         with pytest.raises(err):
-            if api == 'chat':
+            if api == 'gemini':
+                client.models.generate_content(model='m', contents=[{'role': 'user', 'parts': [{'text': 'hi'}]},
+                    {'role': 'model', 'parts': [{'function_call': {'name': 'add', 'args': {}}}]}, {'role': 'user', 'parts': [{'text': 'and?'}]}])
+            elif api == 'chat':
                 client.chat.completions.create(model='m', messages=[{'role': 'user', 'content': 'hi'},
                     {'role': 'assistant', 'content': None, 'tool_calls': [{'id': 'c1', 'type': 'function', 'function': {'name': 'add', 'arguments': '{}'}}]},
                     {'role': 'user', 'content': 'and?'}])
@@ -296,10 +324,228 @@ def test_a_toolbox_passed_in_is_used_with_execute_options_and_left_open():
         assert tb.execute([{'id': 'x', 'name': 'add', 'arguments': {'a': 2, 'b': 2}}])[0]['output'] == 4
     finally: stop.set(); tb.close()
 
-def test_calls_without_ids_get_ids():
+@pytest.mark.parametrize('stream', [False, True], ids=['plain', 'streamed'])
+def test_calls_without_ids_get_ids(stream):
     "Some OpenAI-compatible servers send tool calls without ids: the loop gives them ids, in the history too, and the results match"
-    with ChatServer(SCRIPT, call_ids=False) as srv: history = run_loop('chat', srv)
+    with ChatServer(SCRIPT, call_ids=False) as srv: history = stream_loop('chat', srv)[1] if stream else run_loop('chat', srv)
     assert srv.problems == [] # the server checks every assistant call has an id answered by a tool message
     assert [i for i,_ in calls_in('chat', srv.requests[1])] == ['call_1_0', 'call_1_1']
     assert [i for i,_,_ in results_in('chat', srv.requests[1])] == ['call_1_0', 'call_1_1']
     assert history.answer == ANSWER
+
+
+# Streaming: the same conversations as server-sent events (text and arguments cut into pieces, parallel calls interleaved)
+from toolslm_like.toolloop import TextDelta, ToolCalls, ToolStream
+from toolslm_like.streaming import StreamError
+
+def stream_loop(api, srv, is_async=False, **kw):
+    "The events and the history of a streamed tool loop against `srv`"
+    stream = run_loop(api, srv, is_async, stream=True, **kw) if not is_async else None
+    if not is_async: return list(stream), stream.history
+    async def go():
+        s = tool_loop(client_for(api, srv, True), kw.pop('messages', QUESTION), kw.pop('tools', TOOLS), model='test-model', api=api, stream=True, **kw)
+        return [e async for e in s], s.history
+    return asyncio.run(go())
+
+def asked_to_stream(api, srv, n):
+    return ':streamGenerateContent' in srv.paths[n] if api == 'gemini' else srv.requests[n].get('stream') is True
+
+@pytest.mark.parametrize('is_async', [False, True], ids=['sync', 'async'])
+@pytest.mark.parametrize('api', list(SERVERS))
+def test_streamed_history_is_the_same(api, is_async):
+    "Streamed: text as it comes, calls put together from their pieces, run and answered; the history as without streaming"
+    with SERVERS[api](SCRIPT) as srv: plain = run_loop(api, srv, is_async)
+    with SERVERS[api](SCRIPT, chunk_chars=3) as srv: events,streamed = stream_loop(api, srv, is_async)
+    assert srv.problems == [] and all(asked_to_stream(api, srv, n) for n in range(3))
+    assert list(streamed) == list(plain) and streamed.answer == plain.answer == ANSWER
+    assert [(s.iteration, s.text, s.calls, [(r['id'], r['output'], r['error']) for r in s.results], s.final) for s in streamed.steps] == \
+           [(s.iteration, s.text, s.calls, [(r['id'], r['output'], r['error']) for r in s.results], s.final) for s in plain.steps]
+    # the events: text pieces as they came, the calls whole before they run, each step as it ends
+    deltas = [e for e in events if isinstance(e, TextDelta)]
+    assert len(deltas) > 10 and ''.join(e.text for e in deltas if e.iteration == 3) == ANSWER
+    kinds = [(type(e).__name__, e.iteration) for e in events if not isinstance(e, TextDelta)]
+    assert kinds == [('ToolCalls', 1), ('LoopStep', 1), ('ToolCalls', 2), ('LoopStep', 2), ('LoopStep', 3)]
+    assert [e.calls for e in events if isinstance(e, ToolCalls)] == [s.calls for s in streamed.steps[:2]]
+    assert [e for e in events if isinstance(e, LoopStep)] == streamed.steps
+
+@pytest.mark.parametrize('api', list(SERVERS))
+def test_a_call_split_across_many_chunks(api):
+    "Arguments sent a character at a time (quotes, escapes, non-ASCII cut anywhere) arrive whole"
+    text = 'Ünïcode "quoted" \\ back\\slash {braces} ' * 4
+    def echo(text:str)->str:
+        "Return the text"
+        return text
+    with SERVERS[api]([[('echo', {'text': text})], 'Echoed.'], chunk_chars=1) as srv:
+        events,history = stream_loop(api, srv, tools=[echo])
+    assert srv.problems == []
+    assert history.steps[0].calls[0]['arguments'] == {'text': text} and history.steps[0].results[0]['output'] == text
+    assert [c for _,c,_ in results_in(api, srv.requests[1])] == [text]
+    assert ''.join(e.text for e in events if isinstance(e, TextDelta)).endswith('Echoed.')
+
+def test_a_gemini_step_pairs_calls_without_ids_with_their_results():
+    "The Gemini API sends calls without ids: each result still goes with its own call, in the history and in a step's summary"
+    with GeminiServer(SCRIPT) as srv: history = run_loop('gemini', srv)
+    assert srv.problems == []
+    assert [c['id'] for c in history.steps[0].calls] == [None, None]
+    assert str(history.steps[0]) == 'step 1: add(a=2, b=3) -> 5 | multiply(a=4, b=5) -> 20'
+
+@pytest.mark.parametrize('api', ['chat', 'responses', 'anthropic']) # Gemini sends each call whole
+def test_two_parallel_calls_interleaved(api):
+    "The pieces of two calls come alternately (the server checks it sent them so); each call gets its own arguments"
+    with SERVERS[api]([[('add', {'a': 12345, 'b': 1}), ('multiply', {'a': 6789, 'b': 2})], 'Done.'], chunk_chars=2) as srv:
+        sent = srv.stream_events(srv.turns[0], 1, {'model': 'm'})
+        events,history = stream_loop(api, srv)
+    def owner(data): # which call a piece of arguments belongs to
+        if api == 'chat': return [tc['index'] for c in data.get('choices', []) for tc in c['delta'].get('tool_calls', [])]
+        if api == 'responses': return [data['output_index']] if data.get('type') == 'response.function_call_arguments.delta' else []
+        return [data['index']] if data.get('delta', {}).get('type') == 'input_json_delta' else []
+    order = [k for _,d in sent if isinstance(d, dict) for k in owner(d)]
+    assert len(order) > 8 and order[:4] == [order[0], order[1]] * 2 and order[0] != order[1] # interleaved
+    assert srv.problems == []
+    assert [c['arguments'] for c in history.steps[0].calls] == [{'a': 12345, 'b': 1}, {'a': 6789, 'b': 2}]
+    assert [json.loads(c) for _,c,_ in results_in(api, srv.requests[1])] == [12346, 13578]
+
+@pytest.mark.parametrize('is_async', [False, True], ids=['sync', 'async'])
+@pytest.mark.parametrize('api', list(SERVERS))
+def test_a_stream_cut_off_mid_call(api, is_async):
+    "The connection closes in the middle of the second round's calls: a clear error carrying the history of round 1; nothing of the cut reply runs"
+    ran = []
+    def add(a:int, b:int)->int:
+        "Add two integers"
+        ran.append((a, b)); return a + b
+    turns = [[('add', {'a': 1, 'b': 2})], [('add', {'a': 30, 'b': 40}), ('add', {'a': 50, 'b': 60})], 'never sent']
+    with SERVERS[api](turns) as srv:
+        k = len(srv.stream_events(turns[1], 2, {'model': 'm'})) // 2 # half way through the calls
+        srv.faults = {2: ('cut', k)}
+        with pytest.raises(StreamError) as info: stream_loop(api, srv, is_async, tools=[add])
+    assert srv.problems == []
+    assert 'cut off' in str(info.value) and 'never came' in str(info.value)
+    assert ran == [(1, 2)] # the calls of the cut reply never ran
+    h = info.value.tool_history
+    assert len(h.steps) == 1 and len(h) == 3 and h.answer is None # the question, round 1's calls and their results
+
+@pytest.mark.parametrize('is_async', [False, True], ids=['sync', 'async'])
+@pytest.mark.parametrize('api', list(SERVERS))
+def test_an_error_event_in_the_stream(api, is_async):
+    "The server sends its error event mid-reply: the error says what the server said and carries the history so far"
+    with SERVERS[api](SCRIPT, faults={1: ('error', 4)}) as srv:
+        with pytest.raises(Exception) as info: stream_loop(api, srv, is_async)
+    assert srv.problems == []
+    assert 'overloaded' in str(info.value).lower()
+    assert isinstance(info.value, {'chat': openai.APIError, 'responses': StreamError, 'anthropic': anthropic.APIStatusError,
+                                   'gemini': (StreamError, genai.errors.APIError)}[api])
+    assert list(info.value.tool_history) == [user_msg(api, QUESTION)] and info.value.tool_history.steps == []
+
+def test_a_tool_stream_runs_once_and_stops_when_the_reader_stops():
+    "Iterating again is refused; a reader that stops early closes the stream and leaves the history as far as it got"
+    with ChatServer(SCRIPT) as srv:
+        stream = run_loop('chat', srv, stream=True)
+        assert 'not started' in repr(stream)
+        for e in stream:
+            if isinstance(e, ToolCalls): break
+        with pytest.raises(RuntimeError, match='already run'): list(stream)
+    assert srv.problems == [] and len(srv.requests) == 1 and not stream.finished
+    assert len(stream.history) == 2 and stream.history.steps == [] # the question and the reply whose calls did not run
+    with AnthropicServer(SCRIPT) as srv: history = run_loop('anthropic', srv, stream=True).result()
+    assert srv.problems == [] and history.answer == ANSWER
+
+def test_an_async_tool_stream_is_awaited_or_iterated():
+    "With an async client: `await` gives the history, as without streaming; `for` is refused with what to do instead"
+    with AnthropicServer(SCRIPT) as srv:
+        async def awaited(): return await atool_loop(client_for('anthropic', srv, True), QUESTION, TOOLS, model='m', stream=True)
+        history = asyncio.run(awaited())
+        assert history.answer == ANSWER
+        with pytest.raises(TypeError, match='async for'): list(tool_loop(client_for('anthropic', srv, True), QUESTION, TOOLS, model='m', stream=True))
+    assert srv.problems == []
+    with GeminiServer(SCRIPT) as srv: # a sync client in `atool_loop`: its stream is read in a worker thread
+        async def go(): return [e async for e in atool_loop(client_for('gemini', srv), QUESTION, TOOLS, model='m', stream=True)]
+        events = asyncio.run(go())
+    assert srv.problems == [] and events[-1].final and events[-1].text == ANSWER
+
+@pytest.mark.parametrize('is_async', [False, True], ids=['sync', 'async'])
+def test_approve_reaches_the_toolbox(is_async):
+    "`approve=` is passed to `Toolbox.execute`/`aexecute` with every batch (the Toolbox decides what it means)"
+    from toolslm_like.toolbox import Toolbox
+    seen = []
+    class Recording(Toolbox):
+        def execute(self, calls, approve=None, **kw): seen.append(approve); return super().execute(calls, **kw)
+        async def aexecute(self, calls, approve=None, **kw): seen.append(approve); return await super().aexecute(calls, **kw)
+    def approve(call): return True
+    tb = Recording(TOOLS)
+    try:
+        with ChatServer(SCRIPT) as srv: history = run_loop('chat', srv, is_async, tools=tb, approve=approve)
+    finally: tb.close()
+    assert srv.problems == [] and history.answer == ANSWER and seen == [approve, approve]
+    with pytest.raises(TypeError, match='approve must be callable'): tool_loop(client_for('chat', srv), 'hi', TOOLS, model='m', approve='yes')
+
+def test_a_notebook_shows_each_round_as_it_happens(monkeypatch):
+    "In a Jupyter kernel, with no code from the user: the reply's text as it streams, then each step, one display per round"
+    import IPython.display, toolslm_like.toolloop as tl
+    shown = []
+    class Handle:
+        def update(self, o): shown.append(('update', o))
+    monkeypatch.setattr(IPython.display, 'display', lambda o, display_id=False: shown.append(('display', o)) or Handle())
+    monkeypatch.setattr(tl, '_in_notebook', lambda: True)
+    with ChatServer(SCRIPT) as srv: history = run_loop('chat', srv, stream=True).result()
+    assert srv.problems == []
+    steps = [o for k,o in shown if isinstance(o, LoopStep)]
+    assert steps == history.steps # every step shown, in its round's display
+    texts = [o.data for k,o in shown if isinstance(o, IPython.display.Markdown)]
+    first = texts[0].split('\n')[1] # shown as text in a fenced block, never rendered
+    assert texts[0].startswith('```') and first and ANSWER.startswith(first) and first != ANSWER # the first piece, before the reply was whole
+    shown.clear()
+    with ChatServer(SCRIPT) as srv: run_loop('chat', srv) # not streamed: each step shown as it ends
+    assert [type(o).__name__ for k,o in shown] == ['LoopStep'] * 3
+    shown.clear()
+    with ChatServer(SCRIPT) as srv: run_loop('chat', srv, progress=False)
+    assert shown == []
+
+@pytest.mark.parametrize('api', list(SERVERS))
+def test_parse_tool_calls_refuses_a_real_stream_and_its_pieces(api):
+    "The SDK's own stream object, and each chunk or event it yields, are refused with what to pass instead; the accumulator reads them"
+    from toolslm_like.providers import parse_tool_calls
+    from toolslm_like.streaming import StreamAccumulator
+    with SERVERS[api](SCRIPT[:1]) as srv:
+        client = client_for(api, srv)
+        if api == 'chat': stream = client.chat.completions.create(model='m', messages=[{'role': 'user', 'content': 'q'}], stream=True)
+        elif api == 'responses': stream = client.responses.create(model='m', input='q', stream=True)
+        elif api == 'anthropic': stream = client.messages.create(model='m', max_tokens=100, messages=[{'role': 'user', 'content': 'q'}], stream=True)
+        else: stream = client.models.generate_content_stream(model='m', contents='q')
+        with pytest.raises(TypeError, match='got a stream .*StreamAccumulator'): parse_tool_calls(stream)
+        acc = StreamAccumulator()
+        for piece in stream:
+            if api != 'gemini' and getattr(piece, 'type', None) != 'response.completed': # Gemini's pieces are partial replies, each call whole
+                with pytest.raises(ValueError, match='StreamAccumulator'): parse_tool_calls(piece)
+            acc.add(piece)
+    assert srv.problems == []
+    assert [(c['name'], c['arguments']) for c in acc.tool_calls()] == [('add', {'a': 2, 'b': 3}), ('multiply', {'a': 4, 'b': 5})]
+
+@pytest.mark.parametrize('api', ['chat', 'gemini'])
+def test_prompt_only_mode_streamed(api):
+    "native=False streams too: the calls are read from the text once it is whole"
+    turns = ['I will add.\n```json\n{"name": "add", "arguments": {"a": 2, "b": 3}}\n```', 'It is 5.']
+    with SERVERS[api](turns) as srv: plain = run_loop(api, srv, native=False)
+    with SERVERS[api](turns, chunk_chars=2) as srv: events,streamed = stream_loop(api, srv, native=False)
+    assert srv.problems == [] and list(streamed) == list(plain) and streamed.answer == 'It is 5.'
+    assert ''.join(e.text for e in events if isinstance(e, TextDelta) and e.iteration == 1) == turns[0]
+
+@pytest.mark.parametrize('stream', [False, True], ids=['plain', 'streamed'])
+@pytest.mark.parametrize('is_async', [False, True], ids=['sync', 'async'])
+@pytest.mark.parametrize('api', list(SERVERS))
+def test_approve_through_the_loop(api, is_async, stream):
+    "`tool_loop(approve=...)`: a call allowed, one run with edited arguments, one refused with a reason the model reads; the loop goes on"
+    asked = []
+    async def async_hook(call): return hook(call)
+    def hook(call):
+        asked.append((call['name'], call['arguments']))
+        if call['name'] == 'divide': return 'Division is not allowed here.'
+        if call['name'] == 'multiply': return {'a': 10, 'b': 10}
+        return True
+    with SERVERS[api](SCRIPT) as srv:
+        kw = dict(approve=async_hook if is_async else hook)
+        history = stream_loop(api, srv, is_async, **kw)[1] if stream else run_loop(api, srv, is_async, **kw)
+    assert srv.problems == [] and history.answer == ANSWER
+    assert asked == [('add', {'a': 2, 'b': 3}), ('multiply', {'a': 4, 'b': 5}), ('divide', {'a': 1, 'b': 0})]
+    assert [json.loads(c) for _,c,_ in results_in(api, srv.requests[1])] == [5, 100]
+    (_,refusal,_), = results_in(api, srv.requests[2])
+    assert 'Division is not allowed here.' in refusal and 'ZeroDivisionError' not in refusal

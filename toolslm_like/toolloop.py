@@ -8,14 +8,17 @@ Docs: https://toolslm-like.github.io/toolslm_like/toolloop.html.md"""
 __all__ = ['TEXT_TOOLS_INTRO', 'TEXT_TOOLS_HOWTO', 'TEXT_TOOLS_AFTER', 'TEXT_TOOL_FORMATS', 'TEXT_RESULTS_INTRO', 'API_ALIASES',
            'DEFAULT_MAX_TOKENS', 'DIALECTS', 'BUDGET_NOTE', 'NOT_RUN_ERROR', 'SHOWN_CHARS', 'text_tools_prompt',
            'parse_text_tool_calls', 'text_tool_results', 'client_api', 'Dialect', 'ChatDialect', 'ResponsesDialect',
-           'AnthropicDialect', 'LoopStep', 'ToolHistory', 'tool_loop', 'atool_loop']
+           'AnthropicDialect', 'GeminiDialect', 'LoopStep', 'ToolHistory', 'TextDelta', 'ToolCalls', 'ToolStream',
+           'tool_loop', 'atool_loop']
 
 # %% ../nbs/04_toolloop.ipynb #fed75263
-import ast, asyncio, dataclasses, inspect, json, re
+import ast, asyncio, contextlib, dataclasses, functools, inspect, json, re, sys, time
 from typing import Any, Callable
+from fastcore.basics import patch
 from .providers import parse_tool_calls, format_tool_results, tool_output_text
 from .toolbox import Toolbox
 from .jsonschema import sample_value
+from .streaming import StreamAccumulator
 
 # %% ../nbs/04_toolloop.ipynb #df166bb2
 from .providers import tool_schemas, tool_specs, REFUSED_TEXT
@@ -341,7 +344,8 @@ def text_tool_results(results:list # `[{'id', 'name', 'output', 'error', 'refuse
 
 # %% ../nbs/04_toolloop.ipynb #7809453b
 API_ALIASES = {'chat': 'openai', 'openai': 'openai', 'chat-completions': 'openai', 'responses': 'openai-responses',
-               'openai-responses': 'openai-responses', 'anthropic': 'anthropic', 'messages': 'anthropic'}
+               'openai-responses': 'openai-responses', 'anthropic': 'anthropic', 'messages': 'anthropic', 'gemini': 'gemini', 'google': 'gemini'}
+_SDK_PROVIDERS = {'openai': ('openai', 'openai-responses'), 'anthropic': ('anthropic',), 'gemini': ('gemini',)} # the APIs each SDK's clients speak
 
 def _has(obj, *path)->bool:
     for p in path:
@@ -350,26 +354,28 @@ def _has(obj, *path)->bool:
     return callable(obj)
 
 def _sdk_of(client)->str|None:
-    "'openai' or 'anthropic': the SDK `client` belongs to, by its class's package or else by the resources it has"
+    "'openai', 'anthropic' or 'gemini' (`google-genai`): the SDK `client` belongs to, by its class's package or else by the resources it has"
     for cls in type(client).__mro__:
-        root = (getattr(cls, '__module__', '') or '').split('.')[0]
-        if root in ('openai', 'anthropic'): return root
+        mod = getattr(cls, '__module__', '') or ''
+        if mod.split('.')[0] in ('openai', 'anthropic'): return mod.split('.')[0]
+        if mod.startswith('google.genai'): return 'gemini'
     if _has(client, 'messages', 'create'): return 'anthropic'
     if _has(client, 'chat', 'completions', 'create') or _has(client, 'responses', 'create'): return 'openai'
+    if _has(client, 'models', 'generate_content'): return 'gemini'
     return None
 
-def client_api(client, # An `openai.OpenAI`/`AsyncOpenAI` or `anthropic.Anthropic`/`AsyncAnthropic` client (or one that looks like them)
-               api:str|None=None # 'chat' (the default for OpenAI clients), 'responses', or 'anthropic'; `None` works it out
+def client_api(client, # An `openai`, `anthropic` or `google-genai` client, sync or async (`genai.Client` or its `.aio`)
+               api:str|None=None # 'chat' (the default for OpenAI clients), 'responses', 'anthropic' or 'gemini'; `None` works it out
               )->tuple[str,bool]: # (provider name as `toolslm_like.providers` spells it, is the client async?)
-    "The API `client` speaks, as a provider name ('openai', 'openai-responses' or 'anthropic'), and whether it is async"
+    "The API `client` speaks, as a provider name ('openai', 'openai-responses', 'anthropic' or 'gemini'), and whether it is async"
     sdk = _sdk_of(client)
-    if sdk is None: raise TypeError(f"tool_loop needs an openai or anthropic client (e.g. openai.OpenAI(base_url=...)), got {type(client).__name__}")
-    if api is None: provider = 'anthropic' if sdk == 'anthropic' else 'openai'
+    if sdk is None: raise TypeError(f"tool_loop needs an openai, anthropic or google-genai client (e.g. openai.OpenAI(base_url=...)), got {type(client).__name__}")
+    if api is None: provider = _SDK_PROVIDERS[sdk][0]
     else:
         provider = API_ALIASES.get(str(api).lower())
-        if provider is None: raise ValueError(f"Unknown api {api!r}: use 'chat' or 'responses' with an OpenAI client, 'anthropic' with an Anthropic one")
-        if (provider == 'anthropic') != (sdk == 'anthropic'):
-            raise ValueError(f"api={api!r} does not fit a {type(client).__name__} client: use 'chat' or 'responses' with OpenAI clients, 'anthropic' with Anthropic ones")
+        if provider is None: raise ValueError(f"Unknown api {api!r}: use 'chat' or 'responses' with an OpenAI client, 'anthropic' with an Anthropic one, 'gemini' with a google-genai one")
+        if provider not in _SDK_PROVIDERS[sdk]:
+            raise ValueError(f"api={api!r} does not fit a {type(client).__name__} client: use 'chat' or 'responses' with OpenAI clients, 'anthropic' with Anthropic ones, 'gemini' with google-genai ones")
     is_async = any(c.__name__.startswith('Async') for c in type(client).__mro__)
     return provider, is_async
 
@@ -391,6 +397,17 @@ class Dialect:
     def with_call_ids(self, added:list, calls:list, iteration:int)->tuple[list,list]:
         "(history items, calls) with an id for every call"
         return added, calls
+    def create_stream(self, client): return functools.partial(self.create(client), stream=True) # Gemini has a method of its own
+    def user_message(self, text:str)->dict: return {'role': 'user', 'content': text}
+    def result_messages(self, results:list, calls:list)->list:
+        "The messages that answer `calls` with `results`"
+        return _as_messages(format_tool_results(results, self.provider, calls=calls))
+    def with_note(self, history:list, text:str)->list: return _with_note(history, text, self.text_type)
+    def _first(self, response, key:str, field:str):
+        "`field` of the first of the reply's `key` (its choices or candidates): the one the loop continues with"
+        items = _get(response, key) or []
+        if not items: raise ValueError(f"The server's reply has no {key}, so there is no message to continue with: {str(response)[:300]}")
+        return _get(items[0], field)
 
 class ChatDialect(Dialect):
     "OpenAI Chat Completions, as OpenAI, vLLM, Ollama, llama.cpp and other compatible servers speak it"
@@ -402,10 +419,7 @@ class ChatDialect(Dialect):
         else:
             for k in ('tools', 'tool_choice', 'parallel_tool_calls'): req.pop(k, None) # servers refuse these without tools
         return req
-    def _message(self, response):
-        choices = _get(response, 'choices') or []
-        if not choices: raise ValueError(f"The server's reply has no choices, so there is no message to continue with: {str(response)[:300]}")
-        return _get(choices[0], 'message')
+    def _message(self, response): return self._first(response, 'choices', 'message')
     def assistant_messages(self, response)->list:
         m = self._message(response)
         msg = {'role': 'assistant', 'content': _get(m, 'content')}
@@ -440,13 +454,13 @@ class ResponsesDialect(Dialect):
 
 def _blocks(content)->list: return [{'type': 'text', 'text': content}] if isinstance(content, str) else list(content or [])
 
-def _user_turns_joined(messages:list)->list:
-    "`messages` with each run of user messages joined into one, blocks in order (Anthropic's turns alternate; a history that ends with tool results, continued with a question, has two in a row)"
+def _user_turns_joined(messages:list, field:str='content')->list:
+    "`messages` with each run of user messages joined into one, blocks (Anthropic's `content`, Gemini's `parts`) in order (turns alternate; a history that ends with tool results, continued with a question, has two in a row)"
     out = []
     for m in messages:
         prev = out[-1] if out else None
         if isinstance(m, dict) and isinstance(prev, dict) and m.get('role') == prev.get('role') == 'user':
-            out[-1] = {**prev, 'content': _blocks(prev.get('content')) + _blocks(m.get('content'))}
+            out[-1] = {**prev, field: _blocks(prev.get(field)) + _blocks(m.get(field))}
         else: out.append(m)
     return out
 
@@ -476,6 +490,41 @@ def _with_note(history:list, text:str, text_type:str='text')->list:
         content = f"{c}\n\n{text}" if isinstance(c, str) else list(c or []) + [{'type': text_type, 'text': text}]
         return history[:-1] + [{**last, 'content': content}]
     return list(history) + [{'role': 'user', 'content': text}]
+
+# %% ../nbs/04_toolloop.ipynb #f73761cc
+def _gemini_plain(obj)->dict:
+    "A `google-genai` object as plain data, with its Python (snake_case) field names"
+    return dict(obj) if isinstance(obj, dict) else obj.model_dump(mode='json', exclude_none=True)
+
+class GeminiDialect(Dialect):
+    "Gemini through `google-genai`: `contents` of `parts`; calls are `function_call` parts, answered by `function_response` parts in a user turn"
+    provider,text_type = 'gemini','text'
+    def create(self, client): return client.models.generate_content
+    def create_stream(self, client): return client.models.generate_content_stream
+    def request(self, model, history, schemas, system, final, options)->dict:
+        options = dict(options)
+        config = {**_gemini_plain(options.pop('config', None) or {}), 'automatic_function_calling': {'disable': True}} # the loop runs the calls
+        if system: config['system_instruction'] = system
+        if schemas:
+            config['tools'] = [{'function_declarations': schemas}]
+            if final: config['tool_config'] = {'function_calling_config': {'mode': 'NONE'}}
+        return {**options, 'model': model, 'contents': _user_turns_joined(history, 'parts'), 'config': config}
+    def _content(self, response): return self._first(response, 'candidates', 'content') # none: e.g. a blocked prompt
+    def assistant_messages(self, response)->list:
+        c = self._content(response)
+        c = _gemini_plain(c) if c is not None else {}
+        return [{**c, 'role': c.get('role') or 'model'}] if c.get('parts') else []
+    def answer_text(self, response)->str:
+        return ''.join(_get(p, 'text') or '' for p in _get(self._content(response), 'parts') or [] if not _get(p, 'thought'))
+    def user_message(self, text): return {'role': 'user', 'parts': [{'text': text}]}
+    def result_messages(self, results, calls): return [{'role': 'user', 'parts': format_tool_results(results, 'gemini', calls=calls)}]
+    def with_note(self, history, text):
+        last = history[-1] if history else None
+        if isinstance(last, dict) and last.get('role') == 'user' and isinstance(last.get('parts'), list):
+            return history[:-1] + [{**last, 'parts': last['parts'] + [{'text': text}]}]
+        return list(history) + [self.user_message(text)]
+
+DIALECTS['gemini'] = GeminiDialect()
 
 # %% ../nbs/04_toolloop.ipynb #a94f40dd
 BUDGET_NOTE = ("You have used all {max_iters} rounds of tool calls allowed for this task, so no more tools can be called. "
@@ -509,8 +558,8 @@ class LoopStep:
             elif r.get('error') is not None: got = ' -> error: ' + _short((str(r['error']).strip().splitlines() or [''])[-1])
             else: got = ' -> ' + _short(r.get('output'))
             return f"{c.get('name')}({args}){got}"
-        results = {r.get('id'): r for r in self.results}
-        done = ' | '.join(show(c, results.get(c.get('id'))) for c in self.calls)
+        results = self.results + [None] * (len(self.calls) - len(self.results)) # in the calls' order (Gemini's calls may all have id None)
+        done = ' | '.join(show(c, r) for c,r in zip(self.calls, results))
         head = f"step {self.iteration}" + (' (budget exhausted)' if self.budget_exhausted else '')
         if self.final and self.text: done = f"{done} | answer: {_short(self.text)}" if done else f"answer: {_short(self.text)}"
         return f"{head}: {done or '(no text)'}"
@@ -531,6 +580,7 @@ def _as_messages(formatted)->list:
 class _Loop:
     "The state of one tool loop; `rounds` is the loop, as a generator of what it needs done"
     dialect:Any; model:str; history:ToolHistory; schemas:list; names:Any; max_iters:int; native:bool; system:str|None; options:dict
+    iteration:int = 0 # the round being asked for now
 
     def request(self, final=False):
         system = self.system
@@ -547,14 +597,14 @@ class _Loop:
 
     def add_results(self, step, results):
         step.results = results
-        added = _as_messages(format_tool_results(results, self.dialect.provider, calls=step.calls)) if self.native else \
-                [{'role': 'user', 'content': text_tool_results(results)}]
+        added = self.dialect.result_messages(results, step.calls) if self.native else [self.dialect.user_message(text_tool_results(results))]
         self.history.extend(added)
         step.messages += added
 
     def rounds(self):
         "The loop: yields ('create', request), ('execute', calls) and ('step', LoopStep), and is sent back their results"
         for i in range(1, self.max_iters+1):
+            self.iteration = i
             step = self.take_reply((yield 'create', self.request()), i)
             if not step.calls:
                 step.final = True
@@ -566,9 +616,10 @@ class _Loop:
             self.history.steps.append(step)
             yield 'step', step
         self.history.budget_exhausted = True
-        noted = _with_note(self.history, BUDGET_NOTE.format(max_iters=self.max_iters), self.dialect.text_type)
+        noted = self.dialect.with_note(self.history, BUDGET_NOTE.format(max_iters=self.max_iters))
         before = len(self.history)-1
         self.history[before:] = noted[before:]
+        self.iteration = self.max_iters+1
         step = self.take_reply((yield 'create', self.request(final=True)), self.max_iters+1)
         step.final = step.budget_exhausted = True
         self.history.answer = step.text
@@ -579,6 +630,40 @@ class _Loop:
         yield 'step', step
         return self.history
 
+# %% ../nbs/04_toolloop.ipynb #43dd5312
+@dataclasses.dataclass
+class TextDelta:
+    "A piece of the model's text, as it streams in"
+    iteration:int # the round it belongs to (1 for the first request)
+    text:str # the new text
+
+@dataclasses.dataclass
+class ToolCalls:
+    "The calls of one round, put together from their chunks, just before they run"
+    iteration:int # the round they belong to
+    calls:list # `[{'id', 'name', 'arguments'}]`, as `LoopStep.calls`
+
+@contextlib.contextmanager
+def _closing(chunks):
+    "`chunks` (a stream), closed at the end, also when the reader stops early (the SDKs' streams hold a connection)"
+    try: yield chunks
+    finally:
+        if callable(close := getattr(chunks, 'close', None)): close()
+
+_END = object()
+
+async def _achunks(chunks):
+    "The chunks of a stream, async or sync (a sync one is read in a worker thread), closed at the end"
+    try:
+        if hasattr(chunks, '__aiter__'):
+            async for c in chunks: yield c
+        else:
+            it = iter(chunks)
+            while (c := await asyncio.to_thread(next, it, _END)) is not _END: yield c
+    finally:
+        close = getattr(chunks, 'aclose', None) or getattr(chunks, 'close', None)
+        if callable(close) and inspect.isawaitable(r := close()): await r
+
 # %% ../nbs/04_toolloop.ipynb #bebfdddf
 def _attach_history(e:BaseException, history:ToolHistory):
     "Let exception `e` carry the history so far, as `e.tool_history` (some exception types take no new attributes)"
@@ -587,62 +672,161 @@ def _attach_history(e:BaseException, history:ToolHistory):
 
 @dataclasses.dataclass
 class _Run:
-    "A tool loop with what it needs to run: the client's `create`, the toolbox, the callback"
-    loop:_Loop; create:Callable; toolbox:Any; owns_toolbox:bool; is_async:bool; on_step:Callable|None; execute_options:dict
+    "A tool loop with what it needs to run: the client's methods, the toolbox, the callbacks"
+    loop:_Loop; create:Callable; create_stream:Callable; toolbox:Any; owns_toolbox:bool; is_async:bool; on_step:Callable|None
+    execute_options:dict; stream:bool=False; progress:Callable|None=None
+    client:Any=None # held while the loop runs: `genai.Client` closes its connections when it is garbage-collected
 
-    def run(self)->ToolHistory:
-        "Drive the loop with blocking calls"
+    def _shown(self, event):
+        if self.progress is not None: self.progress(event)
+        return event
+
+    def events(self):
+        "Drive the loop with blocking calls, yielding its events (`TextDelta`, `ToolCalls`, `LoopStep`)"
         gen = self.loop.rounds()
         try:
             what,arg = next(gen)
             while True:
-                if what == 'create': got = self.create(**arg)
-                elif what == 'execute': got = self.toolbox.execute(arg, **self.execute_options)
-                else: got = self.on_step(arg) if self.on_step else None
-                what,arg = gen.send(got)
-        except StopIteration as stop: return stop.value
-        except Exception as e: _attach_history(e, self.loop.history); raise
-        finally:
-            if self.owns_toolbox: self.toolbox.close()
-
-    async def arun(self)->ToolHistory:
-        "Drive the loop on the running event loop"
-        gen = self.loop.rounds()
-        try:
-            what,arg = next(gen)
-            while True:
-                if what == 'create': got = await (self.create(**arg) if self.is_async else asyncio.to_thread(self.create, **arg))
-                elif what == 'execute': got = await self.toolbox.aexecute(arg, **self.execute_options)
+                if what == 'create' and not self.stream: got = self.create(**arg)
+                elif what == 'create':
+                    acc = StreamAccumulator(self.loop.dialect.provider)
+                    with _closing(self.create_stream(**arg)) as chunks:
+                        for chunk in chunks:
+                            if (text := acc.add(chunk)): yield self._shown(TextDelta(self.loop.iteration, text))
+                    got = acc.response()
+                elif what == 'execute':
+                    yield self._shown(ToolCalls(self.loop.iteration, arg))
+                    got = self.toolbox.execute(arg, **self.execute_options)
                 else:
                     got = self.on_step(arg) if self.on_step else None
-                    if inspect.isawaitable(got): got = await got
+                    yield self._shown(arg)
                 what,arg = gen.send(got)
-        except StopIteration as stop: return stop.value
+        except StopIteration: return
         except Exception as e: _attach_history(e, self.loop.history); raise
         finally:
             if self.owns_toolbox: self.toolbox.close()
 
-def _setup(client, messages, tools, model, max_iters, api, native, system, on_step, parallel, strict, execute_options, create_options)->_Run:
+    def run(self)->ToolHistory:
+        for _ in self.events(): pass
+        return self.loop.history
+
+# %% ../nbs/04_toolloop.ipynb #7e45c386
+@patch
+async def aevents(self:_Run):
+    "Drive the loop on the running event loop, yielding its events; a sync client's requests run in a worker thread"
+    call = lambda f, arg: f(**arg) if self.is_async else asyncio.to_thread(f, **arg)
+    gen = self.loop.rounds()
+    try:
+        what,arg = next(gen)
+        while True:
+            if what == 'create' and not self.stream: got = await call(self.create, arg)
+            elif what == 'create':
+                acc = StreamAccumulator(self.loop.dialect.provider)
+                async for chunk in _achunks(await call(self.create_stream, arg)):
+                    if (text := acc.add(chunk)): yield self._shown(TextDelta(self.loop.iteration, text))
+                got = acc.response()
+            elif what == 'execute':
+                yield self._shown(ToolCalls(self.loop.iteration, arg))
+                got = await self.toolbox.aexecute(arg, **self.execute_options)
+            else:
+                got = self.on_step(arg) if self.on_step else None
+                if inspect.isawaitable(got): got = await got
+                yield self._shown(arg)
+            what,arg = gen.send(got)
+    except StopIteration: return
+    except Exception as e: _attach_history(e, self.loop.history); raise
+    finally:
+        if self.owns_toolbox: self.toolbox.close()
+
+@patch
+async def arun(self:_Run)->ToolHistory:
+    async for _ in self.aevents(): pass
+    return self.loop.history
+
+# %% ../nbs/04_toolloop.ipynb #1856229b
+class ToolStream:
+    "A tool loop that runs as it is iterated (`for`, or `async for`): `TextDelta`s as the model writes, `ToolCalls`, each `LoopStep`"
+    def __init__(self, run:_Run):
+        self._run,self.history = run,run.loop.history # the history fills as the loop runs
+        self.started = self.finished = False
+    def _start(self):
+        if self.started: raise RuntimeError("This tool loop has already run (a ToolStream runs once); call tool_loop again for another run")
+        self.started = True
+    def __iter__(self):
+        if self._run.is_async: raise TypeError("This tool loop has an async client: iterate it with `async for` (or `await` it for the history)")
+        self._start()
+        yield from self._run.events()
+        self.finished = True
+    async def __aiter__(self):
+        self._start()
+        async for event in self._run.aevents(): yield event
+        self.finished = True
+    def result(self)->ToolHistory:
+        "Run the loop to its end; the history"
+        for _ in self: pass
+        return self.history
+    async def _aresult(self):
+        async for _ in self: pass
+        return self.history
+    def __await__(self): return self._aresult().__await__() # `await` it: the history, as without streaming
+    def __repr__(self):
+        state = 'finished' if self.finished else 'running' if self.started else 'not started: iterate it, or call .result()'
+        return f"ToolStream({state}, {len(self.history.steps)} steps)"
+
+# %% ../nbs/04_toolloop.ipynb #a2e0df1d
+def _in_notebook()->bool:
+    "Is this running in a Jupyter kernel, where a display can update in place? (IPython is not imported to find out)"
+    ip = sys.modules.get('IPython')
+    shell = ip.get_ipython() if ip is not None and hasattr(ip, 'get_ipython') else None
+    return getattr(shell, 'kernel', None) is not None
+
+class _NotebookProgress:
+    "Shows a running loop in a notebook: per round one display, the text as it streams (as text, never rendered), then the round's step"
+    every = 0.1 # seconds between redraws of streaming text: a redraw per token would flood the notebook's front end
+    def __init__(self):
+        from IPython.display import display, Markdown
+        self._display,self._markdown = display,Markdown
+        self.handle,self.text,self.drawn = None,'',0.0
+    def __call__(self, event):
+        if isinstance(event, TextDelta):
+            self.text += event.text
+            shown = self._markdown(md_block(_cut(self.text, keep_end=True))) # model text is shown, never rendered, as in `LoopStep`'s display
+            if self.handle is None: self.handle = self._display(shown, display_id=True)
+            elif time.monotonic() - self.drawn >= self.every: self.handle.update(shown)
+            else: return
+            self.drawn = time.monotonic()
+        elif isinstance(event, LoopStep):
+            if self.handle is not None: self.handle.update(event)
+            else: self._display(event)
+            self.handle,self.text = None,''
+
+# %% ../nbs/04_toolloop.ipynb #ddfa4a59
+def _setup(client, messages, tools, model, max_iters, api, native, system, on_step, parallel, strict, execute_options, create_options,
+           stream=False, approve=None, progress=None)->_Run:
     "A `_Run` for one tool loop, after checking the arguments"
     provider,is_async = client_api(client, api)
+    dialect = DIALECTS[provider]
     if not isinstance(model, str) or not model: raise ValueError("tool_loop needs model='...': the model name the server knows")
     if isinstance(max_iters, bool) or not isinstance(max_iters, int) or max_iters < 1:
         raise ValueError(f"max_iters must be a whole number of rounds of tool calls, at least 1; got {max_iters!r}")
-    if isinstance(messages, str): messages = [{'role': 'user', 'content': messages}]
+    if isinstance(messages, str): messages = [dialect.user_message(messages)]
     if not isinstance(messages, (list, tuple)) or not messages:
         raise TypeError("messages must be a non-empty list of messages in the provider's dialect (or a str: the user's first message)")
-    if on_step is not None and not callable(on_step): raise TypeError(f"on_step must be callable (it gets each LoopStep), got {on_step!r}")
+    for name,f in (('on_step', on_step), ('approve', approve)):
+        if f is not None and not callable(f): raise TypeError(f"{name} must be callable, got {f!r}")
     toolbox = tools if isinstance(tools, Toolbox) else Toolbox(tools)
     ns = toolbox.ns
     if not ns: raise ValueError("tool_loop needs at least one tool: pass a function, a list of them, or a namespace dict")
     schemas = toolbox.schemas(provider, strict=strict) if native else toolbox.schemas('json_schema')
     names = toolbox.tool_names() if native else list(ns) # native: the names the provider saw, to map back; text: the tools' own names
-    dialect = DIALECTS[provider]
     loop = _Loop(dialect, model, ToolHistory(messages, provider), schemas, names, max_iters, native, system, dict(create_options))
-    return _Run(loop, dialect.create(client), toolbox, toolbox is not tools, is_async, on_step, {'parallel': parallel, **(execute_options or {})})
+    options = {'parallel': parallel, **(execute_options or {}), **({'approve': approve} if approve is not None else {})}
+    show = _NotebookProgress() if (_in_notebook() if progress is None else progress) else None
+    return _Run(loop, dialect.create(client), dialect.create_stream(client), toolbox, toolbox is not tools, is_async, on_step, options,
+                bool(stream), show, client)
 
 # %% ../nbs/04_toolloop.ipynb #6e8a990d
-def tool_loop(client, # `openai.OpenAI`/`AsyncOpenAI` (Chat Completions or Responses) or `anthropic.Anthropic`/`AsyncAnthropic`
+def tool_loop(client, # `openai.OpenAI`/`AsyncOpenAI` (Chat Completions or Responses), `anthropic.Anthropic`/`AsyncAnthropic`, or `genai.Client` (or its `.aio`)
               messages:list|str, # The conversation so far, in that API's dialect (a str is the user's first message)
               tools, # The tools: a function, a list of them, a namespace dict, or a `Toolbox`
               model:str=None, # The model's name, as the server knows it
@@ -650,23 +834,29 @@ def tool_loop(client, # `openai.OpenAI`/`AsyncOpenAI` (Chat Completions or Respo
               *,
               api:str|None=None, # For OpenAI clients: 'chat' (default) or 'responses'
               native:bool=True, # Use the API's tool calling? `False`: tools in the system prompt, calls parsed from the text
-              system:str|None=None, # A system prompt, sent with each request but kept out of the history (Chat: a first system message; Responses: `instructions`; Anthropic: `system`)
+              system:str|None=None, # A system prompt, sent with each request but kept out of the history (Chat: a first system message; Responses: `instructions`; Anthropic: `system`; Gemini: `system_instruction`)
               on_step:Callable|None=None, # Called with each `LoopStep` (for progress display and logging); may be async with async clients
+              stream:bool=False, # Stream the replies? Then a `ToolStream` is returned: iterate it for the text as it comes, `ToolCalls` and each `LoopStep`
+              approve:Callable|None=None, # Sees each call before it runs (sync or async): `True`/`None` runs it, `False` or a reason denies it, a dict runs it with those arguments
+              progress:bool|None=None, # Show each round as it happens in a notebook display? `None`: when running in a Jupyter kernel
               parallel:bool=True, # Run the calls of one turn in parallel?
               strict:bool|str=False, # OpenAI strict schemas (`True`, `'auto'`), as `tool_schemas` takes it
               execute_options:dict|None=None, # More options for `Toolbox.execute`, e.g. `{'timeout': 10, 'retries': 2}`
-              **create_options # Passed to every request, e.g. `temperature=0`, `max_tokens=1024`
+              **create_options # Passed to every request, e.g. `temperature=0`, `max_tokens=1024` (Gemini: `config={...}`)
              )->ToolHistory: # The whole history: the messages, then the model's replies and the tool results
     "Send `messages` and `tools` to `client`, run the calls the model asks for and send back the results, until it answers in plain text"
-    run = _setup(client, messages, tools, model, max_iters, api, native, system, on_step, parallel, strict, execute_options, create_options)
+    run = _setup(client, messages, tools, model, max_iters, api, native, system, on_step, parallel, strict, execute_options, create_options,
+                 stream, approve, progress)
+    if stream: return ToolStream(run)
     return run.arun() if run.is_async else run.run()
 
-async def atool_loop(client, messages:list|str, tools, model:str=None, max_iters:int=8, *, api:str|None=None, native:bool=True,
-                     system:str|None=None, on_step:Callable|None=None, parallel:bool=True, strict:bool|str=False,
-                     execute_options:dict|None=None, **create_options)->ToolHistory:
-    "`tool_loop` as a coroutine, for async or sync clients (a sync client's requests run in a worker thread)"
-    run = _setup(client, messages, tools, model, max_iters, api, native, system, on_step, parallel, strict, execute_options, create_options)
-    return await run.arun()
+def atool_loop(client, messages:list|str, tools, model:str=None, max_iters:int=8, *, api:str|None=None, native:bool=True,
+               system:str|None=None, on_step:Callable|None=None, stream:bool=False, approve:Callable|None=None, progress:bool|None=None,
+               parallel:bool=True, strict:bool|str=False, execute_options:dict|None=None, **create_options)->ToolHistory:
+    "`tool_loop` to `await` (or with `stream=True`, to iterate with `async for`), for async or sync clients (a sync client's requests run in a worker thread)"
+    run = _setup(client, messages, tools, model, max_iters, api, native, system, on_step, parallel, strict, execute_options, create_options,
+                 stream, approve, progress)
+    return ToolStream(run) if stream else run.arun()
 
 # %% ../nbs/04_toolloop.ipynb #bf9bb42d
 @patch
