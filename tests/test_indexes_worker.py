@@ -79,8 +79,17 @@ TOOLS = '''
     def keys(**kw:int):
         "Takes any integers by name"
         return kw
+
+    def weird(text:str): # Text to echo, with a lone surrogate added
+        "Echoes text that no UTF-8 can hold, prints it, and names a file so"
+        print('printed \\udcff', file=sys.stderr)
+        return {'echo': text + ' \\udcff', 'name': os.fsdecode(b'caf\\xe9')}
+
+    def pid()->int:
+        "The worker's process id"
+        return os.getpid()
 '''
-NAMES = ['add', 'hang', 'die', 'env_names', 'shout', 'stdin_reader', 'report', 'unjsonable', 'sleepy', 'asleep', 'keys', 'div', 'say', 'total']
+NAMES = ['add', 'hang', 'die', 'env_names', 'shout', 'stdin_reader', 'report', 'unjsonable', 'sleepy', 'asleep', 'keys', 'div', 'say', 'total', 'weird', 'pid']
 
 @pytest.fixture(scope='module')
 def idx(tmp_path_factory):
@@ -100,10 +109,10 @@ def test_a_hanging_tool_times_out_on_time_and_the_worker_restarts(idx):
         assert idx.ns['box.add'](1) == 3
 
 def test_a_dying_worker_gives_a_clear_error_and_is_restarted(idx):
-    with pytest.raises(WorkerError, match=r"(?s)exited with code 9.*about to die.*next call starts a fresh worker"): idx.ns['box.die']('exit')
+    with pytest.raises(WorkerError, match=r"(?s)exited with status 9.*about to die.*next call starts a fresh worker"): idx.ns['box.die']('exit')
     assert idx.ns['box.add'](1, 1) == 2
-    with pytest.raises(WorkerError, match='killed by signal 6'): idx.ns['box.die']('abort')
-    with pytest.raises(WorkerError, match='killed by signal 9'): idx.ns['box.die']('kill')
+    with pytest.raises(WorkerError, match='killed by SIGABRT'): idx.ns['box.die']('abort')
+    with pytest.raises(WorkerError, match='killed by SIGKILL'): idx.ns['box.die']('kill')
     assert call_func('box.add', {'a': 40}, idx.ns) == 42
 
 def test_the_environment_is_an_allow_list(idx):
@@ -179,4 +188,20 @@ def test_refused_types_name_the_tool_and_parameter(tmp_path):
 def test_a_worker_that_cannot_start_is_a_load_error(tmp_path):
     folder = write_files(tmp_path/'index', {'tools.toml': '[index]\ntools = ["bad.f"]\n',
                                             'bad.py': 'import os, sys\nprint("broken at import", file=sys.stderr, flush=True)\nos._exit(4)\n'})
-    with pytest.raises(ToolIndexError, match=r'(?s)could not start: the worker exited with code 4.*broken at import'): ToolIndex(folder, cache_dir=tmp_path/'cache')
+    with pytest.raises(ToolIndexError, match=r'(?s)could not start: the worker exited with status 4.*broken at import'): ToolIndex(folder, cache_dir=tmp_path/'cache')
+
+def test_text_that_is_not_utf8_comes_back_as_text(idx):
+    assert idx.ns['box.weird']('a \ud800') == {'echo': 'a \ufffd \ufffd', 'name': 'caf\ufffd'}
+    assert 'printed \\udcff' in idx.stderr
+    assert idx.ns['box.add'](1, 1) == 2
+
+def test_a_worker_that_died_between_calls_is_replaced_and_says_so(idx):
+    from toolslm_like.indexes import WorkerRestarted
+    os.kill(idx.ns['box.pid'](), signal.SIGKILL)
+    time.sleep(0.2)
+    with pytest.warns(WorkerRestarted, match='had stopped since the last call; a fresh one runs'): assert idx.ns['box.add'](2, 2) == 4
+    os.kill(idx.ns["box.pid"](), signal.SIGSTOP) # stopped: also replaced, not waited for
+    time.sleep(0.2)
+    t = time.monotonic()
+    with pytest.warns(WorkerRestarted): assert idx.ns['box.add'](3, 3) == 6
+    assert time.monotonic() - t < 10

@@ -11,8 +11,8 @@ __all__ = ['empty', 'ArgumentError', 'ToolNotFoundError', 'json_type_name', 'get
            'to_jsonable', 'hide_params', 'uses_caller_globals', 'using_globals']
 
 # %% ../nbs/00_funccall.ipynb #8535f9ed
-import ast, asyncio, contextlib, contextvars, ctypes, functools, inspect, io, itertools, json, linecache
-import math, pickle, re, signal, sys, threading, time, traceback, types, typing
+import ast, contextlib, contextvars, functools, inspect, io, itertools, json, linecache
+import marshal, math, re, signal, sys, threading, time, traceback, types, typing
 from collections import abc, deque
 from datetime import date
 from pathlib import Path
@@ -64,17 +64,20 @@ def json_type_name(t)->str:
     args = [a for a in get_args(t) if a is not Ellipsis]
     return f"{base}[{', '.join(json_type_name(a) for a in args)}]" if args else base
 
-def _build_schema(f, skip_hidden=False)->str:
-    "`[name, description, parameters]` for `f`, as plain JSON, pickled"
+def _build_schema(f, skip_hidden=False)->dict:
+    "`{'name', 'description', 'input_schema'}` for `f`, as plain JSON"
     info = tool_info(f)
     if not (info.doc or '').strip(): raise SchemaError(f"{info.name!r} has no docstring: a model needs one to know what the tool does")
     b = SchemaBuilder()
-    if _is_pydantic(f): # a pydantic model as the tool: its own schema, `Field` descriptions and constraints kept
-        s = {k: v for k,v in PydanticKind().def_schema(f, b).items() if k != 'description'}
-    else: s = _params_schema(f, info, b, skip_hidden)
+    try:
+        if _is_pydantic(f): # a pydantic model as the tool: its own schema, `Field` descriptions and constraints kept
+            s = {k: v for k,v in PydanticKind().def_schema(f, b).items() if k != 'description'}
+        else: s = _params_schema(f, info, b, skip_hidden)
+    except RecursionError: # our own walk does not recurse into definitions; pydantic's does, for a chain of its models
+        raise SchemaError(f"{info.name!r}: its types nest too deeply to describe (pydantic recurses into each model it holds); "
+                          "make the chain of models shorter, or use dataclasses") from None
     if b.defs: s['$defs'] = b.defs
-    # kept as a pickle of plain JSON: unpickling a fresh copy for each caller is faster than `json.loads` (bench/bench_funccall.py)
-    return pickle.dumps(json.loads(json.dumps([info.name, info.description + _returns_text(info), s])), protocol=pickle.HIGHEST_PROTOCOL)
+    return json.loads(json.dumps({'name': info.name, 'description': info.description + _returns_text(info), 'input_schema': s}))
 
 def _params_schema(f, info, b, skip_hidden)->dict:
     "The object schema of `f`'s parameters; closed, as `call_func` refuses names it does not know"
@@ -104,14 +107,23 @@ def get_schema(f:typing.Callable|dict, # The function (or class, method, partial
     "JSON schema for a function a model may call, read from its signature, docments and docstring"
     if isinstance(f, dict): return f
     if not callable(f): raise SchemaError(f"get_schema needs a function or other callable, not {type(f).__name__}")
-    key = _schema_cache.get(f)
-    txt = key.get(skip_hidden) if key else None
-    if txt is None:
-        txt = _build_schema(f, skip_hidden)
-        if key is None: key = _schema_cache.set(f, {}) or {}
-        key[skip_hidden] = txt
-    nm,desc,params = pickle.loads(txt)
-    return {'name': name or nm, 'description': desc, pname: params}
+    forms = _schema_cache.get(f)
+    kept = forms.get((skip_hidden, pname)) if forms is not None else None
+    d = marshal.loads(kept if kept is not None else _keep_schema(f, forms, skip_hidden, pname))
+    if name: d['name'] = name
+    return d
+
+def _keep_schema(f, forms:dict|None, skip_hidden, pname)->bytes:
+    "Build the schema of `f` (or re-key one built for another `pname`) and keep it as `marshal` bytes"
+    # `marshal.loads` makes each caller a fresh copy quicker than `pickle.loads` (1.5 against 2.1 us on bench_scale.py's corpus) or `json.loads`
+    base = forms.get((skip_hidden, 'input_schema')) if forms is not None else None
+    d = _build_schema(f, skip_hidden) if base is None else marshal.loads(base)
+    if forms is None: forms = _schema_cache.set(f, {}) # the dict kept (a fresh one where `f` cannot be kept)
+    if base is None: base = forms[skip_hidden, 'input_schema'] = marshal.dumps(d)
+    if pname == 'input_schema': return base
+    d[pname] = d.pop('input_schema')
+    kept = forms[skip_hidden, pname] = marshal.dumps(d)
+    return kept
 
 # %% ../nbs/00_funccall.ipynb #878e63cb
 def PathArg(
@@ -312,6 +324,7 @@ async def _call_async(f, info, kw, raise_on_err, glb):
     try:
         if info.is_async: res = await f(**kw)
         else:
+            import asyncio # here, not at the top: it would double the time `import toolslm_like.funccall` takes (bench/bench_scale.py)
             res = await asyncio.to_thread(f, **kw)
             if inspect.isawaitable(res): res = await res
         return res
@@ -335,8 +348,9 @@ def call_func_async(fc_name:str, # The tool's name, as the model sent it (or the
     glb = (_caller_globals.get() or _user_globals()) if info.wants_globals else None
     return _call_async(f, info, kw, raise_on_err, glb)
 
-if hasattr(asyncio.coroutines, '_is_coroutine'): call_func_async._is_coroutine = asyncio.coroutines._is_coroutine # asyncio.iscoroutinefunction says yes
-if hasattr(inspect, 'markcoroutinefunction'): inspect.markcoroutinefunction(call_func_async)
+if hasattr(inspect, 'markcoroutinefunction'): inspect.markcoroutinefunction(call_func_async) # Python 3.12+: `inspect` and `asyncio` say it is one
+elif hasattr(getattr(sys.modules.get('asyncio'), 'coroutines', None), '_is_coroutine'): # before, `asyncio.iscoroutinefunction` says so (when it was loaded first)
+    call_func_async._is_coroutine = sys.modules['asyncio'].coroutines._is_coroutine
 
 # %% ../nbs/00_funccall.ipynb #60e6ed63
 _capture = contextvars.ContextVar('toolslm_like_capture', default=None)
@@ -385,25 +399,42 @@ def _remember_source(code:str)->str:
 def run_code(code:str, glb:dict, loc:dict|None=None):
     "Run `code` in `glb`/`loc`; return (value of a final expression or None, printed output)"
     fname = _remember_source(code)
-    tree = ast.parse(code, fname, 'exec')
-    last = tree.body.pop() if tree.body and isinstance(tree.body[-1], ast.Expr) else None
+    body,last = _compile_code(code, fname)
     loc = glb if loc is None else loc
     with _captured() as cap:
-        exec(compile(tree, fname, 'exec'), glb, loc)
-        val = eval(compile(ast.Expression(last.value), fname, 'eval'), glb, loc) if last is not None else None
+        if body is not None: exec(body, glb, loc)
+        val = eval(last, glb, loc) if last is not None else None
     return val, cap.buf.getvalue()
+
+def _compile_code(code:str, fname:str)->tuple:
+    "(code of all but a final expression, code of that expression): either may be `None`"
+    if '\n' not in code.strip(): # one line, most often one expression: compiled from its text, without a syntax tree (bench/bench_scale.py)
+        try: return None,compile(code, fname, 'eval')
+        except SyntaxError: pass
+    tree = ast.parse(code, fname, 'exec')
+    last = tree.body.pop() if tree.body and isinstance(tree.body[-1], ast.Expr) else None
+    return compile(tree, fname, 'exec'),(compile(ast.Expression(last.value), fname, 'eval') if last is not None else None)
 
 # %% ../nbs/00_funccall.ipynb #66d2a088
 class CodeTimeout(BaseException): "Raised inside code that ran past its time limit"
 
 _refire = 0.1
-# Our own prototypes (not `ctypes.pythonapi.X.argtypes = ...`, which would change them for every other user): one to raise, one to clear
-_set_async_exc = ctypes.PYFUNCTYPE(ctypes.c_int, ctypes.c_ulong, ctypes.py_object)(('PyThreadState_SetAsyncExc', ctypes.pythonapi))
-_clear_async_exc = ctypes.PYFUNCTYPE(ctypes.c_int, ctypes.c_ulong, ctypes.c_void_p)(('PyThreadState_SetAsyncExc', ctypes.pythonapi))
+@functools.cache
+def _async_exc_calls()->tuple:
+    "Our own prototypes (not `ctypes.pythonapi.X.argtypes = ...`, which would change them for every other user): one to raise, one to clear"
+    import ctypes # made when a call is first stopped, not on import
+    fn = ('PyThreadState_SetAsyncExc', ctypes.pythonapi)
+    return ctypes.PYFUNCTYPE(ctypes.c_int, ctypes.c_ulong, ctypes.py_object)(fn),ctypes.PYFUNCTYPE(ctypes.c_int, ctypes.c_ulong, ctypes.c_void_p)(fn)
+def _set_async_exc(tid, exc): return _async_exc_calls()[0](tid, exc)
+def _clear_async_exc(tid, exc): return _async_exc_calls()[1](tid, exc)
+
+# `signal`'s own C functions: its Python wrappers of `signal` and `getsignal` turn handlers into enums and back, most of a quick call's time
+try: import _signal as _raw_signal
+except ImportError: _raw_signal = signal
 
 def _signal_ok():
     if threading.current_thread() is not threading.main_thread() or not hasattr(signal, 'setitimer'): return False
-    try: return signal.getsignal(signal.SIGALRM) is not None
+    try: return _raw_signal.getsignal(signal.SIGALRM) is not None
     except ValueError: return False
 
 def run_with_timeout(fn, timeout:float|None):
@@ -415,14 +446,14 @@ def _run_signal(fn, timeout):
     done = [False]
     def handler(signum, frame):
         if not done[0]: raise CodeTimeout()
-    old_handler = signal.signal(signal.SIGALRM, handler)
+    old_handler = _raw_signal.signal(signal.SIGALRM, handler)
     old_delay,old_interval = signal.setitimer(signal.ITIMER_REAL, timeout, _refire)
     start = time.monotonic()
     try: return fn()
     finally:
         done[0] = True
         signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, old_handler)
+        _raw_signal.signal(signal.SIGALRM, old_handler)
         if old_delay: signal.setitimer(signal.ITIMER_REAL, max(old_delay - (time.monotonic()-start), 1e-3), old_interval)
 
 class _Interrupter:
@@ -452,11 +483,16 @@ def _run_watchdog(fn, timeout):
         intr.done()
         stop.set()
 
+from .limits import MAX_STUCK_THREADS
+_stuck,_stuck_lock = set(),threading.Lock() # helper threads of calls that timed out and have not ended (stuck in a blocking call)
 _TIMEOUT_GRACE = 0.2 # seconds past the limit the caller waits for the code to stop by itself, before it returns without it
 _WAIT_SLICE = 0.05 # the caller waits in slices this long, so that an exception raised in it (an outer time limit) is not held up
 
 def run_returning_on_time(fn, timeout:float):
     "Call `fn()` in a helper thread, stopped at `timeout` seconds; raise `CodeTimeout` here on time even if `fn` is stuck in a blocking call"
+    if len(_stuck) >= MAX_STUCK_THREADS: # each holds a thread of this process until its blocking call returns
+        raise RuntimeError(f"{len(_stuck)} earlier calls timed out inside blocking calls and still hold threads of this process (at most "
+                           f"{MAX_STUCK_THREADS}): no more code runs here until they end. Run such code in toolslm_like.sandbox.Sandbox")
     ctx,box,intr = contextvars.copy_context(),{},_Interrupter()
     finished,wake = threading.Event(),threading.Event() # `wake`: the code finished, or the caller gave up on it
     def run():
@@ -464,7 +500,9 @@ def run_returning_on_time(fn, timeout:float):
             try: box['value'] = ctx.run(fn)
             finally: intr.done()
         except BaseException as e: box.setdefault('error', e)
-        finally: finished.set(); wake.set()
+        finally:
+            with _stuck_lock: finished.set(); _stuck.discard(helper)
+            wake.set()
     def watch(): # at the limit, or as soon as the caller gives up, raise `CodeTimeout` in the code until it stops
         wake.wait(timeout)
         intr.fire_until(helper.ident, finished)
@@ -475,7 +513,11 @@ def run_returning_on_time(fn, timeout:float):
     try:
         while not finished.wait(max(min(_WAIT_SLICE, deadline - time.monotonic()), 0)):
             if time.monotonic() >= deadline: raise CodeTimeout()
-    except BaseException: wake.set(); raise
+    except BaseException:
+        wake.set()
+        with _stuck_lock:
+            if not finished.is_set(): _stuck.add(helper)
+        raise
     if 'error' in box: raise box.pop('error')
     return box['value']
 

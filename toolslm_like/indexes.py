@@ -6,16 +6,16 @@ Docs: https://toolslm-like.github.io/toolslm_like/indexes.html.md"""
 
 # %% auto #0
 __all__ = ['MAX_INDEX_TOOLS', 'GIT_TIMEOUT', 'MAX_FOLDER_FILES', 'INSTALL_TIMEOUT', 'MAX_TYPE_DEPTH', 'MAX_SOURCE_CHARS',
-           'MAX_MESSAGE_BYTES', 'STDERR_TAIL_LINES', 'STDERR_CATCH_UP', 'DEFAULT_CALL_TIMEOUT', 'DEFAULT_START_TIMEOUT',
-           'ToolIndexError', 'is_remote', 'parse_source', 'default_cache_dir', 'entry_name', 'read_tool_names',
-           'read_dependencies', 'is_git_source', 'fetch_git', 'folder_fingerprint', 'copy_folder', 'venv_python',
-           'build_venv', 'prepare_index', 'CannotCross', 'encode_type', 'decode_type', 'describe_tool', 'make_proxy',
-           'worker_main', 'WorkerError', 'ToolTimeoutError', 'requested_env', 'worker_env', 'Worker', 'RemoteToolError',
+           'STDERR_TAIL_LINES', 'DEFAULT_CALL_TIMEOUT', 'DEFAULT_START_TIMEOUT', 'ToolIndexError', 'is_remote',
+           'parse_source', 'default_cache_dir', 'entry_name', 'read_tool_names', 'read_dependencies', 'is_git_source',
+           'fetch_git', 'folder_fingerprint', 'copy_folder', 'venv_python', 'build_venv', 'prepare_index',
+           'CannotCross', 'encode_type', 'decode_type', 'describe_tool', 'make_proxy', 'worker_main',
+           'ToolTimeoutError', 'requested_env', 'index_worker_env', 'WorkerRestarted', 'RemoteToolError',
            'remote_error', 'ToolIndex']
 
 # %% ../nbs/05_indexes.ipynb #95d89d11
-import asyncio, builtins, contextlib, enum, functools, hashlib, importlib, importlib.util, inspect, json, linecache, os, queue, re, shutil
-import signal, subprocess, sys, threading, time, types, typing, weakref
+import asyncio, builtins, contextlib, enum, functools, hashlib, importlib, importlib.util, inspect, json, linecache, math, os, re, shutil
+import subprocess, sys, threading, time, types, typing, warnings, weakref
 from collections import abc, deque
 from datetime import date, datetime, time as dtime
 from decimal import Decimal
@@ -24,6 +24,8 @@ from typing import Any, Literal, Union, get_args, get_origin
 from uuid import UUID
 from .funccall import ArgumentError, tool_traceback, json_type_name
 from .typekinds import Converter, hide_params, tool_info, to_jsonable
+from .limits import MAX_MESSAGE_BYTES
+from .worker import Worker, WorkerError, WorkerTimeout, serve, worker_env as _allowed_env
 
 # %% ../nbs/05_indexes.ipynb #5c9f9dd2
 class ToolIndexError(RuntimeError):
@@ -412,11 +414,6 @@ def make_proxy(desc:dict, # From `describe_tool`
     return f
 
 # %% ../nbs/05_indexes.ipynb #8b564ae6
-# One request or answer; a tool result bigger than this is refused with an error rather than sent
-MAX_MESSAGE_BYTES = 64 * 2**20
-# Written to stderr after what a call printed, before its answer: when the parent's drain has read it, it has read all the call wrote
-_STDERR_MARK = b'\x00toolslm_like answered '
-
 # The package is made from its folder without running its `__init__`, so nothing but this module and funccall is imported
 _BOOTSTRAP = ("import sys, types\n"
               "package = types.ModuleType('toolslm_like'); package.__path__ = [sys.argv[1]]; sys.modules['toolslm_like'] = package\n"
@@ -471,41 +468,25 @@ def _run_tool(tools:dict, msg:dict, loop)->dict:
     try: return {'ok': True, 'value': to_jsonable(res)}
     except TypeError as e: return _error_reply(TypeError(f"the tool returned a {type(res).__name__}, which has no JSON form ({e}); return str, numbers, lists or dicts"))
 
+def _handle(tools:dict, loop, msg:dict)->dict:
+    "The answer to one request: load the tools, call one, or ping"
+    try:
+        op = msg.get('op')
+        if op == 'call': return _run_tool(tools, msg, loop)
+        if op == 'load': return _load_tools(str(msg['root']), list(msg['tools']), tools)
+        if op == 'ping': return {'ok': True, 'pid': os.getpid()}
+        return _error_reply(ValueError(f"unknown request {op!r:.40}"))
+    except Exception as e: return _error_reply(e)
+
 def worker_main():
     "Serve one index: answer JSON requests from the protocol pipe until it closes (run in the index's venv)"
-    proto_in,proto_out = os.fdopen(os.dup(0), 'rb'),os.fdopen(os.dup(1), 'wb')
-    null = os.open(os.devnull, os.O_RDONLY)
-    os.dup2(null, 0); os.dup2(2, 1) # what tools print goes to stderr, which the parent drains
-    sys.stdout = os.fdopen(1, 'w', buffering=1, encoding='utf-8', errors='replace', closefd=False)
-    loop,tools = asyncio.new_event_loop(),{}
-    while line := proto_in.readline(MAX_MESSAGE_BYTES + 1):
-        try:
-            msg = json.loads(line)
-            if not isinstance(msg, dict): raise ValueError("a request must be a JSON object")
-            op = msg.get('op')
-            if op == 'call': reply = _run_tool(tools, msg, loop)
-            elif op == 'load': reply = _load_tools(str(msg['root']), list(msg['tools']), tools)
-            elif op == 'ping': reply = {'ok': True, 'pid': os.getpid()}
-            else: reply = _error_reply(ValueError(f"unknown request {op!r:.40}"))
-        except Exception as e: msg,reply = {},_error_reply(e)
-        reply['id'] = msg.get('id') if isinstance(msg, dict) else None
-        out = json.dumps(reply, ensure_ascii=False).encode('utf-8', 'surrogatepass') + b'\n'
-        if len(out) > MAX_MESSAGE_BYTES:
-            out = json.dumps({'id': reply['id'], **_error_reply(ValueError(f"the result is {len(out)} bytes of JSON, more than the {MAX_MESSAGE_BYTES} an index may send back"))}).encode() + b'\n'
-        with contextlib.suppress(Exception): sys.stdout.flush(); sys.stderr.flush()
-        with contextlib.suppress(OSError): os.write(2, _STDERR_MARK + str(reply['id']).encode() + b'\n') # all the call wrote is before it
-        proto_out.write(out); proto_out.flush()
+    serve(functools.partial(_handle, {}, asyncio.new_event_loop()))
+
 
 # %% ../nbs/05_indexes.ipynb #76ac2525
-# Lines of a worker's stderr kept to explain a crash; the rest is read and dropped so the pipe never fills
+# Lines of a worker's stderr that `ToolIndex.stderr` shows
 STDERR_TAIL_LINES = 200
-# Seconds `ToolIndex.stderr` waits for the drain thread to read what the last call wrote (it is already in the pipe)
-STDERR_CATCH_UP = 5
-_WORKER_ENV_NAMES = ('HOME', 'USER', 'LOGNAME', 'LANG', 'LANGUAGE', 'LC_ALL', 'LC_CTYPE', 'TZ', 'TMPDIR', 'TEMP', 'TMP', 'SYSTEMROOT', 'WINDIR', 'COMSPEC')
 _ENV_NAME_RE = re.compile(r'[A-Za-z_][A-Za-z0-9_]*')
-
-class WorkerError(RuntimeError):
-    "An index's worker died, or broke the protocol; the next call starts a fresh one"
 
 class ToolTimeoutError(TimeoutError):
     "A tool of an index did not answer in time; its worker was stopped and the next call starts a fresh one"
@@ -525,93 +506,16 @@ def requested_env(env:dict|list|tuple|None # {name: value}, or names to copy fro
         out[k] = v
     return out
 
-def worker_env(python:Path, # The index's interpreter (its folder goes first on PATH)
-               env:dict|list|tuple|None=None # Extra variables, as `requested_env` takes them
-              )->dict:
-    "The worker's environment: a few harmless variables of ours, the venv, and only what `env` names"
-    out = {k: os.environ[k] for k in _WORKER_ENV_NAMES if k in os.environ}
-    out['PATH'] = os.pathsep.join([str(python.parent), os.environ.get('PATH', os.defpath)])
-    out['VIRTUAL_ENV'] = str(python.parent.parent)
-    return {**out, **requested_env(env)}
+def index_worker_env(python:Path, # The index's interpreter (its folder goes first on PATH)
+                     env:dict|list|tuple|None=None # Extra variables, as `requested_env` takes them
+                    )->dict:
+    "The worker's environment: the worker module's allow-list of our variables, the venv, and only what `env` names"
+    return _allowed_env(extra={'PATH': os.pathsep.join([str(python.parent), os.environ.get('PATH', os.defpath)]),
+                               'VIRTUAL_ENV': str(python.parent.parent), **requested_env(env)})
 
-class Worker:
-    "One running worker process of an index, and the threads that read its pipes"
-    def __init__(self, python:Path, cwd:Path, env:dict):
-        pkg = str(Path(importlib.import_module('toolslm_like').__file__).resolve().parent) # this package, wherever it is installed
-        self.proc = subprocess.Popen([str(python), '-I', '-c', _BOOTSTRAP, pkg], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                     stderr=subprocess.PIPE, cwd=str(cwd), env=env, start_new_session=(os.name == 'posix'))
-        self.answers,self.stderr_tail,self.next_id = queue.SimpleQueue(),deque(maxlen=STDERR_TAIL_LINES),0
-        self.answered,self.stderr_marked,self.stderr_closed = 0,0,False # ids of the last answer and of the last mark the drain read; at the end?
-        self.drained = threading.Condition()
-        threading.Thread(target=self._read_answers, daemon=True, name='toolslm_like-index-out').start()
-        self.drain_thread = threading.Thread(target=self._drain_stderr, daemon=True, name='toolslm_like-index-err')
-        self.drain_thread.start()
+class WorkerRestarted(UserWarning):
+    "An index's worker had died since the last call: a fresh one ran this call, and whatever the tools kept in memory was lost"
 
-    def _read_answers(self):
-        try:
-            while line := self.proc.stdout.readline(MAX_MESSAGE_BYTES + 1):
-                try: self.answers.put(json.loads(line) if line.endswith(b'\n') else {'protocol_error': f"an answer longer than {MAX_MESSAGE_BYTES} bytes"})
-                except ValueError: self.answers.put({'protocol_error': f"an answer that is not JSON: {line[:200]!r}"})
-        except (OSError, ValueError): pass
-        self.answers.put(None) # end of output: the worker is gone
-
-    def _drain_stderr(self):
-        carry = b''
-        try:
-            for chunk in iter(lambda: self.proc.stderr.readline(8192), b''):
-                line,carry = carry + chunk,b''
-                if not line.endswith(b'\n'): line,carry = line[:-64],line[-64:] # a long line cut in pieces: a mark may start at its end
-                if not line: continue
-                text,mark,rest = line.partition(_STDERR_MARK)
-                if text or not mark: self.stderr_tail.append(text.decode('utf-8', 'replace').rstrip('\n'))
-                if mark and rest.strip().isdigit():
-                    with self.drained: self.stderr_marked = int(rest); self.drained.notify_all()
-        except (OSError, ValueError): pass
-        if carry: self.stderr_tail.append(carry.decode('utf-8', 'replace'))
-        with self.drained: self.stderr_closed = True; self.drained.notify_all() # nothing more to wait for
-
-    def stderr_text(self, n=20)->str: return '\n'.join(list(self.stderr_tail)[-n:])
-
-    def catch_up_stderr(self, timeout:float=STDERR_CATCH_UP)->bool:
-        "Wait until the drain thread has read all that calls answered so far wrote to stderr; did it?"
-        with self.drained: return self.drained.wait_for(lambda: self.stderr_marked >= self.answered or self.stderr_closed, timeout)
-
-    def request(self, msg:dict, timeout:float|None)->dict:
-        "Send `msg`, wait for its answer; `TimeoutError` or `WorkerError` when none comes"
-        self.next_id += 1
-        msg = {**msg, 'id': self.next_id}
-        try:
-            self.proc.stdin.write(json.dumps(msg).encode() + b'\n'); self.proc.stdin.flush()
-        except (OSError, ValueError): raise WorkerError(self._death()) from None
-        try: ans = self.answers.get(timeout=timeout)
-        except queue.Empty: raise TimeoutError() from None
-        if ans is None: raise WorkerError(self._death())
-        if 'protocol_error' in ans or ans.get('id') != msg['id']:
-            raise WorkerError(f"the worker broke the protocol: {ans.get('protocol_error') or 'an answer to another request'}")
-        self.answered = msg['id']
-        return ans
-
-    def _death(self)->str:
-        try: code = self.proc.wait(timeout=2)
-        except subprocess.TimeoutExpired: code = None
-        self.drain_thread.join(2 if code is not None else 0.1) # it ends at the end of stderr: then it has read the last lines
-        why = f"exited with code {code}" if code is not None and code >= 0 else f"was killed by signal {-code}" if code is not None else "closed its output"
-        tail = self.stderr_text()
-        return f"the worker {why}" + (f"; the last lines of its stderr:\n{tail}" if tail else '')
-
-    def stop(self, grace:float=0.0):
-        "Stop the worker and whatever it started; `grace` seconds to leave on its own after its input closes"
-        p = self.proc
-        if p.poll() is None and grace:
-            with contextlib.suppress(OSError, ValueError): p.stdin.close()
-            with contextlib.suppress(subprocess.TimeoutExpired): p.wait(grace)
-        if p.poll() is None or os.name == 'posix':
-            with contextlib.suppress(OSError):
-                if os.name == 'posix': os.killpg(p.pid, signal.SIGKILL)
-                else: p.kill()
-        with contextlib.suppress(subprocess.TimeoutExpired): p.wait(5)
-        for s in (p.stdin, p.stdout, p.stderr):
-            with contextlib.suppress(OSError, ValueError): s.close()
 
 # %% ../nbs/05_indexes.ipynb #699b8510
 class RemoteToolError(Exception):
@@ -655,7 +559,7 @@ class ToolIndex:
         extra_env = requested_env(env) # checked before anything is fetched
         prep = prepare_index(self.source, self.ref, Path(cache_dir) if cache_dir else None, update)
         self.checkout,self.python,self.commit,self.actions,self.tool_names = prep['checkout'],prep['python'],prep['commit'],prep['actions'],prep['tools']
-        self._env = worker_env(self.python, extra_env)
+        self._env = index_worker_env(self.python, extra_env)
         self._lock,self._box = threading.Lock(),[None] # the box holds the live Worker, so the finalizer need not hold `self`
         self._finalizer = weakref.finalize(self, _stop_box, self._box)
         try: descriptions = self._start()
@@ -667,11 +571,13 @@ class ToolIndex:
     def __repr__(self): return f"ToolIndex({self.label!r}, tools={self.tool_names})"
 
     def _start(self)->dict:
-        try: w = Worker(self.python, self.checkout, self._env)
+        pkg = str(Path(importlib.import_module('toolslm_like').__file__).resolve().parent) # this package, wherever it is installed
+        try: w = Worker([str(self.python), '-I', '-c', _BOOTSTRAP, pkg], cwd=str(self.checkout), env=self._env, start_timeout=self.start_timeout)
+        except (WorkerError, WorkerTimeout) as e: raise ToolIndexError(f"The worker of index {self.label} could not start: {e}") from None
         except OSError as e: raise ToolIndexError(f"The worker of index {self.label} could not start ({e}); load the index again to rebuild its venv") from None
         self._box[0] = w
         try: ans = w.request({'op': 'load', 'root': str(self.checkout), 'tools': self.tool_names}, self.start_timeout)
-        except TimeoutError: self._discard(); raise ToolIndexError(f"The worker of index {self.label} did not start within {self.start_timeout:g} s") from None
+        except WorkerTimeout: self._discard(); raise ToolIndexError(f"The worker of index {self.label} did not start within {self.start_timeout:g} s") from None
         except WorkerError as e: self._discard(); raise ToolIndexError(f"The worker of index {self.label} could not start: {e}") from None
         if not ans.get('ok'): self._discard(); raise ToolIndexError(f"Loading index {self.label} failed:\n{ans['error'].get('traceback')}")
         return ans['tools']
@@ -696,7 +602,7 @@ class ToolIndex:
 
     def _discard(self):
         w,self._box[0] = self._box[0],None
-        if w is not None: w.stop()
+        if w is not None: w.kill()
 
     def call(self, name:str, # The tool's dotted name, as in tools.toml
              arguments:dict, # JSON arguments by parameter name
@@ -709,9 +615,14 @@ class ToolIndex:
         if not self._lock.acquire(timeout=-1 if timeout is None else timeout):
             raise ToolTimeoutError(f"Tool {name!r} of index {self.label} waited {timeout:g} s for the index's worker, busy with another call")
         try:
+            w = self._box[0]
+            if w is not None and not w.alive(): # it died since the last call: say so, and run this call in a fresh one
+                warnings.warn(f"The worker of index {self.label} had stopped since the last call; a fresh one runs {name!r} "
+                              "(what the tools kept in memory was lost)", WorkerRestarted, stacklevel=3)
+                self._discard()
             if self._box[0] is None: self._start() # a fresh worker after a timeout or a crash
             try: ans = self._box[0].request({'op': 'call', 'tool': name, 'arguments': arguments}, timeout)
-            except TimeoutError:
+            except WorkerTimeout:
                 self._discard()
                 raise ToolTimeoutError(f"Tool {name!r} of index {self.label} did not finish within {timeout:g} s; its worker was stopped, "
                                        "and the next call starts a fresh one") from None
@@ -723,15 +634,15 @@ class ToolIndex:
                 raise
         finally: self._lock.release()
         if ans.get('ok'): return ans.get('value')
+        if 'too_long' in ans: raise ValueError(f"Tool {name!r} of index {self.label} returned {ans['too_long']:,} bytes of JSON, "
+                                               f"more than the {MAX_MESSAGE_BYTES:,} an index may send back")
         raise remote_error(ans.get('error') or {}, name)
 
     @property
     def stderr(self)->str:
-        "The last lines the worker wrote to stderr (what its tools printed, too), up to the last answered call's"
+        "The last lines the worker wrote to stderr (what its tools printed, too) during the last call"
         w = self._box[0]
-        if w is None: return ''
-        w.catch_up_stderr()
-        return w.stderr_text(STDERR_TAIL_LINES)
+        return '' if w is None else '\n'.join(w.output(tail=True).splitlines()[-STDERR_TAIL_LINES:])
 
     def restart(self):
         "Stop the worker and start a fresh one"
@@ -748,5 +659,5 @@ class ToolIndex:
 def _stop_box(box):
     w,box[0] = box[0],None
     try:
-        if w is not None: w.stop()
+        if w is not None: w.kill()
     except Exception: pass # at interpreter exit, modules may already be gone

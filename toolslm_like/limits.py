@@ -9,8 +9,10 @@ __all__ = ['MAX_JSON_DEPTH', 'MAX_ARGUMENT_CHARS', 'MAX_INT_DIGITS', 'MAX_NAME_C
            'MAX_PROBLEMS_SHOWN', 'MAX_SCHEMA_DEPTH', 'MAX_SCHEMA_NODES', 'MAX_SCHEMA_CHARS', 'MAX_CHECK_STEPS',
            'MAX_CHECK_DEPTH', 'MAX_MCP_NAME_CHARS', 'MAX_DESCRIPTION_CHARS', 'MAX_MCP_TOOLS', 'MAX_LIST_PAGES',
            'MAX_REMEMBERED_NAMES', 'MAX_OPENAI_STRICT_NESTING', 'MAX_OPENAI_STRICT_PROPERTIES', 'MAX_GEMINI_REF_LEVELS',
-           'MAX_CALL_SECONDS', 'MAX_CALLS_PER_CLIENT', 'MAX_TIMEOUT_SECONDS', 'MAX_MESSAGE_BYTES', 'MAX_TEXT_CHARS',
-           'MAX_FAILED_SPANS', 'MAX_PARSED_CHARS', 'MAX_DISPLAY_CHARS', 'limits_table']
+           'MAX_CALL_SECONDS', 'MAX_CALLS_PER_CLIENT', 'MAX_TIMEOUT_SECONDS', 'MAX_MESSAGE_BYTES',
+           'MAX_UNSOLICITED_BYTES', 'MAX_OUTPUT_KEPT', 'MAX_STOP_SECONDS', 'MAX_STUCK_THREADS', 'MAX_START_SECONDS',
+           'MAX_REAP_SECONDS', 'MAX_KILL_SECONDS', 'MAX_TEXT_CHARS', 'MAX_FAILED_SPANS', 'MAX_PARSED_CHARS',
+           'MAX_DISPLAY_CHARS', 'limits_table']
 
 # %% ../nbs/08_limits.ipynb #0d9fb3f6
 MAX_JSON_DEPTH = 64 # levels of nesting in one JSON value (arguments, results): checking recurses and Python's stack is finite; real arguments nest under 10
@@ -41,6 +43,13 @@ MAX_TIMEOUT_SECONDS = 31_536_000 # a time limit asked for (the CLI's `--timeout`
 
 # %% ../nbs/08_limits.ipynb #5587480d
 MAX_MESSAGE_BYTES = 64 * 2**20 # one JSON line from a worker process: a result larger than this is not read into memory
+MAX_UNSOLICITED_BYTES = 1 * 2**20 # reply lines a worker writes that answer no request: past this it is stopped, so a flood cannot grow our memory
+MAX_OUTPUT_KEPT = 1 * 2**20 # bytes of a worker's stderr kept, from its start and from its end: the rest is read and dropped
+MAX_STOP_SECONDS = 1 # seconds past its timeout a call may take to stop a worker and all it started (the grace every timeout gets)
+MAX_STUCK_THREADS = 8 # threads of in-process `python` calls that timed out inside a blocking call and are still there: past it, calls are refused
+MAX_START_SECONDS = 60 # a worker process's start, until its first line (a sandbox's; an index's is `ToolIndex(start_timeout=)`, which imports its tools too): slow CI machines
+MAX_REAP_SECONDS = 2 # a sandbox's worker waiting for the processes it killed after a run to end: a zombie still counts against the process limit
+MAX_KILL_SECONDS = 10 # killing the processes of a sandbox's own uid that keep appearing (no pid namespace: a fork bomb forks between rounds)
 
 # %% ../nbs/08_limits.ipynb #5801f92a
 MAX_TEXT_CHARS = 200_000 # characters of a model's reply searched for calls written as text: real replies are far shorter, and megabytes of junk must scan fast

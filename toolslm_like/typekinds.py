@@ -13,13 +13,12 @@ __all__ = ['type_formats', 'custom_types', 'type_kinds', 'SchemaError', 'parse_d
            'SchemaBuilder', 'Converter', 'accepts_none']
 
 # %% ../nbs/11_typekinds.ipynb #edbcb675
-import ast, dataclasses, enum, functools, inspect, io, json, linecache, math, operator, re, reprlib, sys, textwrap, tokenize, types, typing, warnings, weakref
+import ast, dataclasses, enum, functools, inspect, json, linecache, math, operator, re, reprlib, sys, tokenize, types, typing, warnings, weakref
 from collections import abc, deque
 from datetime import date, datetime, time as dtime
 from decimal import Decimal, InvalidOperation
 from pathlib import Path, PurePath
 from typing import Any, ForwardRef, Literal, Union, get_args, get_origin, get_type_hints
-from uuid import UUID
 from .limits import MAX_INT_DIGITS, MAX_INPUT_NAME_CHARS, MAX_JSON_DEPTH, MAX_SHOWN_CHARS
 
 # %% ../nbs/11_typekinds.ipynb #069488e8
@@ -37,49 +36,95 @@ def _source_lines(f):
 
 def _clean_comment(s): return s.lstrip('#').strip()
 
+class _Unusual(Exception): "Source the quick scanner leaves to `tokenize`: f-strings, unfinished strings, non-ASCII names"
+
+_COMMENT,_NL,_NEWLINE,_OP,_NAME,_OTHER = tokenize.COMMENT,tokenize.NL,tokenize.NEWLINE,tokenize.OP,tokenize.NAME,tokenize.NUMBER
+_NOT_CODE = frozenset({tokenize.NL, tokenize.INDENT, tokenize.DEDENT, tokenize.ENCODING})
+_token_re = re.compile(r'''[ \t\f]*(?:(?P<a>[A-Za-z_]\w*(?![\w'"]))|(?P<o>->|\*\*|[()\[\]{},:*/=@;.])|(?P<n>\r?\n)|(?P<c>\#[^\r\n]*)
+ |(?P<s>(?:[bB][rR]?|[rR][bB]?|[uU])?(?:\'\'\'(?:[^'\\]|\\.|'(?!''))*\'\'\'|\"\"\"(?:[^"\\]|\\.|"(?!""))*\"\"\"|'(?:[^'\\\n]|\\.)*'|"(?:[^"\\\n]|\\.)*"))
+ |(?P<k>\\\r?\n)|(?P<u>\w*['"]|\\|[^\x00-\x7f])|(?P<x>\d\w*|\S))''', re.X | re.S)
+
+def _quick_tokens(text:str, first:int=1):
+    "`(type, string, line)` of the tokens in `text` that docments need, as `tokenize` gives them (line numbers from `first`)"
+    ln,depth,code = first,0,False
+    for m in _token_re.finditer(text):
+        g = m.lastgroup
+        s = m[g]
+        if g == 'c': yield _COMMENT,s,ln; continue
+        if g == 'n':
+            yield (_NEWLINE if code and depth == 0 else _NL),s,ln
+            if depth == 0: code = False
+            ln += 1; continue
+        if g == 'k': ln += 1; continue
+        if g == 'u': raise _Unusual(s)
+        code = True
+        if g == 'o':
+            if s in '([{': depth += 1
+            elif s in ')]}': depth -= 1
+            yield _OP,s,ln
+        else:
+            yield (_NAME if g == 'a' else _OTHER),s,ln
+            if g == 's': ln += s.count('\n')
+    if code and depth == 0 and not text.endswith('\n'): yield _NEWLINE,'',ln
+
+def _std_tokens(lines:list, start:int, stop:int|None=None):
+    "The same from `tokenize` (slower; it reads what `_quick_tokens` leaves to it), ending quietly where the source is broken"
+    it = iter(lines[start:stop])
+    try: yield from ((t.type, t.string, t.start[0]+start) for t in tokenize.generate_tokens(lambda: next(it, '')))
+    except (tokenize.TokenError, SyntaxError): pass
+
+def _scan(read, lines:list, start:int, stop:int|None=None):
+    "`read(tokens)` -> `(result, done)` over `lines[start:stop]` (without `stop`: 64 lines, then all), from `tokenize` where unusual"
+    ends = [stop] if stop is not None else dict.fromkeys((min(start+64, len(lines)), len(lines)))
+    try:
+        for end in ends:
+            out,done = read(_quick_tokens(''.join(lines[start:end]), start+1))
+            if done: return out
+        return out
+    except _Unusual: return read(_std_tokens(lines, start, stop))[0]
+
 def _signature_comments(f)->tuple[dict,str|None]:
     "Docments of `f`: {param: comment} and the comment on its return, read from the source of its signature only"
     lines,start = _source_lines(f)
-    if lines is None: return {},None
-    it = iter(lines[start:])
+    return ({},None) if lines is None else _scan(_read_signature, lines, start)
+
+def _read_signature(tokens)->tuple:
+    "`((docs, return comment), done)` from the tokens of a `def` (and its decorators), stopping at the end of its signature"
     params,pending,docs,ret = [],[],{},None
     depth,in_sig,after_sig,expect_name,line_has_code = 0,False,False,False,{}
-    try:
-        for tok in tokenize.generate_tokens(lambda: next(it, '')):
-            typ,s,(ln,_) = tok.type,tok.string,tok.start
-            if typ == tokenize.COMMENT:
-                txt = _clean_comment(s)
-                if after_sig: ret = txt
-                elif not in_sig: continue
-                elif line_has_code.get(ln) and params: # a trailing comment: the last parameter starting on this line, else the one it continues
-                    nm = ([n for n,l in params if l == ln] or [params[-1][0]])[-1]
-                    docs[nm] = f"{docs[nm]} {txt}" if nm in docs else txt
-                elif not line_has_code.get(ln): pending.append(txt)
-                continue
-            if typ in (tokenize.NL, tokenize.INDENT, tokenize.DEDENT, tokenize.ENCODING): continue
-            if typ == tokenize.NEWLINE:
-                if after_sig or in_sig: break
-                continue
-            line_has_code[ln] = True
-            if after_sig: continue
-            if not in_sig:
-                if typ == tokenize.NAME and s == 'def' and depth == 0: in_sig,expect_name = True,None
-                elif typ == tokenize.OP and s in '([{': depth += 1
-                elif typ == tokenize.OP and s in ')]}': depth -= 1
-                continue
-            if typ == tokenize.OP and s in '([{':
-                depth += 1
-                if depth == 1 and s == '(': expect_name = True
-            elif typ == tokenize.OP and s in ')]}':
-                depth -= 1
-                if depth == 0: after_sig = 'ret'
-            elif depth == 1 and typ == tokenize.OP and s == ',': expect_name = True
-            elif depth == 1 and typ == tokenize.OP and s in ('*', '**', '/'): pass
-            elif depth == 1 and expect_name and typ == tokenize.NAME:
-                params.append((s, ln)); expect_name = False
-                if pending: docs[s] = ' '.join(pending); pending = []
-    except (tokenize.TokenError, SyntaxError, IndentationError): pass
-    return docs,ret
+    for typ,s,ln in tokens:
+        if typ == _COMMENT:
+            txt = _clean_comment(s)
+            if after_sig: ret = txt
+            elif not in_sig: continue
+            elif line_has_code.get(ln) and params: # a trailing comment: the last parameter starting on this line, else the one it continues
+                nm = ([n for n,l in params if l == ln] or [params[-1][0]])[-1]
+                docs[nm] = f"{docs[nm]} {txt}" if nm in docs else txt
+            elif not line_has_code.get(ln): pending.append(txt)
+            continue
+        if typ == _NEWLINE:
+            if after_sig or in_sig: return (docs,ret),True
+            continue
+        if typ in _NOT_CODE: continue
+        line_has_code[ln] = True
+        if after_sig: continue
+        if not in_sig:
+            if typ == _NAME and s == 'def' and depth == 0: in_sig,expect_name = True,None
+            elif typ == _OP and s in '([{': depth += 1
+            elif typ == _OP and s in ')]}': depth -= 1
+            continue
+        if typ == _OP and s in '([{':
+            depth += 1
+            if depth == 1 and s == '(': expect_name = True
+        elif typ == _OP and s in ')]}':
+            depth -= 1
+            if depth == 0: after_sig = 'ret'
+        elif depth == 1 and typ == _OP and s == ',': expect_name = True
+        elif depth == 1 and typ == _OP and s in ('*', '**', '/'): pass
+        elif depth == 1 and expect_name and typ == _NAME:
+            params.append((s, ln)); expect_name = False
+            if pending: docs[s] = ' '.join(pending); pending = []
+    return (docs,ret),False
 
 # %% ../nbs/11_typekinds.ipynb #183bfe23
 def _class_field_docs(cls)->dict:
@@ -90,41 +135,78 @@ def _class_field_docs(cls)->dict:
         docs.update(_one_class_field_docs(c))
     return docs
 
-def _class_source(cls)->tuple[str,ast.ClassDef]|None:
-    "Source and syntax tree of class `cls`; also for classes made in notebook cells, which `inspect` cannot find before Python 3.13"
+_parsed_files = {} # file name -> (its lines, {qualified name: class nodes}): a module of a hundred classes is parsed once, not once a class
+_MAX_PARSED_FILES = 32 # files whose class index is kept (the oldest is dropped): memory stays bounded
+
+def _classes_in(fn:str, lines:list)->dict:
+    "{qualified name: [`ast.ClassDef`, ...]} of the source `lines` of file `fn`, in source order; parsed again only when the lines change"
+    hit = _parsed_files.get(fn)
+    if hit is not None and hit[0] is lines: return hit[1]
+    try: todo = [(ast.parse(''.join(lines)).body, '')]
+    except (SyntaxError, ValueError): todo = []
+    index = {}
+    while todo: # statements only: a class is one, and expressions (most of a module) hold none
+        body,prefix = todo.pop()
+        for node in body:
+            if isinstance(node, ast.ClassDef): index.setdefault(prefix + node.name, []).append(node)
+            inner = f"{prefix}{node.name}.<locals>." if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) else \
+                    f"{prefix}{node.name}." if isinstance(node, ast.ClassDef) else prefix
+            for field in ('body', 'orelse', 'finalbody', 'handlers', 'cases'):
+                sub = getattr(node, field, None)
+                if isinstance(sub, list) and sub: todo.append((sub, inner))
+    for nodes in index.values(): nodes.sort(key=lambda n: n.lineno) # the first in the file first, as `inspect` finds it
+    _parsed_files[fn] = (lines, index)
+    for old in list(_parsed_files)[:-_MAX_PARSED_FILES]: _parsed_files.pop(old, None) # the oldest first (`list` of a dict: safe from other threads)
+    return index
+
+def _source_file_lines(cls)->tuple[str,list]|None:
+    "The file that defines class `cls` and its lines, as `inspect` finds them (`linecache` checked for a changed file)"
     try:
-        src = textwrap.dedent(inspect.getsource(cls))
-        cdef = next((n for n in ast.parse(src).body if isinstance(n, ast.ClassDef)), None)
-        return (src, cdef) if cdef is not None else None
-    except (OSError, TypeError, SyntaxError): pass
+        fn = inspect.getsourcefile(cls)
+        if fn: linecache.checkcache(fn)
+        else:
+            fn = inspect.getfile(cls)
+            if not (fn.startswith('<') and fn.endswith('>')): return None
+    except (OSError, TypeError): return None
+    mod = sys.modules.get(cls.__module__)
+    lines = linecache.getlines(fn, vars(mod) if mod is not None else None)
+    return (fn, lines) if lines else None
+
+def _first_line(node): return min([node.lineno, *(d.lineno for d in node.decorator_list)])
+
+def _class_source(cls)->tuple[list,ast.ClassDef]|None:
+    "Source lines and syntax tree node of class `cls`; also for classes made in notebook cells, which `inspect` cannot find before Python 3.13"
+    if (found := _source_file_lines(cls)) is not None:
+        nodes = _classes_in(*found).get(cls.__qualname__)
+        if nodes: # Python 3.13 notes where a class starts; before, the first of that name is taken, as `inspect` does
+            first = vars(cls).get('__firstlineno__')
+            return found[1], next((n for n in nodes if _first_line(n) == first), nodes[0])
     own = set(vars(cls).get('__annotations__', {}))
     pat = re.compile(rf'^\s*class\s+{re.escape(cls.__name__)}\b', re.M)
     for fn,entry in reversed(list(linecache.cache.items())): # the newest cell that defines a class of that name with these fields
         lines = entry[2] if len(entry) > 2 else None
         if not lines or not fn.startswith(('<', '/tmp')) and 'ipykernel' not in fn: continue
-        src = ''.join(lines)
-        if not pat.search(src): continue
-        try: tree = ast.parse(src)
-        except SyntaxError: continue
-        for n in ast.walk(tree):
-            if isinstance(n, ast.ClassDef) and n.name == cls.__name__:
+        if not pat.search(''.join(lines)): continue
+        for nodes in _classes_in(fn, lines).values():
+            for n in nodes:
                 names = {a.target.id for a in n.body if isinstance(a, ast.AnnAssign) and isinstance(a.target, ast.Name)}
-                if names == own or (own and names >= own):
-                    seg = textwrap.dedent(''.join(lines[n.lineno-1:n.end_lineno])) # whole lines, so trailing comments come too
-                    return seg, ast.parse(seg).body[0]
+                if n.name == cls.__name__ and (names == own or (own and names >= own)): return lines, n
     return None
+
+def _read_lines(tokens)->tuple:
+    "`(({line: comment}, {lines with code}), False)` from tokens: what the field docments of a class body are read from"
+    comments,code = {},set()
+    for typ,s,ln in tokens:
+        if typ == _COMMENT: comments[ln] = _clean_comment(s)
+        elif typ not in _NOT_CODE and typ != _NEWLINE: code.add(ln)
+    return (comments,code),False
 
 @functools.lru_cache(maxsize=512)
 def _one_class_field_docs(cls)->dict:
     found = _class_source(cls)
     if found is None: return {}
-    src,cdef = found
-    comments,code_lines = {},set()
-    try:
-        for tok in tokenize.generate_tokens(io.StringIO(src).readline):
-            if tok.type == tokenize.COMMENT: comments[tok.start[0]] = _clean_comment(tok.string)
-            elif tok.type not in (tokenize.NL, tokenize.NEWLINE, tokenize.INDENT, tokenize.DEDENT): code_lines.add(tok.start[0])
-    except tokenize.TokenError: pass
+    lines,cdef = found
+    comments,code_lines = _scan(_read_lines, lines, cdef.lineno-1, cdef.end_lineno)
     docs,body = {},cdef.body
     for i,node in enumerate(body):
         if not (isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name)): continue
@@ -450,6 +532,8 @@ class UnionKind(TypeKind):
         raise BadValue(f"expected {self.describe(tp)}, {got_value(v)}")
     def describe(self, tp): return ' or '.join(describe_type(a) for a in self._args(tp))
 
+def _is_uuid(v): return (m := sys.modules.get('uuid')) is not None and isinstance(v, m.UUID) # not imported here: see `type_formats`
+
 def to_jsonable(v):
     "`v` as plain JSON (enums, dataclasses, tuples, sets, `Path`s, dates... converted), or raise `TypeError` when it has no JSON form"
     if v is None or isinstance(v, (bool, str)): return v
@@ -458,7 +542,7 @@ def to_jsonable(v):
         if not math.isfinite(v): raise TypeError(f"{v!r} is not JSON")
         return v
     if isinstance(v, enum.Enum): return to_jsonable(v.value)
-    if isinstance(v, (PurePath, UUID, Decimal)): return str(v)
+    if isinstance(v, (PurePath, Decimal)) or _is_uuid(v): return str(v)
     if isinstance(v, (date, dtime)): return v.isoformat()
     if isinstance(v, (list, tuple, deque)): return [to_jsonable(o) for o in v]
     if isinstance(v, (set, frozenset)):
@@ -513,8 +597,16 @@ def _parse_decimal(s):
     except InvalidOperation: raise ValueError(f"{s!r} is not a decimal number") from None
 
 type_formats = {Path: ('Path', Path), PurePath: ('Path', Path), datetime: ('date-time', datetime.fromisoformat), date: ('date', _parse_date),
-                dtime: ('time', dtime.fromisoformat), UUID: ('uuid', UUID), Decimal: ('decimal', _parse_decimal), bytes: ('binary', str.encode)}
+                dtime: ('time', dtime.fromisoformat), Decimal: ('decimal', _parse_decimal), bytes: ('binary', str.encode)}
 custom_types = set(type_formats)
+# entries added once their module is loaded: an annotation `UUID` means `uuid` is, and importing it here would add a tenth to our import time
+_formats_when_loaded = {'uuid': lambda m: (m.UUID, ('uuid', m.UUID))}
+
+def _add_loaded_formats():
+    for nm in [nm for nm in _formats_when_loaded if nm in sys.modules]:
+        if (make := _formats_when_loaded.pop(nm, None)) is None: continue # another thread added it
+        tp,entry = make(sys.modules[nm])
+        type_formats.setdefault(tp, entry); custom_types.add(tp)
 
 class FormatKind(TypeKind):
     def _entry(self, tp):
@@ -523,7 +615,9 @@ class FormatKind(TypeKind):
         for t in type_formats: # subclasses, e.g. `PosixPath`; `datetime` is checked before `date`
             if isinstance(tp, type) and issubclass(tp, t): return type_formats[t]
         return None
-    def match(self, tp, origin): return isinstance(tp, type) and (tp in custom_types or any(issubclass(tp, t) for t in type_formats))
+    def match(self, tp, origin):
+        if _formats_when_loaded: _add_loaded_formats()
+        return isinstance(tp, type) and (tp in custom_types or any(issubclass(tp, t) for t in type_formats))
     def schema(self, tp, b): return {'type': 'string', 'format': self._entry(tp)[0]}
     def convert(self, v, tp, c):
         if isinstance(v, tp) and not (tp is date and isinstance(v, datetime)): return _finite_decimal(v, c) if isinstance(v, Decimal) else v
@@ -1011,8 +1105,19 @@ def _qualname(tp): return f"{getattr(tp, '__module__', '')}.{getattr(tp, '__qual
 
 class SchemaBuilder:
     "Schemas for the types of one tool, with all `$defs` collected at the root"
-    def __init__(self): self.defs,self.names = {},{}
+    def __init__(self): self.defs,self.names,self._todo,self._busy = {},{},deque(),False
     def schema(self, tp)->dict:
+        "JSON schema of annotation `tp`; the definitions it refers to are in `defs` once the outermost call returns"
+        if self._busy: return self._schema(tp)
+        self._busy = True
+        try: # definitions are made here, one after another, not inside each other: a chain of classes of any length nests no deeper
+            s = self._schema(tp)
+            while self._todo:
+                nm,make = self._todo.popleft()
+                self.defs[nm] = make()
+            return s
+        finally: self._busy = False; self._todo.clear()
+    def _schema(self, tp)->dict:
         desc,_ = _annotated_doc(tp)
         cons = constraints_of(tp)
         tp = _unannotate(tp)
@@ -1025,11 +1130,9 @@ class SchemaBuilder:
         try: hash(tp); return tp
         except TypeError: return id(tp)
     def ref(self, tp, make)->dict:
-        "A `$ref` to the definition of `tp`, made by `make()` the first time"
+        "A `$ref` to the definition of `tp`, made by `make()` the first time (after the schema that refers to it)"
         key = self._key(tp)
-        if key not in self.names:
-            nm = self.add_def(getattr(tp, '__name__', 'Def'), None, key, qualname=_qualname(tp))
-            self.defs[nm] = make()
+        if key not in self.names: self._todo.append((self.add_def(getattr(tp, '__name__', 'Def'), None, key, qualname=_qualname(tp)), make))
         return {'$ref': f"#/$defs/{self.names[key]}"}
     def add_def(self, name, schema, key, qualname=None)->str:
         "Store `schema` under a name for `key` that no other key has (a different class of the same name gets its qualified name); return it"
