@@ -11,7 +11,7 @@ __all__ = ['PROVIDERS', 'REFUSED_TEXT', 'check_mcp_name', 'provider_tool_name', 
            'tool_output_text', 'format_tool_results']
 
 # %% ../nbs/01_providers.ipynb #6b91a0fb
-import copy, functools, hashlib, inspect, json, pickle, re, threading, types, typing, unicodedata, weakref
+import copy, functools, hashlib, inspect, json, marshal, re, threading, types, typing, unicodedata, weakref
 from collections import OrderedDict, abc
 from typing import Any, Optional
 from .funccall import bind_arguments, get_schema
@@ -446,20 +446,20 @@ def _check_provider(provider):
     if provider not in _DIALECTS: raise ValueError(f"Unknown provider {provider!r}; use one of: {', '.join(PROVIDERS)}")
 
 # %% ../nbs/01_providers.ipynb #b8e2f5a3
-_dialect_cache = _WeakCache() # tool -> {(provider, strict, name given): (its own name, its description in that dialect, pickled)}
-_last_batches = {} # (provider, strict) -> (the last tools asked for, weak references to them, their ToolNames, the answer pickled or None)
+_dialect_cache = _WeakCache() # tool -> {(provider, strict, name given): (its own name, its description in that dialect, as marshal bytes)}
+_last_batches = {} # (provider, strict) -> (the last tools asked for, weak references to them, their ToolNames, the answer as marshal bytes or None)
 
 def _dialect_tool(f, k:str|None, provider:str, strict)->tuple:
     "`(own name, description in provider's dialect)` of tool `f` (named `k`): a callable's is kept, and each caller gets a copy"
     key,entries = (provider, strict, k),None
     if not isinstance(f, abc.Mapping) and (entries := _dialect_cache.get(f)) is not None and (hit := entries.get(key)) is not None:
-        return hit[0],pickle.loads(hit[1])
+        return hit[0],marshal.loads(hit[1])
     s = _spec(f, k)
     make,mapped = _DIALECTS[provider]
     tool = make(s, provider_tool_name(s['name']) if mapped else s['name'], strict)
     if callable(f) and not isinstance(f, abc.Mapping):
         if entries is None: entries = _dialect_cache.set(f, {})
-        entries[key] = (s['name'], pickle.dumps(tool, protocol=pickle.HIGHEST_PROTOCOL))
+        entries[key] = (s['name'], marshal.dumps(tool))
     return s['name'],tool
 
 def tool_schemas(tools, # A function, a schema dict, a list of them, or a namespace (dict of name -> callable)
@@ -474,7 +474,7 @@ def tool_schemas(tools, # A function, a schema dict, a list of them, or a namesp
     items,mapped = _tool_items(tools),_DIALECTS[provider][1]
     batch,last = tuple((k, id(f)) for k,f in items),_last_batches.get((provider, strict))
     again = last is not None and last[0] == batch and all(r() is not None for r in last[1]) # same ids, still alive: the same tools
-    if again and last[3] is not None: out,names = pickle.loads(last[3]),last[2]
+    if again and last[3] is not None: out,names = marshal.loads(last[3]),last[2]
     else:
         names,seen,out = ToolNames(),{},[]
         for k,f in items:
@@ -491,7 +491,7 @@ def _keep_batch(provider, strict, batch:tuple, items:list, names:ToolNames, out:
     if any(isinstance(f, abc.Mapping) for _,f in items): return # a schema dict may change before the next call
     try: refs = tuple(weakref.ref(f) for _,f in items)
     except TypeError: return # a tool that cannot be weakly referred to: nothing is kept
-    _last_batches[(provider, strict)] = (batch, refs, names, None if out is None else pickle.dumps(out, protocol=pickle.HIGHEST_PROTOCOL))
+    _last_batches[(provider, strict)] = (batch, refs, names, None if out is None else marshal.dumps(out))
 
 def tool_names(tools # A function, a schema dict, a list of them, or a namespace: anything `tool_schemas` takes
               )->ToolNames: # The names' two-way map
