@@ -21,6 +21,21 @@ ns = {f'{f.__name__}{i}': f for i in range(10) for f in tools}
 for p in PROVIDERS:
     n=200; t = timeit.timeit(lambda: tool_schemas(ns, p, strict='auto' if 'openai' in p else False), number=n)/n
     print(f"tool_schemas 30 tools {p}: {t*1e3:.2f} ms")
+# 1,000 tools in every dialect and strict mode (issue 17: <= 5 ms the second time): the first time (schemas already made by
+# get_schema), a changed list (one tool fewer: each tool's description is kept, the whole answer is not), and the same list again
+import warnings
+many = {}
+with warnings.catch_warnings():
+    warnings.simplefilter('ignore') # made by exec: no source, so no docments (a warning each)
+    exec('\n'.join(f'def tool_{i}(a:int, b:str="x", c:list[int]|None=None): "Tool {i}"\n' for i in range(1000)), many)
+    fns = [many[f'tool_{i}'] for i in range(1000)]
+    tool_schemas(fns, 'json_schema')
+for p in PROVIDERS:
+    for strict in ((False, 'auto', True) if p in ('openai', 'openai-responses', 'anthropic') else (False,)):
+        t = timeit.default_timer(); tool_schemas(fns, p, strict=strict); first = timeit.default_timer()-t
+        changed = min(timeit.repeat(lambda: [tool_schemas(fns[:-1], p, strict=strict), tool_schemas(fns, p, strict=strict)], number=1, repeat=5))/2
+        again = min(timeit.repeat(lambda: tool_schemas(fns, p, strict=strict), number=5, repeat=5))/5
+        print(f"tool_schemas 1,000 tools {p} strict={strict}: first {first*1e3:.1f} ms, changed {changed*1e3:.2f} ms, again {again*1e3:.2f} ms")
 oai = ChatCompletion.model_validate({'id': 'c1', 'object': 'chat.completion', 'created': 0, 'model': 'gpt-x', 'choices': [{'index': 0, 'finish_reason': 'tool_calls',
     'message': {'role': 'assistant', 'content': None, 'tool_calls': [
         {'id': f'call_{i}', 'type': 'function', 'function': {'name': 'get_weather', 'arguments': '{"city": "Paris", "unit": "F"}'}} for i in range(5)]}}]})

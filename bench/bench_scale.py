@@ -153,8 +153,9 @@ def batches():
     def inc(x:int): # a number
         "Add one"
         return x+1
-    tb = Toolbox([inc])
-    for n in ((1000, 10000) if QUICK else (1000, 10000, 30000)):
+    sizes = (1000, 10000) if QUICK else (1000, 10000, 30000)
+    tb = Toolbox([inc], max_calls=max(sizes)) # every call runs (the default max_calls, 64, would refuse all but the first 64)
+    for n in sizes:
         calls = [{'id': f'c{i}', 'name': 'inc', 'arguments': {'x': i}} for i in range(n)]
         with concurrent.futures.ThreadPoolExecutor(32) as ex:
             t = time.perf_counter(); list(ex.map(lambda c: inc(**c['arguments']), calls)); bare = time.perf_counter()-t

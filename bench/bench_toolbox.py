@@ -4,13 +4,15 @@ of a tool that sleeps 0.1 s, serial and parallel, sync and async tools, for both
 Run by hand: `python bench/bench_toolbox.py`. Targets (issue 4): per-call overhead no more than baretools' on the same
 calls; 20 x 0.1 s in parallel within 0.15 s of wall time.
 
-Also: what an approval hook costs (`approve=` a hook that allows every call), next to the same calls without one.
+Also: what an approval hook costs (`approve=` a hook that allows every call), next to the same calls without one; and
+parallel batches of quick calls (issue 17): `execute(parallel=True)` per call against baretools' parallel `execute` and a
+bare `ThreadPoolExecutor.map` over the same calls (target: within 2x of the bare pool).
 
 Overhead is time per call minus a bare loop that calls the tool directly with the same arguments (the three measured in
 turns, best of 40 rounds, so load on a shared machine hits all alike), two ways:
 one call per `execute` (an agent turn with a single tool call) and a batch of 100 calls per `execute`.
 """
-import asyncio, inspect, time
+import asyncio, concurrent.futures, inspect, time
 from baretools import ToolRegistry
 from toolslm_like.toolbox import Toolbox
 
@@ -76,6 +78,18 @@ def main():
         print(f"    {'toolslm_like Toolbox':24}{us(ours)}   {us(ours-bare)}   {(ours-bare)/(theirs-bare):6.2f}")
         if approving: print(f"    {'  with approve=':24}{us(t['approved'])}   {us(t['approved']-bare)}   {(t['approved']-bare)/(theirs-bare):6.2f}")
         print(f"    {'baretools ToolRegistry':24}{us(theirs)}   {us(theirs-bare)}")
+
+    print("\nParallel batches of quick calls (add), per call, best of 20 rounds taken in turns")
+    with concurrent.futures.ThreadPoolExecutor(32) as pool:
+        for n in (100, 1000):
+            calls = [{'id': f'c{i}', 'name': 'add', 'arguments': {'a': i, 'b': 2}} for i in range(n)]
+            ptb = Toolbox([add], max_calls=n)
+            t = per_call({'pool': lambda: list(pool.map(lambda c: add(**c['arguments']), calls)),
+                          'ours': lambda: ptb.execute(calls, parallel=True),
+                          'theirs': lambda: reg.execute(calls, parallel=True, max_workers=32)}, n, rounds=20)
+            print(f"  {n:5} calls: ThreadPoolExecutor.map {us(t['pool'])}   toolslm_like {us(t['ours'])} ({t['ours']/t['pool']:.2f}x the pool)"
+                  f"   baretools {us(t['theirs'])} ({t['theirs']/t['pool']:.2f}x)")
+            ptb.close()
 
     print("\n20 calls of a tool that sleeps 0.1 s (wall time, best of 3)")
     for tool in ('nap', 'anap'):

@@ -12,11 +12,11 @@ __all__ = ['PROVIDERS', 'STREAM_CHUNK_ERROR', 'STREAM_OBJECT_ERROR', 'SERVER_ERR
            'format_tool_results']
 
 # %% ../nbs/01_providers.ipynb #6b91a0fb
-import copy, functools, hashlib, inspect, json, re, threading, types, typing, unicodedata
+import copy, functools, hashlib, inspect, json, marshal, re, threading, types, typing, unicodedata, weakref
 from collections import OrderedDict, abc
 from typing import Any, Optional
 from .funccall import bind_arguments, get_schema
-from .typekinds import SchemaError, to_jsonable, tool_info, show_value
+from .typekinds import SchemaError, to_jsonable, tool_info, show_value, _WeakCache
 from .jsonschema import SchemaWalker, DEFS_KEYS, resolve_ref, refs_in, refs_into_defs, describe_schema, check_schema_bounds
 from .limits import (MAX_NAME_CHARS, MAX_INPUT_NAME_CHARS, MAX_MCP_NAME_CHARS, MAX_REMEMBERED_NAMES, MAX_OPENAI_STRICT_NESTING,
                                  MAX_OPENAI_STRICT_PROPERTIES, MAX_GEMINI_REF_LEVELS)
@@ -131,27 +131,34 @@ def _spec(f, name=None)->dict:
     if not callable(f): raise TypeError(f"A tool must be a function (or other callable) or a schema dict, got {type(f).__name__} {f!r:.60}")
     return get_schema(f, pname='parameters', name=name)
 
-def tool_specs(tools # A function, a schema dict, a list of them, or a namespace (dict of name -> callable)
-              )->list: # `[{'name', 'description', 'parameters'}]`, one per tool, names unique
-    "The provider-neutral description of each tool in `tools`"
+def _tool_items(tools)->list:
+    "`(name or None, tool)` for each tool in `tools`: a function, a schema dict, a list of them, or a namespace"
     if tools is None: return []
-    if callable(tools) or _is_schema_dict(tools): items = [(None, tools)]
-    elif isinstance(tools, abc.Mapping): items = list(tools.items())
+    if callable(tools) or _is_schema_dict(tools): return [(None, tools)]
+    if isinstance(tools, abc.Mapping): items = list(tools.items())
     elif isinstance(tools, (list, tuple)):
         items = []
         for o in tools:
             if isinstance(o, abc.Mapping) and not _is_schema_dict(o): items += list(o.items())
             else: items.append((None, o))
     else: raise TypeError(f"tools must be a function, a list of functions (or schema dicts), or a namespace dict; got {type(tools).__name__}")
-    specs,seen = [],{}
-    for k,f in items:
+    for k,_ in items:
         if k is not None and not isinstance(k, str): raise TypeError(f"Tool names in a namespace must be strings, got {k!r}")
-        s = _spec(f, k)
-        if s['name'] in seen and seen[s['name']] is not f:
-            raise ToolNameCollision(f"Two different tools are named {s['name']!r}; rename one (e.g. pass {{'other_name': function}})")
-        if s['name'] not in seen: specs.append(s)
-        seen[s['name']] = f
-    return specs
+    return items
+
+def _first_named(seen:dict, name:str, f)->bool:
+    "Is `f` the first tool called `name` (`seen`: names so far -> tools)? Raises `ToolNameCollision` if another tool has it"
+    if name in seen:
+        if seen[name] is not f: raise ToolNameCollision(f"Two different tools are named {name!r}; rename one (e.g. pass {{'other_name': function}})")
+        return False
+    seen[name] = f
+    return True
+
+def tool_specs(tools # A function, a schema dict, a list of them, or a namespace (dict of name -> callable)
+              )->list: # `[{'name', 'description', 'parameters'}]`, one per tool, names unique
+    "The provider-neutral description of each tool in `tools`"
+    seen = {}
+    return [s for k,f in _tool_items(tools) if _first_named(seen, (s := _spec(f, k))['name'], f)]
 
 # %% ../nbs/01_providers.ipynb #ae53c79a
 class StrictSchemaError(SchemaError):
@@ -439,6 +446,23 @@ _STRICT_PROVIDERS = ('openai', 'openai-responses', 'anthropic')
 def _check_provider(provider):
     if provider not in _DIALECTS: raise ValueError(f"Unknown provider {provider!r}; use one of: {', '.join(PROVIDERS)}")
 
+# %% ../nbs/01_providers.ipynb #b8e2f5a3
+_dialect_cache = _WeakCache() # tool -> {(provider, strict, name given): (its own name, its description in that dialect, as marshal bytes)}
+_last_batches = {} # (provider, strict) -> (the last tools asked for, weak references to them, their ToolNames, the answer as marshal bytes or None)
+
+def _dialect_tool(f, k:str|None, provider:str, strict)->tuple:
+    "`(own name, description in provider's dialect)` of tool `f` (named `k`): a callable's is kept, and each caller gets a copy"
+    key,entries = (provider, strict, k),None
+    if not isinstance(f, abc.Mapping) and (entries := _dialect_cache.get(f)) is not None and (hit := entries.get(key)) is not None:
+        return hit[0],marshal.loads(hit[1])
+    s = _spec(f, k)
+    make,mapped = _DIALECTS[provider]
+    tool = make(s, provider_tool_name(s['name']) if mapped else s['name'], strict)
+    if callable(f) and not isinstance(f, abc.Mapping):
+        if entries is None: entries = _dialect_cache.set(f, {})
+        entries[key] = (s['name'], marshal.dumps(tool))
+    return s['name'],tool
+
 def tool_schemas(tools, # A function, a schema dict, a list of them, or a namespace (dict of name -> callable)
                  provider:str='anthropic', # One of `PROVIDERS`
                  strict:bool|str=False # Strict mode (OpenAI's, Anthropic's): True, False, or 'auto' (strict for each tool that can be)
@@ -447,12 +471,28 @@ def tool_schemas(tools, # A function, a schema dict, a list of them, or a namesp
     _check_provider(provider)
     if strict not in (True, False, 'auto'): raise ValueError(f"strict must be True, False or 'auto', got {strict!r}")
     if strict is True and provider not in _STRICT_PROVIDERS: raise ValueError(f"strict=True is a strict mode that only {', '.join(_STRICT_PROVIDERS)} have; provider {provider!r} has no such setting (use strict=False or 'auto')")
-    make,mapped = _DIALECTS[provider]
-    specs = tool_specs(tools)
-    names = ToolNames()
-    out = [make(s, names.add(s['name']) if mapped else s['name'], strict) for s in specs]
+    if provider not in _STRICT_PROVIDERS: strict = False # the others have no strict mode: 'auto' is the same as False
+    items,mapped = _tool_items(tools),_DIALECTS[provider][1]
+    batch,last = tuple((k, id(f)) for k,f in items),_last_batches.get((provider, strict))
+    again = last is not None and last[0] == batch and all(r() is not None for r in last[1]) # same ids, still alive: the same tools
+    if again and last[3] is not None: out,names = marshal.loads(last[3]),last[2]
+    else:
+        names,seen,out = ToolNames(),{},[]
+        for k,f in items:
+            name,tool = _dialect_tool(f, k, provider, strict)
+            if _first_named(seen, name, f):
+                if mapped: names.add(name) # checks that no two tools get the same provider name
+                out.append(tool)
+        _keep_batch(provider, strict, batch, items, names, out if again else None)
     if mapped: _remember_names(names)
     return out
+
+def _keep_batch(provider, strict, batch:tuple, items:list, names:ToolNames, out:list|None):
+    "Remember the tools of this `tool_schemas` call, and (`out`: asked for a second time) its answer"
+    if any(isinstance(f, abc.Mapping) for _,f in items): return # a schema dict may change before the next call
+    try: refs = tuple(weakref.ref(f) for _,f in items)
+    except TypeError: return # a tool that cannot be weakly referred to: nothing is kept
+    _last_batches[(provider, strict)] = (batch, refs, names, None if out is None else marshal.dumps(out))
 
 def tool_names(tools # A function, a schema dict, a list of them, or a namespace: anything `tool_schemas` takes
               )->ToolNames: # The names' two-way map

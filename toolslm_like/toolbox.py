@@ -10,7 +10,7 @@ __all__ = ['MAX_CALLS', 'MAX_ARGUMENT_CHARS', 'DEFAULT_MAX_WORKERS', 'TRANSIENT_
            'md_block', 'tool_calls_markdown', 'ToolResults']
 
 # %% ../nbs/02_toolbox.ipynb #9668dfaa
-import asyncio, concurrent.futures, inspect, itertools, json, logging, os, queue, random, re, sys, threading, time
+import asyncio, collections, concurrent.futures, inspect, itertools, json, logging, os, queue, random, re, sys, threading, time
 from collections import abc
 from fastcore.basics import patch
 from .funccall import mk_ns, prepare_call, tool_traceback, run_with_timeout, using_globals, caller_globals, CodeTimeout
@@ -128,13 +128,12 @@ def _work(self:ToolThreads):
             if item is None: return
             fut,fn,args,kwargs = item
             del item
+            # no lock per call: `abandon` and this thread each pop `fut` from `_running` (one atomic step), and only one finds it
+            self._running[fut] = me
             if fut.set_running_or_notify_cancel():
-                with self._lock: self._running[fut] = me
                 try: fut.set_result(fn(*args, **kwargs))
                 except BaseException as e: fut.set_exception(e)
-                with self._lock:
-                    self._running.pop(fut, None)
-                    if me in self._abandoned: counted = False; return
+            if self._running.pop(fut, None) is None: counted = False; return # given up on: `abandon` stopped counting us
             del fut,fn,args,kwargs # let go of the call's arguments and result while idle
             self._idle.release()
     finally:
@@ -148,7 +147,7 @@ def _work(self:ToolThreads):
 def abandon(self:ToolThreads, fut:concurrent.futures.Future)->bool:
     "Stop counting the thread that runs `fut` against `max_workers` (its call was given up on); a pending `fut` is cancelled"
     if fut.cancel(): return True
-    with self._lock:
+    with self._lock: # held until `t` is in `_abandoned`, so that `t`, ending, finds itself there
         t = self._running.pop(fut, None)
         if t is None: return False # it has finished
         self._abandoned.add(t)
@@ -485,6 +484,7 @@ async def _aattempt(self:Toolbox, f, info, kw:dict, name, timeout, glb):
     if type(res) not in _never_awaitable and inspect.isawaitable(res): res = await (asyncio.wait_for(res, timeout) if timeout else res)
     return res
 
+# %% ../nbs/02_toolbox.ipynb #a7c31e02
 @patch
 async def _arun_call(self:Toolbox, call, timeout, retries:int, glb, refused:BaseException|None=None)->dict:
     "Run one call from async code, with its retries, to its result"
@@ -492,16 +492,21 @@ async def _arun_call(self:Toolbox, call, timeout, retries:int, glb, refused:Base
     if refused is not None: return self._refused(call, refused, start)
     try: call_id,name,f,info,kw = self._prepare(call)
     except Exception as e: return self._refused(call, e, start)
-    attempt = 0
+    return await self._arun_prepared(call_id, name, f, info, kw, timeout, retries, glb, start)
+
+@patch
+async def _arun_prepared(self:Toolbox, call_id, name, f, info, kw:dict, timeout, retries:int, glb, start:float,
+                         attempt:int=0, delay:float|None=None)->dict:
+    "Try a prepared call from async code until it succeeds or fails for good (`attempt` made already, `delay` before the next)"
     watched = self._watched()
     while True:
+        if delay is not None: await asyncio.sleep(delay)
         attempt += 1
         if watched: self._emit('start', call_id, name, attempt)
         try: out = await self._aattempt(f, info, kw, name, timeout, glb)
         except (Exception, SystemExit) as e:
             delay = self._after_error(call_id, name, e, attempt, retries)
             if delay is None: return _result(call_id, name, None, _error_text(e), attempt, start)
-            await asyncio.sleep(delay)
             continue
         if watched: self._emit('success', call_id, name, attempt, time=time.perf_counter()-start)
         return _result(call_id, name, out, None, attempt, start)
@@ -546,9 +551,11 @@ def execute(self:Toolbox, calls:list, # Tool calls: `{'id', 'name', 'arguments'}
     "Run the tool calls a model asked for; every call gets a result, in order, whatever happens to the others"
     if not (timeout is None and retries == 0 and type(calls) is list): calls = _check_batch(calls, timeout, retries)
     if approve is not None or self.approve is not None: return self._execute_approved(calls, parallel, timeout, retries, approve)
-    if parallel and len(calls) > 1:
-        return ToolResults(_wait_all(_submit_coroutine(self._agather(calls, timeout, retries, _resolved_globals()))), calls)
     watched = self.on_event is not None or self.logger.isEnabledFor(logging.DEBUG) # as `_watched`, inline: this is the hot path
+    if parallel and len(calls) > 1:
+        if timeout is None and self.executor is None and not watched and not _on_background_loop(): # the common case: see below
+            return ToolResults(self._run_in_threads(calls, retries, _resolved_globals()), calls)
+        return ToolResults(_wait_all(_submit_coroutine(self._agather(calls, timeout, retries, _resolved_globals()))), calls)
     run = self._run_call # serially, on this thread: tools that want the caller's globals find them when they run (`caller_globals`)
     if len(calls) <= self.max_calls:
         results = ToolResults((), calls)
@@ -567,6 +574,57 @@ def _wait_all(fut:concurrent.futures.Future):
 @patch
 async def _agather(self:Toolbox, calls:list, timeout, retries:int, glb)->list:
     return list(await asyncio.gather(*(self._arun_call(c, timeout, retries, glb, r) for c,r in self._split(calls))))
+
+# %% ../nbs/02_toolbox.ipynb #c4e8f2b7
+@patch
+def _run_in_threads(self:Toolbox, calls:list, retries:int, glb)->list:
+    "Results of a parallel batch with no time limit: up to `max_workers` threads each run the next call until none is left"
+    n,limit = len(calls),self.max_calls
+    out = [None]*n
+    for i in range(limit, n): out[i] = self._refused(calls[i], _over_limit(i, n, limit), _clock())
+    todo = collections.deque(range(min(n, limit))) # taken from by several threads at once: `popleft` is atomic
+    threads = self._tool_threads()
+    takers = [threads.submit(self._take_calls, calls, todo, out, retries, glb) for _ in range(min(len(todo), self.max_workers))]
+    try:
+        for t in takers: t.result()
+        for i,r in enumerate(out):
+            while isinstance(r, concurrent.futures.Future): r = r.result() # an async call, or the retries of a failed one
+            out[i] = r
+    except BaseException: # interrupted (Ctrl-C): start no more calls, and give up on those that have not finished
+        todo.clear()
+        for r in takers + out:
+            while isinstance(r, concurrent.futures.Future) and r.done() and not r.cancelled() and r.exception() is None: r = r.result()
+            if isinstance(r, concurrent.futures.Future): self._give_up(r)
+        raise
+    return out
+
+@patch
+def _take_calls(self:Toolbox, calls:list, todo:collections.deque, out:list, retries:int, glb):
+    "Run the calls whose places are in `todo`, one after another, until none is left (many threads at once)"
+    while True:
+        try: i = todo.popleft()
+        except IndexError: return
+        out[i] = self._run_taken(calls[i], retries, glb)
+
+# %% ../nbs/02_toolbox.ipynb #d9f1a3c6
+@patch
+def _run_taken(self:Toolbox, call, retries:int, glb):
+    "Check `call` and run it once, on this worker thread: its result, or a future of it (an async tool, or a failure worth a retry)"
+    start = _clock()
+    try: call_id,name,f,info,kw = self._prepare(call)
+    except Exception as e: return self._refused(call, e, start)
+    if info.is_async: return _submit_coroutine(self._arun_prepared(call_id, name, f, info, kw, None, retries, glb, start))
+    try:
+        if info.wants_globals:
+            with using_globals(glb()): out = f(**kw)
+        else: out = f(**kw)
+        if type(out) not in _never_awaitable: out = _settled(out, name, None)
+    except (Exception, SystemExit) as e:
+        delay = self._after_error(call_id, name, e, 1, retries)
+        if delay is None: return _result(call_id, name, None, _error_text(e), 1, start)
+        # the retries wait on the event loop, not in this thread, which takes other calls meanwhile
+        return _submit_coroutine(self._arun_prepared(call_id, name, f, info, kw, None, retries, glb, start, 1, delay))
+    return {'id': call_id, 'name': name, 'output': out, 'error': None, 'attempts': 1, 'time': _clock()-start}
 
 # %% ../nbs/02_toolbox.ipynb #4f73aaee
 @patch
