@@ -230,7 +230,7 @@ def _refs_in_generics(ann):
     if o is typing.Annotated: return typing.Annotated[(_refs_in_generics(args[0]), *ann.__metadata__)]
     new = tuple(ForwardRef(a) if isinstance(a, str) else _refs_in_generics(a) for a in args)
     if new == args: return ann
-    if isinstance(ann, types.GenericAlias): return types.GenericAlias(o, new)
+    if type(ann) is types.GenericAlias: return types.GenericAlias(o, new) # not abc.Callable's: its argument list is kept flat
     if isinstance(ann, types.UnionType): return Union[new]
     return ann.copy_with(new) if hasattr(ann, 'copy_with') else ann
 
