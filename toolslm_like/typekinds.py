@@ -293,11 +293,22 @@ def _has_forward(ann)->bool:
     args = get_args(ann)[:1] if o is typing.Annotated else get_args(ann)
     return any(_has_forward(a) for a in args if not isinstance(a, (list, tuple)) or a)
 
+def _refs_in_generics(ann):
+    "`ann` with the strings in `list['X']`-style generics made `ForwardRef`s (as Python 3.11+ does; 3.10 keeps strings)"
+    o,args = get_origin(ann),get_args(ann)
+    if o is None or o is Literal or not args: return ann
+    if o is typing.Annotated: return typing.Annotated[(_refs_in_generics(args[0]), *ann.__metadata__)]
+    new = tuple(ForwardRef(a) if isinstance(a, str) else _refs_in_generics(a) for a in args)
+    if new == args: return ann
+    if type(ann) is types.GenericAlias: return types.GenericAlias(o, new) # not abc.Callable's: its argument list is kept flat
+    if isinstance(ann, types.UnionType): return Union[new]
+    return ann.copy_with(new) if hasattr(ann, 'copy_with') else ann
+
 def _resolve(ann, globalns, localns):
     "Evaluate string annotations and forward references inside `ann`"
     if ann is _empty or not _has_forward(ann): return ann
     h = _Holder()
-    h.__annotations__ = {'a': ann}
+    h.__annotations__ = {'a': _refs_in_generics(ann) if sys.version_info < (3, 11) else ann}
     return get_type_hints(h, globalns, localns, include_extras=True)['a']
 
 def _underlying(f):
@@ -811,7 +822,10 @@ def _is_default_doc(tp, d):
 
 def _field_hints(tp):
     mod = sys.modules.get(tp.__module__)
-    try: return get_type_hints(tp, vars(mod) if mod else None, {tp.__name__: tp}, include_extras=True)
+    glb,loc = (vars(mod) if mod else None),{tp.__name__: tp}
+    try:
+        hints = get_type_hints(tp, glb, loc, include_extras=True)
+        return {k: _resolve(t, glb, loc) for k,t in hints.items()} # Python 3.10 leaves strings in `list['X']`
     except Exception as e: raise SchemaError(f"Cannot resolve the field types of {tp.__name__}: {e}") from None
 
 # %% ../nbs/11_typekinds.ipynb #97a4ff40
