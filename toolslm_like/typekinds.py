@@ -19,7 +19,7 @@ from datetime import date, datetime, time as dtime
 from decimal import Decimal, InvalidOperation
 from pathlib import Path, PurePath
 from typing import Any, ForwardRef, Literal, Union, get_args, get_origin, get_type_hints
-from .limits import MAX_INT_DIGITS, MAX_INPUT_NAME_CHARS, MAX_JSON_DEPTH, MAX_SHOWN_CHARS
+from .limits import MAX_INT_DIGITS, MAX_INPUT_NAME_CHARS, MAX_SHOWN_CHARS
 
 # %% ../nbs/11_typekinds.ipynb #069488e8
 class SchemaError(TypeError, ValueError):
