@@ -10,7 +10,7 @@ __all__ = ['MAX_INDEX_TOOLS', 'GIT_TIMEOUT', 'MAX_FOLDER_FILES', 'INSTALL_TIMEOU
            'read_tool_names', 'read_dependencies', 'is_git_source', 'fetch_git', 'folder_fingerprint', 'copy_folder',
            'venv_python', 'build_venv', 'prepare_index', 'CannotCross', 'encode_type', 'decode_type', 'describe_tool',
            'make_proxy', 'worker_main', 'ToolTimeoutError', 'requested_env', 'index_worker_env', 'WorkerRestarted',
-           'RemoteToolError', 'remote_error', 'ToolIndex']
+           'RemoteToolError', 'remote_error', 'ToolIndex', 'MAX_TYPE_DEPTH', 'MAX_SOURCE_CHARS']
 
 # %% ../nbs/05_indexes.ipynb #95d89d11
 import asyncio, builtins, contextlib, enum, functools, hashlib, importlib, importlib.util, inspect, json, linecache, math, os, re, shutil
@@ -338,6 +338,8 @@ def decode_type(d:dict, depth=0):
     raise ValueError(f"unknown type description {d!r:.60}")
 
 # %% ../nbs/05_indexes.ipynb #de393adf
+_all_ = ['MAX_TYPE_DEPTH', 'MAX_SOURCE_CHARS'] # from `toolslm_like.limits`, still importable from here
+
 def describe_tool(f)->dict:
     "What a proxy needs to look like `f`, as JSON (`refused` lists the parameters whose types cannot cross)"
     info = tool_info(f)

@@ -10,7 +10,7 @@ __all__ = ['DEFAULT_TIMEOUT', 'DEFAULT_MEMORY_MB', 'DEFAULT_CPU_S', 'DEFAULT_FIL
            'SANDBOX_UIDS', 'SandboxError', 'SandboxWarning', 'cut_text', 'is_plain_json', 'safe_repr', 'encode_result',
            'site_dirs', 'python_binds', 'find_bwrap', 'bwrap_args', 'set_limits', 'cpu_budget', 'drop_privileges',
            'no_new_privileges', 'end_others', 'limit_hint', 'run_request', 'worker_main', 'claim_uid',
-           'kill_user_processes', 'disk_usage', 'python_tool', 'Sandbox']
+           'kill_user_processes', 'disk_usage', 'python_tool', 'Sandbox', 'MAX_CODE_CHARS']
 
 # %% ../nbs/03_sandbox.ipynb #3e6c2833
 import builtins, ctypes, errno, faulthandler, fcntl, functools, importlib, json, math, os, pwd, re, resource, shutil
@@ -21,6 +21,7 @@ from .worker import Worker, WorkerError, WorkerTimeout, Cgroup, worker_env, serv
 from .limits import MAX_STOP_SECONDS, MAX_START_SECONDS, MAX_REAP_SECONDS, MAX_KILL_SECONDS, MAX_CODE_CHARS, MAX_JSON_DEPTH
 
 # %% ../nbs/03_sandbox.ipynb #7da03e9e
+_all_ = ['MAX_CODE_CHARS'] # from `toolslm_like.limits`, still importable from here
 DEFAULT_TIMEOUT = 30 # seconds of wall-clock time per run: a model waits for the answer
 DEFAULT_MEMORY_MB = 1024 # memory of all the sandbox's processes together (cgroup), and of each one (RLIMIT_AS): a runaway allocation fails, not the machine
 DEFAULT_CPU_S = 30 # CPU seconds per run, of all its processes, counting what ran since the last run: threads can burn more CPU than wall-clock time
