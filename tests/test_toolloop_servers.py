@@ -244,6 +244,22 @@ def test_prompt_only_mode(api):
     assert 'ZeroDivisionError' in text_of(api, conversation(api, srv.requests[2])[-1])
     assert history.answer == ANSWER
 
+@pytest.mark.parametrize('api,is_async', [('chat', False), ('anthropic', True), ('gemini', False)])
+def test_prompt_only_pythonic_format(api, is_async):
+    "native=False, text_format='pythonic': the prompt shows Python-list calls, the model writes them so, and the loop runs them"
+    turns = ['[add(a=2, b=3), multiply(a=4, b=5)]', 'Now the last one.\n[divide(a=1, b=0)]', ANSWER]
+    with SERVERS[api](turns) as srv: history = run_loop(api, srv, is_async, native=False, text_format='pythonic')
+    assert srv.problems == [] and history.answer == ANSWER
+    system = {'chat': lambda r: r['messages'][0]['content'], 'anthropic': lambda r: r['system'],
+              'gemini': lambda r: r['systemInstruction']['parts'][0]['text']}[api](srv.requests[0])
+    assert 'a Python list of calls' in system and re.search(r'^\[add\(a=\d+, b=\d+\)\]$', system, re.M) and '"arguments"' not in system
+    lines = [json.loads(l) for l in text_of(api, conversation(api, srv.requests[1])[-1]).splitlines()[1:]]
+    assert lines == [{'id': 'call_1_1', 'name': 'add', 'output': 5}, {'id': 'call_1_2', 'name': 'multiply', 'output': 20}]
+    assert 'ZeroDivisionError' in text_of(api, conversation(api, srv.requests[2])[-1])
+
+def test_unknown_text_format_is_refused():
+    with pytest.raises(ValueError, match="Unknown text_format 'yaml'"): tool_loop(openai.OpenAI(api_key='k', base_url='http://127.0.0.1:9'), 'hi', TOOLS, model='m', native=False, text_format='yaml')
+
 def test_prompt_only_budget_note_joins_the_results():
     with AnthropicServer(['{"name": "add", "arguments": {"a": 1, "b": 1}}', 'Two.']) as srv:
         history = run_loop('anthropic', srv, native=False, max_iters=1)

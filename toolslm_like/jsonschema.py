@@ -6,13 +6,13 @@ Docs: https://toolslm-like.github.io/toolslm_like/jsonschema.html.md"""
 
 # %% auto #0
 __all__ = ['DEFS_KEYS', 'check_schema_bounds', 'resolve_ref', 'refs_in', 'def_name', 'refs_into_defs', 'merged_all_of',
-           'SchemaBudget', 'node_kind', 'SchemaWalker', 'describe_schema', 'sample_value']
+           'SchemaBudget', 'node_kind', 'SchemaWalker', 'describe_schema', 'sample_value', 'optional_nulls_dropped']
 
 # %% ../nbs/09_jsonschema.ipynb #5e407296
 import re
 from urllib.parse import unquote
 from .funccall import SchemaError, got_value, show_value
-from .limits import MAX_SCHEMA_DEPTH, MAX_SCHEMA_NODES, MAX_SCHEMA_CHARS
+from .limits import MAX_SCHEMA_DEPTH, MAX_SCHEMA_NODES, MAX_SCHEMA_CHARS, MAX_CHECK_STEPS, MAX_CHECK_DEPTH
 
 # %% ../nbs/09_jsonschema.ipynb #62146e86
 DEFS_KEYS = ('$defs', 'definitions') # where definitions live: JSON Schema 2020-12, and draft 7 (still common in MCP servers)
@@ -288,3 +288,48 @@ def sample_value(s, # A schema node
     "A placeholder value that fits `s`'s JSON type (for showing a model how a call looks)"
     try: return _Sample(root if root is not None else s if isinstance(s, dict) else {}).walk(s)
     except SchemaError: return '...'
+
+# %% ../nbs/09_jsonschema.ipynb #312cac22
+class _NullAllowed(SchemaWalker):
+    "Does the schema allow `null`?"
+    def any(self, s, at): return True
+    def never(self, s, at): return False
+    invalid = never
+    def any_of(self, s, at): return any(self.walk(o) for o in self.members(s, 'anyOf'))
+    def typed(self, s, at):
+        t = s.get('type')
+        return t == 'null' or (isinstance(t, list) and 'null' in t) or None in (s.get('enum') or ()) or ('const' in s and s['const'] is None)
+    object = array = type_list = scalar = null = enum = typed
+
+class _OptionalNullsDropped(SchemaWalker):
+    "A JSON value (what the pass carries down) without the nulls its schema does not allow for keys that may be left out"
+    def any(self, s, v): return v
+    never = invalid = scalar = null = enum = untyped = any
+    def fits(self, s, v)->bool: return isinstance(s.get('properties'), dict) if isinstance(v, dict) else 'items' in s or 'prefixItems' in s
+    def shaped(self, s, v):
+        if not (isinstance(v, (dict, list)) and self.fits(s, v)): return v
+        return self.fields(s, v) if isinstance(v, dict) else self.items(s, v)
+    object = array = type_list = shaped
+    def any_of(self, s, v):
+        if not isinstance(v, (dict, list)): return v
+        subs = [self.deref(o) if isinstance(o, dict) and '$ref' in o else o for o in self.members(s, 'anyOf')]
+        fit = [o for o in ({k:x for k,x in s.items() if k != 'anyOf'}, *subs) if isinstance(o, dict) and self.fits(o, v)]
+        if isinstance(v, dict): fit.sort(key=lambda o: not set(v) <= set(o['properties'])) # the member that knows every key, if any
+        return self.walk(fit[0], v) if fit else v
+    def inner(self, s, v): return self.walk(s, v) if isinstance(v, (dict, list)) else v
+    def fields(self, s, v:dict):
+        props,req,extra = s['properties'],set(s.get('required') or ()),s.get('additionalProperties')
+        null_ok = _NullAllowed(self.root, self.where, self.budget)
+        return {k: self.inner(props.get(k, extra if isinstance(extra, dict) else {}), x) for k,x in v.items()
+                if not (x is None and k in props and k not in req and not null_ok.walk(props[k]))}
+    def items(self, s, v:list):
+        pre,items = s.get('prefixItems') if isinstance(s.get('prefixItems'), list) else [],s.get('items')
+        return [self.inner(pre[i] if i < len(pre) else items if isinstance(items, dict) else {}, x) for i,x in enumerate(v)]
+
+def optional_nulls_dropped(v, # A JSON value, e.g. a model's arguments in OpenAI's strict mode
+                           schema:dict # Its schema (the root its `$ref`s resolve from)
+                          ): # `v` itself when the schema cannot be walked within the budget
+    "Copy of `v` without the `null`s `schema` does not allow for keys it lets a model leave out (they then get their defaults)"
+    budget = SchemaBudget('this value', MAX_CHECK_STEPS, MAX_CHECK_DEPTH)
+    try: return _OptionalNullsDropped(schema, budget=budget).walk(schema, v)
+    except SchemaError: return v

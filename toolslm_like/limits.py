@@ -12,7 +12,8 @@ __all__ = ['MAX_JSON_DEPTH', 'MAX_ARGUMENT_CHARS', 'MAX_INT_DIGITS', 'MAX_NAME_C
            'MAX_CALL_SECONDS', 'MAX_CALLS_PER_CLIENT', 'MAX_TIMEOUT_SECONDS', 'MAX_MESSAGE_BYTES',
            'MAX_UNSOLICITED_BYTES', 'MAX_OUTPUT_KEPT', 'MAX_STOP_SECONDS', 'MAX_STUCK_THREADS', 'MAX_START_SECONDS',
            'MAX_REAP_SECONDS', 'MAX_KILL_SECONDS', 'MAX_TEXT_CHARS', 'MAX_FAILED_SPANS', 'MAX_PARSED_CHARS',
-           'MAX_DISPLAY_CHARS', 'limits_table']
+           'MAX_DISPLAY_CHARS', 'MAX_CALLS', 'MAX_BATCH_ARGUMENT_CHARS', 'MAX_REMEMBERED_CALLS', 'MAX_INDEX_TOOLS',
+           'MAX_FOLDER_FILES', 'MAX_CODE_CHARS', 'MAX_TYPE_DEPTH', 'MAX_SOURCE_CHARS', 'limits_table']
 
 # %% ../nbs/08_limits.ipynb #0d9fb3f6
 MAX_JSON_DEPTH = 64 # levels of nesting in one JSON value (arguments, results): checking recurses and Python's stack is finite; real arguments nest under 10
@@ -56,6 +57,18 @@ MAX_TEXT_CHARS = 200_000 # characters of a model's reply searched for calls writ
 MAX_FAILED_SPANS = 64 # brackets in one reply that open nothing readable before that search stops: junk text must not cost a parse per bracket
 MAX_PARSED_CHARS = 400_000 # characters of one reply handed to Python's parser in all (spans that are not JSON are tried as literals): nested junk would be parsed once per bracket
 MAX_DISPLAY_CHARS = 2_000 # characters of one argument, output or reply shown in a notebook: a megabyte of tool output would stall the browser and bury the rest
+
+# %% ../nbs/08_limits.ipynb #f81e44f2
+MAX_CALLS = 64 # calls run from one batch (a `Toolbox`'s `max_calls`); the rest get an error result instead of tying up workers
+MAX_BATCH_ARGUMENT_CHARS = 1_000_000 # characters of one call's arguments in a `Toolbox` batch (as JSON, roughly): up to `MAX_CALLS` are converted at once, each into a copy, so a turn stays at tens of megabytes; a real call sends a path or an id, not the content
+MAX_REMEMBERED_CALLS = 10_000 # call ids remembered process-wide with their provider (so `format_tool_results` answers in the call's dialect): a long-lived process must not grow without limit
+
+# %% ../nbs/08_limits.ipynb #b95b5dc1
+MAX_INDEX_TOOLS = 500 # tools one index lists: each is sent to a model as a schema, so a list longer than this is a mistake
+MAX_FOLDER_FILES = 20_000 # files in a plain-folder index (read to fingerprint it): an index is a small project, a bigger tree is a wrong path (a home folder, say)
+MAX_CODE_CHARS = 1_000_000 # characters of code one sandbox run takes: longer code is refused before it reaches the worker; real code is far shorter
+MAX_TYPE_DEPTH = 32 # levels of one annotation described to or from an index's process: describing recurses, and a description from another process is untrusted; real annotations nest under 10
+MAX_SOURCE_CHARS = 1_000_000 # characters of one tool function's source an index sends (so its docments are read on the other side): a longer one is left out
 
 # %% ../nbs/08_limits.ipynb #ac2e0bf2
 def limits_table()->dict: # name -> (value, reason)

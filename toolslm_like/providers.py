@@ -19,7 +19,7 @@ from .funccall import bind_arguments, get_schema
 from .typekinds import SchemaError, to_jsonable, tool_info, show_value, _WeakCache
 from .jsonschema import SchemaWalker, DEFS_KEYS, resolve_ref, refs_in, refs_into_defs, describe_schema, check_schema_bounds
 from .limits import (MAX_NAME_CHARS, MAX_INPUT_NAME_CHARS, MAX_MCP_NAME_CHARS, MAX_REMEMBERED_NAMES, MAX_OPENAI_STRICT_NESTING,
-                                 MAX_OPENAI_STRICT_PROPERTIES, MAX_GEMINI_REF_LEVELS)
+                                 MAX_OPENAI_STRICT_PROPERTIES, MAX_GEMINI_REF_LEVELS, MAX_ARGUMENT_CHARS, MAX_REMEMBERED_CALLS)
 
 # %% ../nbs/01_providers.ipynb #a026545a
 PROVIDERS = ('anthropic', 'openai', 'openai-responses', 'gemini', 'gemini-json-schema', 'mcp', 'json_schema')
@@ -547,10 +547,6 @@ def gemini_callable(f # A tool: function, method, callable object (sync or async
     return wrapper
 
 # %% ../nbs/01_providers.ipynb #de5b014e
-# Arguments are model-written and untrusted: text longer than this is refused rather than parsed
-_MAX_ARGUMENT_CHARS = 10_000_000
-# Calls remembered (id -> provider) so `format_tool_results` can answer in the right dialect; bounded
-_MAX_REMEMBERED_CALLS = 10_000
 _call_dialects = OrderedDict()
 _calls_lock = threading.Lock()
 
@@ -559,7 +555,7 @@ def _remember_call(id, provider, custom):
     with _calls_lock:
         _call_dialects[id] = (provider, custom)
         _call_dialects.move_to_end(id)
-        while len(_call_dialects) > _MAX_REMEMBERED_CALLS: _call_dialects.popitem(last=False)
+        while len(_call_dialects) > MAX_REMEMBERED_CALLS: _call_dialects.popitem(last=False)
 
 def parse_arguments(text, # A model's arguments: JSON text, a dict, or None
                     tool:str='tool' # The tool's name, for the error
@@ -572,7 +568,7 @@ def parse_arguments(text, # A model's arguments: JSON text, a dict, or None
         except UnicodeDecodeError: return {},f"The arguments for {tool!r} are not UTF-8 text; send a JSON object"
     if not isinstance(text, str): return {},f"The arguments for {tool!r} must be a JSON object, got {type(text).__name__}"
     if not text.strip(): return {},None # some models send '' for a tool without parameters
-    if len(text) > _MAX_ARGUMENT_CHARS: return {},f"The arguments for {tool!r} are {len(text)} characters long, over the limit of {_MAX_ARGUMENT_CHARS}; send less"
+    if len(text) > MAX_ARGUMENT_CHARS: return {},f"The arguments for {tool!r} are {len(text)} characters long, over the limit of {MAX_ARGUMENT_CHARS}; send less"
     try: v = json.loads(text)
     except ValueError as e: return {},f"The arguments for {tool!r} are not valid JSON ({e}); send one JSON object of name: value pairs"
     except RecursionError: return {},f"The arguments for {tool!r} are nested too deeply to read; send a flatter JSON object"

@@ -6,11 +6,11 @@ Docs: https://toolslm-like.github.io/toolslm_like/sandbox.html.md"""
 
 # %% auto #0
 __all__ = ['DEFAULT_TIMEOUT', 'DEFAULT_MEMORY_MB', 'DEFAULT_CPU_S', 'DEFAULT_FILE_MB', 'DEFAULT_DISK_MB', 'DEFAULT_MAX_FILES',
-           'DEFAULT_OPEN_FILES', 'DEFAULT_MAX_PROCS', 'DEFAULT_TMP_MB', 'DEFAULT_MAX_OUTPUT', 'MAX_CODE_CHARS',
-           'MAX_VALUE_DEPTH', 'CHECK_EVERY', 'SANDBOX_UIDS', 'SandboxError', 'SandboxWarning', 'cut_text',
-           'is_plain_json', 'safe_repr', 'encode_result', 'site_dirs', 'python_binds', 'find_bwrap', 'bwrap_args',
-           'set_limits', 'cpu_budget', 'drop_privileges', 'no_new_privileges', 'end_others', 'limit_hint',
-           'run_request', 'worker_main', 'claim_uid', 'kill_user_processes', 'disk_usage', 'python_tool', 'Sandbox']
+           'DEFAULT_OPEN_FILES', 'DEFAULT_MAX_PROCS', 'DEFAULT_TMP_MB', 'DEFAULT_MAX_OUTPUT', 'CHECK_EVERY',
+           'SANDBOX_UIDS', 'SandboxError', 'SandboxWarning', 'cut_text', 'is_plain_json', 'safe_repr', 'encode_result',
+           'site_dirs', 'python_binds', 'find_bwrap', 'bwrap_args', 'set_limits', 'cpu_budget', 'drop_privileges',
+           'no_new_privileges', 'end_others', 'limit_hint', 'run_request', 'worker_main', 'claim_uid',
+           'kill_user_processes', 'disk_usage', 'python_tool', 'Sandbox', 'MAX_CODE_CHARS']
 
 # %% ../nbs/03_sandbox.ipynb #3e6c2833
 import builtins, ctypes, errno, faulthandler, fcntl, functools, importlib, json, math, os, pwd, re, resource, shutil
@@ -18,9 +18,10 @@ import signal, subprocess, sys, sysconfig, tempfile, threading, time, traceback,
 from pathlib import Path
 from fastcore.basics import patch
 from .worker import Worker, WorkerError, WorkerTimeout, Cgroup, worker_env, serve, exit_words, signal_name
-from .limits import MAX_STOP_SECONDS, MAX_START_SECONDS, MAX_REAP_SECONDS, MAX_KILL_SECONDS
+from .limits import MAX_STOP_SECONDS, MAX_START_SECONDS, MAX_REAP_SECONDS, MAX_KILL_SECONDS, MAX_CODE_CHARS, MAX_JSON_DEPTH
 
 # %% ../nbs/03_sandbox.ipynb #7da03e9e
+_all_ = ['MAX_CODE_CHARS'] # from `toolslm_like.limits`, still importable from here
 DEFAULT_TIMEOUT = 30 # seconds of wall-clock time per run: a model waits for the answer
 DEFAULT_MEMORY_MB = 1024 # memory of all the sandbox's processes together (cgroup), and of each one (RLIMIT_AS): a runaway allocation fails, not the machine
 DEFAULT_CPU_S = 30 # CPU seconds per run, of all its processes, counting what ran since the last run: threads can burn more CPU than wall-clock time
@@ -31,8 +32,6 @@ DEFAULT_OPEN_FILES = 64 # open file descriptors per process (RLIMIT_NOFILE)
 DEFAULT_MAX_PROCS = 32 # processes and threads of the sandbox together (cgroup pids, else RLIMIT_NPROC): a fork bomb stays contained
 DEFAULT_TMP_MB = 64 # size of the sandbox's own /tmp, /var/tmp and /dev/shm (in RAM, counted in its memory): files there must not fill the machine
 DEFAULT_MAX_OUTPUT = 20_000 # characters of printed output, and of a returned value, sent back to the model
-MAX_CODE_CHARS = 1_000_000 # code longer than this is refused before it reaches the worker
-MAX_VALUE_DEPTH = 100 # JSON nesting sent back as a value; deeper values come back as repr text (the parent's json.loads must not recurse deeply)
 CHECK_EVERY = 0.1 # seconds between the parent's checks of the sandbox's CPU time and disk use while code runs
 # Spare uids for workers when we are root: normal users sit below 60000 and systemd's dynamic users start at 61184
 SANDBOX_UIDS = range(60100, 61100)
@@ -57,7 +56,7 @@ def is_plain_json(v, depth:int=0)->bool:
     t = type(v)
     if t in (str, bool, int, type(None)): return True
     if t is float: return math.isfinite(v)
-    if depth >= MAX_VALUE_DEPTH: return False
+    if depth >= MAX_JSON_DEPTH: return False
     if t is list: return all(is_plain_json(o, depth+1) for o in v)
     if t is dict: return all(type(k) is str and is_plain_json(o, depth+1) for k,o in v.items())
     return False

@@ -581,10 +581,11 @@ class _Loop:
     "The state of one tool loop; `rounds` is the loop, as a generator of what it needs done"
     dialect:Any; model:str; history:ToolHistory; schemas:list; names:Any; max_iters:int; native:bool; system:str|None; options:dict
     iteration:int = 0 # the round being asked for now
+    text_format:str = 'json' # how calls are written when `native` is off (one of `TEXT_TOOL_FORMATS`)
 
     def request(self, final=False):
         system = self.system
-        if not self.native: system = text_tools_prompt(self.schemas) + (f"\n\n{system}" if system else '')
+        if not self.native: system = text_tools_prompt(self.schemas, self.text_format) + (f"\n\n{system}" if system else '')
         return self.dialect.request(self.model, self.history, self.schemas if self.native else None, system, final, self.options)
 
     def take_reply(self, response, iteration):
@@ -802,13 +803,14 @@ class _NotebookProgress:
 
 # %% ../nbs/04_toolloop.ipynb #ddfa4a59
 def _setup(client, messages, tools, model, max_iters, api, native, system, on_step, parallel, strict, execute_options, create_options,
-           stream=False, approve=None, progress=None)->_Run:
+           stream=False, approve=None, progress=None, text_format='json')->_Run:
     "A `_Run` for one tool loop, after checking the arguments"
     provider,is_async = client_api(client, api)
     dialect = DIALECTS[provider]
     if not isinstance(model, str) or not model: raise ValueError("tool_loop needs model='...': the model name the server knows")
     if isinstance(max_iters, bool) or not isinstance(max_iters, int) or max_iters < 1:
         raise ValueError(f"max_iters must be a whole number of rounds of tool calls, at least 1; got {max_iters!r}")
+    if text_format not in TEXT_TOOL_FORMATS: raise ValueError(f"Unknown text_format {text_format!r}: use one of {', '.join(TEXT_TOOL_FORMATS)}")
     if isinstance(messages, str): messages = [dialect.user_message(messages)]
     if not isinstance(messages, (list, tuple)) or not messages:
         raise TypeError("messages must be a non-empty list of messages in the provider's dialect (or a str: the user's first message)")
@@ -819,7 +821,7 @@ def _setup(client, messages, tools, model, max_iters, api, native, system, on_st
     if not ns: raise ValueError("tool_loop needs at least one tool: pass a function, a list of them, or a namespace dict")
     schemas = toolbox.schemas(provider, strict=strict) if native else toolbox.schemas('json_schema')
     names = toolbox.tool_names() if native else list(ns) # native: the names the provider saw, to map back; text: the tools' own names
-    loop = _Loop(dialect, model, ToolHistory(messages, provider), schemas, names, max_iters, native, system, dict(create_options))
+    loop = _Loop(dialect, model, ToolHistory(messages, provider), schemas, names, max_iters, native, system, dict(create_options), text_format=text_format)
     options = {'parallel': parallel, **(execute_options or {}), **({'approve': approve} if approve is not None else {})}
     show = _NotebookProgress() if (_in_notebook() if progress is None else progress) else None
     return _Run(loop, dialect.create(client), dialect.create_stream(client), toolbox, toolbox is not tools, is_async, on_step, options,
@@ -834,6 +836,7 @@ def tool_loop(client, # `openai.OpenAI`/`AsyncOpenAI` (Chat Completions or Respo
               *,
               api:str|None=None, # For OpenAI clients: 'chat' (default) or 'responses'
               native:bool=True, # Use the API's tool calling? `False`: tools in the system prompt, calls parsed from the text
+              text_format:str='json', # With `native=False`: how the prompt tells the model to write calls, one of `TEXT_TOOL_FORMATS` (the one it was trained on, e.g. 'hermes', 'pythonic')
               system:str|None=None, # A system prompt, sent with each request but kept out of the history (Chat: a first system message; Responses: `instructions`; Anthropic: `system`; Gemini: `system_instruction`)
               on_step:Callable|None=None, # Called with each `LoopStep` (for progress display and logging); may be async with async clients
               stream:bool=False, # Stream the replies? Then a `ToolStream` is returned: iterate it for the text as it comes, `ToolCalls` and each `LoopStep`
@@ -846,16 +849,16 @@ def tool_loop(client, # `openai.OpenAI`/`AsyncOpenAI` (Chat Completions or Respo
              )->ToolHistory: # The whole history: the messages, then the model's replies and the tool results
     "Send `messages` and `tools` to `client`, run the calls the model asks for and send back the results, until it answers in plain text"
     run = _setup(client, messages, tools, model, max_iters, api, native, system, on_step, parallel, strict, execute_options, create_options,
-                 stream, approve, progress)
+                 stream, approve, progress, text_format)
     if stream: return ToolStream(run)
     return run.arun() if run.is_async else run.run()
 
-def atool_loop(client, messages:list|str, tools, model:str=None, max_iters:int=8, *, api:str|None=None, native:bool=True,
+def atool_loop(client, messages:list|str, tools, model:str=None, max_iters:int=8, *, api:str|None=None, native:bool=True, text_format:str='json',
                system:str|None=None, on_step:Callable|None=None, stream:bool=False, approve:Callable|None=None, progress:bool|None=None,
                parallel:bool=True, strict:bool|str=False, execute_options:dict|None=None, **create_options)->ToolHistory:
     "`tool_loop` to `await` (or with `stream=True`, to iterate with `async for`), for async or sync clients (a sync client's requests run in a worker thread)"
     run = _setup(client, messages, tools, model, max_iters, api, native, system, on_step, parallel, strict, execute_options, create_options,
-                 stream, approve, progress)
+                 stream, approve, progress, text_format)
     return ToolStream(run) if stream else run.arun()
 
 # %% ../nbs/04_toolloop.ipynb #bf9bb42d

@@ -19,7 +19,7 @@ from datetime import date, datetime, time as dtime
 from decimal import Decimal, InvalidOperation
 from pathlib import Path, PurePath
 from typing import Any, ForwardRef, Literal, Union, get_args, get_origin, get_type_hints
-from .limits import MAX_INT_DIGITS, MAX_INPUT_NAME_CHARS, MAX_JSON_DEPTH, MAX_SHOWN_CHARS
+from .limits import MAX_INT_DIGITS, MAX_INPUT_NAME_CHARS, MAX_SHOWN_CHARS
 
 # %% ../nbs/11_typekinds.ipynb #069488e8
 class SchemaError(TypeError, ValueError):
@@ -927,8 +927,8 @@ class PydanticKind(ClassKind):
         try: return tp.model_validate(v, strict=c.strict or None),v
         except Exception as e: err = e
         if isinstance(v, dict): # OpenAI's strict mode sends null for every optional field left out, at any depth
-            s = _plain_pydantic_schema(tp)
-            cleaned = _drop_nulls(v, s, s)
+            from toolslm_like.jsonschema import optional_nulls_dropped # here: it imports funccall, which imports this module
+            cleaned = optional_nulls_dropped(v, _plain_pydantic_schema(tp))
             if cleaned != v:
                 try: return tp.model_validate(cleaned, strict=c.strict or None),cleaned
                 except Exception as e: err = e
@@ -956,34 +956,6 @@ def _rename_refs(o, renames):
     if isinstance(o, list): return [_rename_refs(v, renames) for v in o]
     return o
 
-def _local(s, root, hops=0):
-    "Schema `s` with a `#/$defs/...` ref followed (within `root`)"
-    while isinstance(s, dict) and isinstance(r := s.get('$ref'), str) and r.startswith('#/$defs/') and hops < 64:
-        s,hops = (root.get('$defs') or {}).get(r[8:], {}),hops+1
-    return s if isinstance(s, dict) else {}
-
-def _allows_null(s, root)->bool:
-    s = _local(s, root)
-    t = s.get('type')
-    if not s or t == 'null' or (isinstance(t, list) and 'null' in t) or None in (s.get('enum') or ()) or ('const' in s and s['const'] is None): return True
-    return any(_allows_null(o, root) for o in [*s.get('anyOf', ()), *s.get('oneOf', ())])
-
-def _drop_nulls(v, s, root, depth=0):
-    "Copy of JSON value `v` without the nulls schema `s` does not allow for keys it lets a model leave out"
-    s = _local(s, root)
-    if depth > MAX_JSON_DEPTH: return v
-    if isinstance(v, dict):
-        objs = [o for o in map(lambda o: _local(o, root), [s, *s.get('anyOf', ())]) if o.get('properties')]
-        s = next((o for o in objs if set(v) <= set(o['properties'])), objs[0] if objs else s)
-        props,req,extra = s.get('properties') or {},set(s.get('required') or ()),s.get('additionalProperties')
-        return {k: _drop_nulls(x, props.get(k, extra if isinstance(extra, dict) else {}), root, depth+1) for k,x in v.items()
-                if not (x is None and k in props and k not in req and not _allows_null(props[k], root))}
-    if isinstance(v, list):
-        arrs = [o for o in map(lambda o: _local(o, root), [s, *s.get('anyOf', ())]) if 'items' in o or 'prefixItems' in o]
-        s = arrs[0] if arrs else s
-        pre,items = s.get('prefixItems') or [],s.get('items')
-        return [_drop_nulls(x, pre[i] if i < len(pre) else items if isinstance(items, dict) else {}, root, depth+1) for i,x in enumerate(v)]
-    return v
 
 # %% ../nbs/11_typekinds.ipynb #548b1647
 class CallableKind(ClassKind):
