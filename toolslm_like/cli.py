@@ -15,7 +15,8 @@ from .funccall import get_schema, call_func, run_with_timeout, tool_traceback, A
 from .typekinds import SchemaError, to_jsonable
 from .funccall import CodeTimeout # what `run_with_timeout` raises at its time limit
 from .providers import tool_schemas, PROVIDERS
-from .limits import MAX_ARGUMENT_CHARS, MAX_TIMEOUT_SECONDS
+from .limits import MAX_ARGUMENT_CHARS, MAX_TIMEOUT_SECONDS, MAX_JSON_DEPTH
+from .funccall import _too_deep # the depth check call_func makes, made here before anything runs
 
 # %% ../nbs/07_cli.ipynb #f60c74a8
 class CLIError(Exception):
@@ -113,6 +114,8 @@ def schema_command(spec:str, provider:str|None=None, strict:bool=False)->str:
     return _dumps(schemas[0] if len(schemas) == 1 else schemas)
 
 # %% ../nbs/07_cli.ipynb #d3170d8a
+_TOO_DEEP = f"The arguments are nested more than {MAX_JSON_DEPTH} levels deep; send a flatter JSON object"
+
 def parse_arguments(text:str # The JSON text given on the command line
                    )->dict:
     "The arguments of a call: a JSON object, or `CLIError` saying what is wrong with the text"
@@ -121,8 +124,9 @@ def parse_arguments(text:str # The JSON text given on the command line
     except json.JSONDecodeError as e:
         raise CLIError(f"The arguments are not valid JSON ({e.msg} at line {e.lineno}, column {e.colno}): give a JSON object, "
                        """e.g. '{"a": 1}' (in single quotes, so the shell keeps the double ones)""") from None
-    except RecursionError: raise CLIError("The arguments are nested too deeply to read; send a flatter JSON object") from None
+    except RecursionError: raise CLIError(_TOO_DEEP) from None # how deep json.loads goes first depends on the Python version
     except ValueError as e: raise CLIError(f"The arguments cannot be read: {e}") from None # e.g. an integer of more than 4300 digits
+    if _too_deep(args): raise CLIError(_TOO_DEEP)
     if not isinstance(args, dict): raise CLIError(f"The arguments must be a JSON object of name: value, not {type(args).__name__} {text.strip()[:60]}")
     return args
 

@@ -30,6 +30,8 @@ def _source_lines(f):
     "Source lines of code object owner `f` from `linecache`, or `None` when there is no source (e.g. made by `exec`)"
     code = getattr(f, '__code__', None)
     if code is None or code.co_name == '<lambda>': return None, 0
+    # `exec`'s default file name: many sources share it, so what linecache holds under it (Python 3.13 keeps `-c`'s code there) is not this one's
+    if code.co_filename == '<string>': return None, 0
     lines = linecache.getlines(code.co_filename, getattr(f, '__globals__', None))
     if not lines or code.co_firstlineno > len(lines): return None, 0
     return lines, code.co_firstlineno-1
