@@ -10,14 +10,16 @@ __all__ = ['DEFS_KEYS', 'check_schema_bounds', 'resolve_ref', 'refs_in', 'def_na
 
 # %% ../nbs/09_jsonschema.ipynb #5e407296
 import re
+from typing import Any
+from fastcore.basics import patch
 from urllib.parse import unquote
 from .funccall import SchemaError, got_value, show_value
 from .limits import MAX_SCHEMA_DEPTH, MAX_SCHEMA_NODES, MAX_SCHEMA_CHARS, MAX_CHECK_STEPS, MAX_CHECK_DEPTH
 
-# %% ../nbs/09_jsonschema.ipynb #62146e86
+# %% ../nbs/09_jsonschema.ipynb #0d01e61a
 DEFS_KEYS = ('$defs', 'definitions') # where definitions live: JSON Schema 2020-12, and draft 7 (still common in MCP servers)
 
-def check_schema_bounds(schema, # A JSON schema from a third party
+def check_schema_bounds(schema:dict, # A JSON schema from a third party
                         where:str='the schema' # What it is, for the error message
                        ):
     "Raise `SchemaError` when `schema` is not a JSON object, or is deeper or bigger than `limits` allows (before anything recurses over it)"
@@ -36,7 +38,7 @@ def check_schema_bounds(schema, # A JSON schema from a third party
             else: stack.extend((v, d+1) for v in o)
         if chars > MAX_SCHEMA_CHARS: raise SchemaError(f"{where} has more than {MAX_SCHEMA_CHARS} characters of text")
 
-# %% ../nbs/09_jsonschema.ipynb #d911c213
+# %% ../nbs/09_jsonschema.ipynb #9c47fb1f
 def _pointer_parts(ref)->list:
     if ref == '#': return []
     if not isinstance(ref, str) or not ref.startswith('#/'):
@@ -58,7 +60,9 @@ def _follow(root, parts, ref):
     if not isinstance(o, (dict, bool)): raise SchemaError(f"The $ref {show_value(ref)} points to {got_value(o)}, not a schema")
     return o
 
-def refs_in(s)->set:
+# %% ../nbs/09_jsonschema.ipynb #4f01981c
+def refs_in(s:dict|list # A schema, or a part of one
+           )->set: # The `$ref` texts in it
     "The `$ref`s in schema `s` (not following them)"
     found,stack = set(),[s]
     while stack:
@@ -69,12 +73,13 @@ def refs_in(s)->set:
         elif isinstance(o, list): stack.extend(o)
     return found
 
-def def_name(ref:str)->str|None:
+def def_name(ref:str # A `$ref`
+            )->str|None: # The definition's name (`None` for any other ref)
     "The definition a `#/$defs/Name` ref names (`None` for any other ref)"
     if not isinstance(ref, str) or not ref.startswith('#/$defs/') or '/' in ref[8:]: return None
     return _pointer_parts(ref)[1]
 
-# %% ../nbs/09_jsonschema.ipynb #d0faf9ed
+# %% ../nbs/09_jsonschema.ipynb #c03cb839
 def _escaped(name:str)->str: return name.replace('~', '~0').replace('/', '~1')
 
 def _def_base(parts:tuple)->str:
@@ -82,12 +87,8 @@ def _def_base(parts:tuple)->str:
     words = [p for p in parts if p not in ('properties', 'items', 'anyOf', 'oneOf', 'allOf', *DEFS_KEYS)]
     return re.sub(r'[^A-Za-z0-9_.-]', '_', '_'.join(words)) or 'root'
 
-def refs_into_defs(schema:dict # A tool's parameters schema (from a third party)
-                  )->dict: # `schema` itself if it needs nothing, else a new schema
-    "`schema` with every `$ref` of the form `#/$defs/Name`: draft-07 `definitions`, and refs to any other place (`#`, `#/properties/a`), get `$defs` entries"
-    refs = refs_in(schema)
-    defs = schema.get('$defs') if isinstance(schema.get('$defs'), dict) else {}
-    if 'definitions' not in schema and all(def_name(r) in defs for r in refs): return schema
+def _def_targets(schema:dict, refs:set, defs:dict)->dict:
+    "Each place the refs of `schema` point to (JSON pointer parts) -> the name of its `$defs` entry: entries keep their names, other places get new ones"
     targets = {('$defs', k): k for k in defs}
     taken = set(defs)
     for r in sorted(refs):
@@ -98,15 +99,27 @@ def refs_into_defs(schema:dict # A tool's parameters schema (from a third party)
         i = 2
         while name in taken: name,i = f"{base}_{i}",i+1
         taken.add(name); targets[parts] = name
-    def copy(o, at:tuple, top=False):
-        if not top and at in targets: return {'$ref': '#/$defs/' + _escaped(targets[at])}
-        if isinstance(o, list): return [copy(v, (*at, str(i))) for i,v in enumerate(o)]
-        if not isinstance(o, dict): return o
-        out = {k: copy(v, (*at, k)) for k,v in o.items() if not (at == () and k in DEFS_KEYS)}
-        if isinstance(o.get('$ref'), str): out['$ref'] = '#/$defs/' + _escaped(targets[tuple(_pointer_parts(o['$ref']))])
-        return out
-    out = copy(schema, (), True)
-    new_defs = {name: copy(_follow(schema, parts, parts), parts, True) for parts,name in targets.items()}
+    return targets
+
+# %% ../nbs/09_jsonschema.ipynb #90ae74dc
+def _with_def_refs(o, at:tuple, targets:dict, top=False):
+    "Copy of `o` (found at pointer `at`) with each place in `targets` (but `o` itself, if `top`) replaced by a ref to its definition"
+    if not top and at in targets: return {'$ref': '#/$defs/' + _escaped(targets[at])}
+    if isinstance(o, list): return [_with_def_refs(v, (*at, str(i)), targets) for i,v in enumerate(o)]
+    if not isinstance(o, dict): return o
+    out = {k: _with_def_refs(v, (*at, k), targets) for k,v in o.items() if not (at == () and k in DEFS_KEYS)}
+    if isinstance(o.get('$ref'), str): out['$ref'] = '#/$defs/' + _escaped(targets[tuple(_pointer_parts(o['$ref']))])
+    return out
+
+def refs_into_defs(schema:dict # A tool's parameters schema (from a third party)
+                  )->dict: # `schema` itself if it needs nothing, else a new schema
+    "`schema` with every `$ref` of the form `#/$defs/Name`: draft-07 `definitions`, and refs to any other place (`#`, `#/properties/a`), get `$defs` entries"
+    refs = refs_in(schema)
+    defs = schema.get('$defs') if isinstance(schema.get('$defs'), dict) else {}
+    if 'definitions' not in schema and all(def_name(r) in defs for r in refs): return schema
+    targets = _def_targets(schema, refs, defs)
+    out = _with_def_refs(schema, (), targets, True)
+    new_defs = {name: _with_def_refs(_follow(schema, parts, parts), parts, targets, True) for parts,name in targets.items()}
     if new_defs: out['$defs'] = new_defs
     return out
 
@@ -133,12 +146,13 @@ def merged_all_of(s:dict, # A schema with `allOf`
             elif k not in out or (k == 'description' and not out[k]): out[k] = v
     return out
 
-# %% ../nbs/09_jsonschema.ipynb #ff6c2cb3
+# %% ../nbs/09_jsonschema.ipynb #d6b355c8
 class SchemaBudget:
     "Nodes visited and levels entered in one walk: a pathological schema (or value) fails fast instead of exhausting memory or the stack"
     def __init__(self, where:str='the schema', # What is walked, for the error message
-                 max_nodes:int=MAX_SCHEMA_NODES, max_depth:int=MAX_SCHEMA_DEPTH,
-                 error=SchemaError # The exception class raised when the budget runs out
+                 max_nodes:int=MAX_SCHEMA_NODES, # Nodes one walk may visit
+                 max_depth:int=MAX_SCHEMA_DEPTH, # Levels one walk may enter
+                 error:type=SchemaError # The exception class raised when the budget runs out
                 ):
         self.where,self.left,self.depth,self.max_nodes,self.max_depth,self.error = where,max_nodes,0,max_nodes,max_depth,error
     def enter(self):
@@ -146,14 +160,18 @@ class SchemaBudget:
         self.left -= 1; self.depth += 1
         if self.left < 0 or self.depth > self.max_depth: self.over()
     def over(self):
+        "Raise the error saying which budget ran out"
         if self.left < 0: raise self.error(f"{self.where} needs more than {self.max_nodes} steps to walk ($refs and anyOfs fanning out); simplify it")
         raise self.error(f"{self.where} nests more than {self.max_depth} levels deep (following its $refs); simplify it")
-    def leave(self): self.depth -= 1
+    def leave(self):
+        "One level back up"
+        self.depth -= 1
 
-# %% ../nbs/09_jsonschema.ipynb #0c9cc696
+# %% ../nbs/09_jsonschema.ipynb #1f6d53a4
 _TYPE_KINDS = {'object': 'object', 'array': 'array', 'null': 'null', 'string': 'scalar', 'integer': 'scalar', 'number': 'scalar', 'boolean': 'scalar'}
 
-def node_kind(s)->str:
+def node_kind(s:dict|bool # A schema node
+             )->str: # The name of the `SchemaWalker` method for it
     "Which `SchemaWalker` method a schema node goes to"
     if not isinstance(s, dict): return 'any' if s is True else 'never' if s is False else 'invalid'
     if not s: return 'any'
@@ -170,57 +188,121 @@ def node_kind(s)->str:
     if isinstance(t, list): return 'type_list'
     return _TYPE_KINDS.get(t, 'invalid')
 
+# %% ../nbs/09_jsonschema.ipynb #c686a6d1
 class SchemaWalker:
     "One pass over a JSON schema: `walk` sends each node to the method for its kind, `$ref`s resolve from `root`, a `SchemaBudget` bounds it all"
     def __init__(self, root:dict, # The whole schema: where `$ref`s resolve from
                  where:str='the schema', # What is walked, for error messages
                  budget:SchemaBudget|None=None # Default: `MAX_SCHEMA_NODES` nodes, `MAX_SCHEMA_DEPTH` levels
                 ): self.root,self.where,self.budget = root,where,budget or SchemaBudget(where)
-    def walk(self, s, at=None):
-        "What this pass makes of node `s`; `at` is what the pass carries down (a path, a value, ...)"
+    def walk(self, s:dict|bool, # A schema node
+             at:Any=None # What the pass carries down to it (a path, a value, ...)
+            ): # What this pass makes of `s`
+        "What this pass makes of node `s`: the method for its kind (`node_kind`) decides"
         b = self.budget # `enter`, inline: this runs for every node
         b.left -= 1; b.depth += 1
         if b.left < 0 or b.depth > b.max_depth: b.over()
         try: return getattr(self, node_kind(s))(s, at)
         finally: b.depth -= 1
-    def child(self, at, key): return at # what a part of a node carries down: `key` is a property's name, '[]' for items, an index for members
-    def members(self, s, key)->list:
-        if not isinstance(s.get(key), list): raise SchemaError(f"{self.where} has {key} {got_value(s.get(key))}, which should be a list of schemas")
-        return s[key]
-    def deref(self, s:dict):
-        "The schema a `$ref` node stands for: its target, with the keywords beside the `$ref` laid over it"
-        target = resolve_ref(s['$ref'], self.root)
-        rest = {k:v for k,v in s.items() if k != '$ref' and (k != 'description' or v)}
-        if not rest: return target
-        return {**(target if isinstance(target, dict) else {} if target else {'not': {}}), **rest}
+    def child(self, at:Any, # What the pass carries down to a node
+              key:str|int # A part of it: a property's name, '[]' for items, '{}' for additionalProperties, an index for members
+             ): # What the pass carries down to that part
+        "What a part of a node carries down; by default the same as the node"
+        return at
     # One method per kind of node (`node_kind`); by default, the node copied with its parts walked
-    def any(self, s, at): return s
-    def never(self, s, at): return s
-    def invalid(self, s, at): raise SchemaError(f"{self.where} has {got_value(s)} where a schema should be")
-    def ref(self, s, at): return self.walk(self.deref(s), at)
-    def all_of(self, s, at):
-        m = self.members(s, 'allOf')
-        if len(m) == 1 and isinstance(m[0], dict): return self.walk({**{k:v for k,v in s.items() if k != 'allOf'}, **m[0]}, at) # pydantic v1's `allOf: [$ref]`
-        return self.walk(merged_all_of(s, self.root), at)
-    def one_of(self, s, at): return self.any_of({**{k:v for k,v in s.items() if k != 'oneOf'}, 'anyOf': self.members(s, 'oneOf')}, at)
-    def any_of(self, s, at): return {**s, 'anyOf': [self.walk(o, self.child(at, i)) for i,o in enumerate(self.members(s, 'anyOf'))]}
-    def object(self, s, at):
-        out = dict(s)
-        if isinstance(s.get('properties'), dict): out['properties'] = {k: self.walk(v, self.child(at, k)) for k,v in s['properties'].items()}
-        if isinstance(s.get('additionalProperties'), dict): out['additionalProperties'] = self.walk(s['additionalProperties'], self.child(at, '{}'))
-        return out
-    def array(self, s, at):
-        out = dict(s)
-        if isinstance(s.get('prefixItems'), list): out['prefixItems'] = [self.walk(o, self.child(at, i)) for i,o in enumerate(s['prefixItems'])]
-        if isinstance(s.get('items'), dict): out['items'] = self.walk(s['items'], self.child(at, '[]'))
-        return out
-    def type_list(self, s, at): return s
-    def scalar(self, s, at): return s
-    def null(self, s, at): return s
-    def enum(self, s, at): return s
-    def untyped(self, s, at): return self.any(s, at)
+    def _unchanged(self, s:dict|bool, # A schema node
+                   at:Any # What the pass carries down to it
+                  ): # `s` itself
+        "The default for kinds without parts: the node as it is"
+        return s
+    any = never = type_list = scalar = null = enum = _unchanged
 
-# %% ../nbs/09_jsonschema.ipynb #b4d4c715
+# %% ../nbs/09_jsonschema.ipynb #e84b3bb0
+@patch
+def invalid(self:SchemaWalker, s:Any, # What stands where a schema should
+            at:Any # What the pass carries down to it
+           ):
+    "A node that is no schema: a `SchemaError` saying what it is"
+    raise SchemaError(f"{self.where} has {got_value(s)} where a schema should be")
+
+@patch
+def untyped(self:SchemaWalker, s:dict, # A node without type, properties, items or enum (a description only, say)
+            at:Any # What the pass carries down to it
+           ):
+    "A node without a type accepts any value: as `any`"
+    return self.any(s, at)
+
+@patch
+def members(self:SchemaWalker, s:dict, # A schema node
+            key:str # 'anyOf', 'oneOf' or 'allOf'
+           )->list: # The member schemas
+    "The members of `s` under `key`; a `SchemaError` when they are not a list"
+    if not isinstance(s.get(key), list): raise SchemaError(f"{self.where} has {key} {got_value(s.get(key))}, which should be a list of schemas")
+    return s[key]
+
+# %% ../nbs/09_jsonschema.ipynb #13fcf3be
+@patch
+def ref(self:SchemaWalker, s:dict, # A node with a `$ref`
+        at:Any # What the pass carries down to it
+       ):
+    "The definition the `$ref` points to, walked in its place"
+    return self.walk(self.deref(s), at)
+
+@patch
+def deref(self:SchemaWalker, s:dict # A schema node with a `$ref`
+         ): # The schema (a dict, or `True`/`False`) it stands for
+    "The schema a `$ref` node stands for: its target, with the keywords beside the `$ref` laid over it"
+    target = resolve_ref(s['$ref'], self.root)
+    rest = {k:v for k,v in s.items() if k != '$ref' and (k != 'description' or v)}
+    if not rest: return target
+    return {**(target if isinstance(target, dict) else {} if target else {'not': {}}), **rest}
+
+# %% ../nbs/09_jsonschema.ipynb #4e8dc9aa
+@patch
+def one_of(self:SchemaWalker, s:dict, # A node with `oneOf`
+           at:Any # What the pass carries down to it
+          ):
+    "As an `anyOf` of the same members"
+    return self.any_of({**{k:v for k,v in s.items() if k != 'oneOf'}, 'anyOf': self.members(s, 'oneOf')}, at)
+
+@patch
+def any_of(self:SchemaWalker, s:dict, # A node with `anyOf`
+           at:Any # What the pass carries down to it
+          ):
+    "`s` with each member walked"
+    return {**s, 'anyOf': [self.walk(o, self.child(at, i)) for i,o in enumerate(self.members(s, 'anyOf'))]}
+
+@patch
+def all_of(self:SchemaWalker, s:dict, # A node with `allOf`
+           at:Any # What the pass carries down to it
+          ):
+    "`s` with its `allOf` members folded in, walked"
+    m = self.members(s, 'allOf')
+    if len(m) == 1 and isinstance(m[0], dict): return self.walk({**{k:v for k,v in s.items() if k != 'allOf'}, **m[0]}, at) # pydantic v1's `allOf: [$ref]`
+    return self.walk(merged_all_of(s, self.root), at)
+
+# %% ../nbs/09_jsonschema.ipynb #33a0fe87
+@patch
+def object(self:SchemaWalker, s:dict, # An object schema
+           at:Any # What the pass carries down to it
+          ):
+    "`s` with its properties (and `additionalProperties`) walked"
+    out = dict(s)
+    if isinstance(s.get('properties'), dict): out['properties'] = {k: self.walk(v, self.child(at, k)) for k,v in s['properties'].items()}
+    if isinstance(s.get('additionalProperties'), dict): out['additionalProperties'] = self.walk(s['additionalProperties'], self.child(at, '{}'))
+    return out
+
+@patch
+def array(self:SchemaWalker, s:dict, # An array schema
+          at:Any # What the pass carries down to it
+         ):
+    "`s` with its `items` (and `prefixItems`) walked"
+    out = dict(s)
+    if isinstance(s.get('prefixItems'), list): out['prefixItems'] = [self.walk(o, self.child(at, i)) for i,o in enumerate(s['prefixItems'])]
+    if isinstance(s.get('items'), dict): out['items'] = self.walk(s['items'], self.child(at, '[]'))
+    return out
+
+# %% ../nbs/09_jsonschema.ipynb #7af56400
 _TYPE_WORDS = {'integer': 'an integer', 'number': 'a number', 'string': 'a string', 'boolean': 'true or false', 'null': 'null',
                'array': 'a list', 'object': 'an object'}
 _BOUND_WORDS = (('minimum', 'at least'), ('maximum', 'at most'), ('exclusiveMinimum', 'above'), ('exclusiveMaximum', 'below'),
@@ -242,19 +324,22 @@ class _Words(SchemaWalker):
     def enum(self, s, at):
         if 'const' in s: return show_value(s['const'])
         return 'one of ' + ', '.join(show_value(v) for v in s['enum']) if isinstance(s.get('enum'), list) else 'any value'
-    def typed(self, s, at):
-        if 'enum' in s or 'const' in s: return self.enum(s, at)
-        ts = s['type'] if isinstance(s.get('type'), list) else [s.get('type', 'object' if 'properties' in s else 'array')]
-        words = ' or '.join(_TYPE_WORDS.get(t, str(t)) for t in ts)
-        if isinstance(s.get('items'), dict) and s['items']: words += f" (each {self.walk(s['items'], at+1)})"
-        if isinstance(s.get('additionalProperties'), dict) and s['additionalProperties']: words += f" (each value {self.walk(s['additionalProperties'], at+1)})"
-        bounds = [f"{w} {s[k]}" for k,w in _BOUND_WORDS if isinstance(s.get(k), (int, float)) and not isinstance(s.get(k), bool)]
-        unit = ' characters' if 'string' in ts and ('minLength' in s or 'maxLength' in s) else ' items' if 'array' in ts and ('minItems' in s or 'maxItems' in s) else ''
-        return words + (f", {' and '.join(bounds)}{unit}" if bounds else '')
-    object = array = type_list = scalar = null = typed
     def untyped(self, s, at): return 'any value'
 
-def describe_schema(s, # A schema node
+# %% ../nbs/09_jsonschema.ipynb #74eacebb
+@patch
+def typed(self:_Words, s, at):
+    if 'enum' in s or 'const' in s: return self.enum(s, at)
+    ts = s['type'] if isinstance(s.get('type'), list) else [s.get('type', 'object' if 'properties' in s else 'array')]
+    words = ' or '.join(_TYPE_WORDS.get(t, str(t)) for t in ts)
+    if isinstance(s.get('items'), dict) and s['items']: words += f" (each {self.walk(s['items'], at+1)})"
+    if isinstance(s.get('additionalProperties'), dict) and s['additionalProperties']: words += f" (each value {self.walk(s['additionalProperties'], at+1)})"
+    bounds = [f"{w} {s[k]}" for k,w in _BOUND_WORDS if isinstance(s.get(k), (int, float)) and not isinstance(s.get(k), bool)]
+    unit = ' characters' if 'string' in ts and ('minLength' in s or 'maxLength' in s) else ' items' if 'array' in ts and ('minItems' in s or 'maxItems' in s) else ''
+    return words + (f", {' and '.join(bounds)}{unit}" if bounds else '')
+_Words.object = _Words.array = _Words.type_list = _Words.scalar = _Words.null = _Words.typed
+
+def describe_schema(s:dict|bool, # A schema node
                     root:dict|None=None # The schema its `$ref`s resolve from
                    )->str:
     "Schema `s` in words a model understands: 'an integer, at least 0', 'a list (each a string)', 'one of \"a\", \"b\"'"
@@ -282,14 +367,14 @@ class _Sample(SchemaWalker):
     object = array = type_list = scalar = null = typed
     def untyped(self, s, at): return '...'
 
-def sample_value(s, # A schema node
+def sample_value(s:dict|bool, # A schema node
                  root:dict|None=None # The schema its `$ref`s resolve from
                 ):
     "A placeholder value that fits `s`'s JSON type (for showing a model how a call looks)"
     try: return _Sample(root if root is not None else s if isinstance(s, dict) else {}).walk(s)
     except SchemaError: return '...'
 
-# %% ../nbs/09_jsonschema.ipynb #312cac22
+# %% ../nbs/09_jsonschema.ipynb #48ec9257
 class _NullAllowed(SchemaWalker):
     "Does the schema allow `null`?"
     def any(self, s, at): return True
@@ -317,16 +402,20 @@ class _OptionalNullsDropped(SchemaWalker):
         if isinstance(v, dict): fit.sort(key=lambda o: not set(v) <= set(o['properties'])) # the member that knows every key, if any
         return self.walk(fit[0], v) if fit else v
     def inner(self, s, v): return self.walk(s, v) if isinstance(v, (dict, list)) else v
-    def fields(self, s, v:dict):
-        props,req,extra = s['properties'],set(s.get('required') or ()),s.get('additionalProperties')
-        null_ok = _NullAllowed(self.root, self.where, self.budget)
-        return {k: self.inner(props.get(k, extra if isinstance(extra, dict) else {}), x) for k,x in v.items()
-                if not (x is None and k in props and k not in req and not null_ok.walk(props[k]))}
-    def items(self, s, v:list):
-        pre,items = s.get('prefixItems') if isinstance(s.get('prefixItems'), list) else [],s.get('items')
-        return [self.inner(pre[i] if i < len(pre) else items if isinstance(items, dict) else {}, x) for i,x in enumerate(v)]
 
-def optional_nulls_dropped(v, # A JSON value, e.g. a model's arguments in OpenAI's strict mode
+# %% ../nbs/09_jsonschema.ipynb #c01b72bd
+@patch
+def fields(self:_OptionalNullsDropped, s, v:dict):
+    props,req,extra = s['properties'],set(s.get('required') or ()),s.get('additionalProperties')
+    null_ok = _NullAllowed(self.root, self.where, self.budget)
+    return {k: self.inner(props.get(k, extra if isinstance(extra, dict) else {}), x) for k,x in v.items()
+            if not (x is None and k in props and k not in req and not null_ok.walk(props[k]))}
+@patch
+def items(self:_OptionalNullsDropped, s, v:list):
+    pre,items = s.get('prefixItems') if isinstance(s.get('prefixItems'), list) else [],s.get('items')
+    return [self.inner(pre[i] if i < len(pre) else items if isinstance(items, dict) else {}, x) for i,x in enumerate(v)]
+
+def optional_nulls_dropped(v:Any, # A JSON value, e.g. a model's arguments in OpenAI's strict mode
                            schema:dict # Its schema (the root its `$ref`s resolve from)
                           ): # `v` itself when the schema cannot be walked within the budget
     "Copy of `v` without the `null`s `schema` does not allow for keys it lets a model leave out (they then get their defaults)"
