@@ -138,3 +138,15 @@ def test_hostile_schemas_from_a_server_fail_fast_and_clearly_everywhere(name):
             try: call_func(f, args)
             except (TypeError, ValueError) as e: assert len(str(e)) < 5000, str(e)[:200]
     assert time.monotonic() - start < 10
+
+def test_arguments_too_deep_is_one_check_for_providers_and_cli():
+    "`providers.parse_arguments` and the CLI refuse the same arguments as too deep (funccall's one depth check), on every Python"
+    from toolslm_like import providers, cli
+    from toolslm_like.limits import MAX_JSON_DEPTH
+    for n in (MAX_JSON_DEPTH - 2, MAX_JSON_DEPTH - 1, MAX_JSON_DEPTH, MAX_JSON_DEPTH + 1, 100_000):
+        text = '{"a": ' + '[' * n + ']' * n + '}' # the arguments object, then n levels of lists
+        args,err = providers.parse_arguments(text, 'f')
+        try: cli.parse_arguments(text); cli_refused = False
+        except cli.CLIError: cli_refused = True
+        assert (err is not None) == cli_refused == (n + 1 > MAX_JSON_DEPTH), (n, err)
+        if err: assert err == f"The arguments for 'f' are nested more than {MAX_JSON_DEPTH} levels deep; send a flatter JSON object"

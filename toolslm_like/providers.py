@@ -15,13 +15,15 @@ __all__ = ['PROVIDERS', 'STREAM_CHUNK_ERROR', 'STREAM_OBJECT_ERROR', 'SERVER_ERR
 import copy, functools, hashlib, inspect, json, marshal, re, threading, types, typing, unicodedata, weakref
 from collections import OrderedDict, abc
 from typing import Any, Optional
-from .funccall import bind_arguments, get_schema
+from fastcore.basics import patch
+from .funccall import bind_arguments, get_schema, _too_deep
 from .typekinds import SchemaError, to_jsonable, tool_info, show_value, _WeakCache
 from .jsonschema import SchemaWalker, DEFS_KEYS, resolve_ref, refs_in, refs_into_defs, describe_schema, check_schema_bounds
 from .limits import (MAX_NAME_CHARS, MAX_INPUT_NAME_CHARS, MAX_MCP_NAME_CHARS, MAX_REMEMBERED_NAMES, MAX_OPENAI_STRICT_NESTING,
-                                 MAX_OPENAI_STRICT_PROPERTIES, MAX_GEMINI_REF_LEVELS, MAX_ARGUMENT_CHARS, MAX_REMEMBERED_CALLS)
+                                 MAX_OPENAI_STRICT_PROPERTIES, MAX_GEMINI_REF_LEVELS, MAX_ARGUMENT_CHARS, MAX_REMEMBERED_CALLS,
+                                 MAX_JSON_DEPTH)
 
-# %% ../nbs/01_providers.ipynb #a026545a
+# %% ../nbs/01_providers.ipynb #f7b2959d
 PROVIDERS = ('anthropic', 'openai', 'openai-responses', 'gemini', 'gemini-json-schema', 'mcp', 'json_schema')
 
 # %% ../nbs/01_providers.ipynb #7829d3d6
@@ -35,14 +37,16 @@ def _check_name(name):
     if not isinstance(name, str) or not name: raise ValueError(f"A tool name must be a non-empty string, got {show_value(name)}")
     if len(name) > MAX_INPUT_NAME_CHARS: raise ValueError(f"A tool name of {len(name)} characters is too long (the limit is {MAX_INPUT_NAME_CHARS}); give the tool a shorter name")
 
-def check_mcp_name(name:str)->str: # `name` itself
+def check_mcp_name(name:str # A tool's name
+                  )->str: # `name` itself
     "`name` if it can be an MCP tool's name (the one rule for serving and for `tool_schemas(..., 'mcp')`); else `ValueError` saying how to rename"
     if not isinstance(name, str) or not _MCP_NAME.fullmatch(name):
         raise ValueError(f"{show_value(name)} cannot be an MCP tool name (1-{MAX_MCP_NAME_CHARS} letters, digits, '_', '-' or '.'): "
                          "rename it, e.g. mk_ns({'new_name': f})")
     return name
 
-def provider_tool_name(name:str)->str: # A name matching `^[A-Za-z_][A-Za-z0-9_-]{0,63}$`
+def provider_tool_name(name:str # A tool's own (Python or MCP) name
+                      )->str: # A name matching `^[A-Za-z_][A-Za-z0-9_-]{0,63}$`
     "The tool name to show providers for the Python (or MCP) tool name `name`"
     _check_name(name)
     return name if _PORTABLE_NAME.fullmatch(name) else _encoded_name(name)
@@ -56,7 +60,7 @@ def _encoded_name(name:str)->str:
     h = hashlib.sha256(name.encode('utf-8', 'surrogatepass')).hexdigest()[:_NAME_HASH_CHARS]
     return f"{s[:MAX_NAME_CHARS-_NAME_HASH_CHARS-1].rstrip('-')}-{h}"
 
-# %% ../nbs/01_providers.ipynb #11bb1430
+# %% ../nbs/01_providers.ipynb #3fe86d1f
 class ToolNameCollision(ValueError):
     "Two different tools would reach the provider under the same name"
 
@@ -74,10 +78,12 @@ class ToolNames:
             raise ToolNameCollision(f"Tools {other!r} and {name!r} would both be called {p!r} by the provider; rename one of them (e.g. pass {{'new_name': function}})")
         self._to_provider[name],self._to_python[p] = p,name
         return p
-    def provider(self, name:str)->str:
+    def provider(self, name:str # A tool's own name
+                )->str:
         "The provider's name for tool `name`"
         return self._to_provider.get(name) or provider_tool_name(name)
-    def python(self, provider_name:str)->str:
+    def python(self, provider_name:str # A name a provider (or model) sent
+              )->str:
         "The tool's own name for a name a provider (or model) sent; names this map does not know come back unchanged"
         return self._to_python.get(provider_name, provider_name) if isinstance(provider_name, str) else provider_name
     def items(self): return self._to_provider.items()
@@ -108,7 +114,7 @@ def python_tool_name(provider_name:str, # A tool name as a provider or model sen
     if n is _AMBIGUOUS: raise ToolNameCollision(f"The tool name {provider_name!r} was given to more than one tool in this process; pass names=ToolNames(...) for the tools of this conversation")
     return n
 
-# %% ../nbs/01_providers.ipynb #2944f5fa
+# %% ../nbs/01_providers.ipynb #dff29d2e
 _SCHEMA_KEYS = ('parameters', 'input_schema', 'inputSchema', 'parametersJsonSchema', 'parameters_json_schema')
 _EMPTY_PARAMETERS = {'type': 'object', 'properties': {}}
 
@@ -131,6 +137,7 @@ def _spec(f, name=None)->dict:
     if not callable(f): raise TypeError(f"A tool must be a function (or other callable) or a schema dict, got {type(f).__name__} {f!r:.60}")
     return get_schema(f, pname='parameters', name=name)
 
+# %% ../nbs/01_providers.ipynb #21a124d2
 def _tool_items(tools)->list:
     "`(name or None, tool)` for each tool in `tools`: a function, a schema dict, a list of them, or a namespace"
     if tools is None: return []
@@ -154,13 +161,13 @@ def _first_named(seen:dict, name:str, f)->bool:
     seen[name] = f
     return True
 
-def tool_specs(tools # A function, a schema dict, a list of them, or a namespace (dict of name -> callable)
+def tool_specs(tools:typing.Callable|dict|list # A function, a schema dict, a list of them, or a namespace (dict of name -> callable)
               )->list: # `[{'name', 'description', 'parameters'}]`, one per tool, names unique
     "The provider-neutral description of each tool in `tools`"
     seen = {}
     return [s for k,f in _tool_items(tools) if _first_named(seen, (s := _spec(f, k))['name'], f)]
 
-# %% ../nbs/01_providers.ipynb #ae53c79a
+# %% ../nbs/01_providers.ipynb #bded8851
 class StrictSchemaError(SchemaError):
     "A tool's parameters cannot be expressed in OpenAI strict mode"
 
@@ -184,6 +191,7 @@ def _keyword_note(k, v, root=None)->str:
     if k == 'prefixItems': return 'exactly these items in order: ' + ', '.join(describe_schema(o, root) for o in v if isinstance(o, dict))
     return f"{k}: {json.dumps(v, ensure_ascii=False)}"
 
+# %% ../nbs/01_providers.ipynb #0781a48e
 def _accepts_null(s:dict)->bool:
     t = s.get('type')
     if t == 'null' or (isinstance(t, list) and 'null' in t): return True
@@ -202,7 +210,7 @@ def _nullable(s:dict)->dict:
     desc = {'description': s['description']} if s.get('description') else {}
     return {'anyOf': [{k:v for k,v in s.items() if k != 'description'}, {'type': 'null'}], **desc}
 
-# %% ../nbs/01_providers.ipynb #a0396410
+# %% ../nbs/01_providers.ipynb #824cd587
 def _where(path)->str:
     "A path inside a tool's parameters in words: `to.city`, `tags[]`, `$defs.Address.city`"
     return ''.join(p if p.startswith('[') else f".{p}" for p in path).lstrip('.') or '(the parameters)'
@@ -220,6 +228,7 @@ def _parameters_using(root:dict, name:str)->list:
         return name in seen
     return [p for p,v in (root.get('properties') or {}).items() if reaches(names(v))]
 
+# %% ../nbs/01_providers.ipynb #76100116
 class _Strict(SchemaWalker):
     "OpenAI strict mode as a pass over the schema walker: objects closed, optional fields nullable, other keywords into descriptions; `at` is (path, objects nested)"
     MODE,KEYWORDS,FORMATS,MAX_NESTING,MAX_PROPERTIES = 'OpenAI strict mode',_STRICT_KEYWORDS,_STRICT_FORMATS,MAX_OPENAI_STRICT_NESTING,MAX_OPENAI_STRICT_PROPERTIES
@@ -242,42 +251,48 @@ class _Strict(SchemaWalker):
         if any(k != '$ref' and (k != 'description' or v) for k,v in s.items()): return self.walk(self.deref(s), at) # strict mode refuses keywords next to a `$ref`: use the definition itself
         resolve_ref(s['$ref'], self.root) # it must resolve; it stays a `$ref` (recursion too)
         return {'$ref': s['$ref']}
-    def typed(self, s, at):
-        path,nesting = at
-        out,notes = {},[]
-        for k,v in s.items():
-            if k in ('properties', 'items', 'anyOf', 'oneOf', 'required', 'additionalProperties', *DEFS_KEYS): continue
-            if k == 'format' and v not in self.FORMATS: notes.append(f"format: {v}"); continue
-            if k == 'description' and not v: continue
-            if self.keeps(k, v): out[k] = v
-            elif (n := _keyword_note(k, v, self.root)): notes.append(n)
-        if notes: out = _note(out, '; '.join(notes))
-        if 'anyOf' in s: out['anyOf'] = [self.walk(o, at) for o in self.members(s, 'anyOf')]
-        t = s.get('type')
-        is_obj = t == 'object' or (isinstance(t, list) and 'object' in t) or 'properties' in s
-        if is_obj: self.close_object(s, out, path, nesting+1)
-        if t == 'array' or (isinstance(t, list) and 'array' in t) or (t is None and ('items' in s or 'prefixItems' in s)):
-            items = s.get('items')
-            if items in (None, False) and s.get('prefixItems'): items = {'anyOf': s['prefixItems']} # `items: false` closes a tuple
-            if items is None: self.fail(path, 'it is a list whose items can be anything')
-            out['items'] = self.walk(items, ([*path, '[]'], nesting))
-        if not (is_obj or 'anyOf' in out or 'type' in out or 'enum' in out or 'const' in out or 'items' in out):
-            self.fail(path, 'it accepts any value, which strict mode cannot say')
-        return out
-    any_of = object = array = scalar = type_list = null = enum = typed
-    def close_object(self, s, out, path, nesting):
-        props,extra = s.get('properties') or {},s.get('additionalProperties')
-        if not props and extra not in (None, False): self.fail(path, f"it is a free-form object (any keys, each {describe_schema(extra, self.root) if isinstance(extra, dict) else 'any value'})")
-        if extra not in (None, False): self.fail(path, 'it takes keys beyond its named properties (additionalProperties)')
-        if 'patternProperties' in s: self.fail(path, 'its keys are given by a pattern (patternProperties)')
-        if not props and path and s.get('type') == 'object' and extra is None and s.get('title') is None: self.fail(path, 'it is a free-form object (any keys)')
-        if self.MAX_NESTING and nesting > self.MAX_NESTING: self.fail(path, f"objects are nested more than {self.MAX_NESTING} deep (the provider's limit)")
-        self.props += len(props)
-        if self.MAX_PROPERTIES and self.props > self.MAX_PROPERTIES: self.fail(path, f"the tool has more than {self.MAX_PROPERTIES} properties (the provider's limit)")
-        req = set(s.get('required') or ())
-        new = {k: self.walk(v, ([*path, k], nesting)) for k,v in props.items()}
-        out['properties'] = {k: p if k in req else self.optional(p) for k,p in new.items()}
-        out['required'],out['additionalProperties'] = self.required(new, req),False
+
+# %% ../nbs/01_providers.ipynb #640988bb
+@patch
+def typed(self:_Strict, s, at):
+    path,nesting = at
+    out,notes = {},[]
+    for k,v in s.items():
+        if k in ('properties', 'items', 'anyOf', 'oneOf', 'required', 'additionalProperties', *DEFS_KEYS): continue
+        if k == 'format' and v not in self.FORMATS: notes.append(f"format: {v}"); continue
+        if k == 'description' and not v: continue
+        if self.keeps(k, v): out[k] = v
+        elif (n := _keyword_note(k, v, self.root)): notes.append(n)
+    if notes: out = _note(out, '; '.join(notes))
+    if 'anyOf' in s: out['anyOf'] = [self.walk(o, at) for o in self.members(s, 'anyOf')]
+    t = s.get('type')
+    is_obj = t == 'object' or (isinstance(t, list) and 'object' in t) or 'properties' in s
+    if is_obj: self.close_object(s, out, path, nesting+1)
+    if t == 'array' or (isinstance(t, list) and 'array' in t) or (t is None and ('items' in s or 'prefixItems' in s)):
+        items = s.get('items')
+        if items in (None, False) and s.get('prefixItems'): items = {'anyOf': s['prefixItems']} # `items: false` closes a tuple
+        if items is None: self.fail(path, 'it is a list whose items can be anything')
+        out['items'] = self.walk(items, ([*path, '[]'], nesting))
+    if not (is_obj or 'anyOf' in out or 'type' in out or 'enum' in out or 'const' in out or 'items' in out):
+        self.fail(path, 'it accepts any value, which strict mode cannot say')
+    return out
+_Strict.any_of = _Strict.object = _Strict.array = _Strict.scalar = _Strict.type_list = _Strict.null = _Strict.enum = _Strict.typed
+
+# %% ../nbs/01_providers.ipynb #4a439a67
+@patch
+def close_object(self:_Strict, s, out, path, nesting):
+    props,extra = s.get('properties') or {},s.get('additionalProperties')
+    if not props and extra not in (None, False): self.fail(path, f"it is a free-form object (any keys, each {describe_schema(extra, self.root) if isinstance(extra, dict) else 'any value'})")
+    if extra not in (None, False): self.fail(path, 'it takes keys beyond its named properties (additionalProperties)')
+    if 'patternProperties' in s: self.fail(path, 'its keys are given by a pattern (patternProperties)')
+    if not props and path and s.get('type') == 'object' and extra is None and s.get('title') is None: self.fail(path, 'it is a free-form object (any keys)')
+    if self.MAX_NESTING and nesting > self.MAX_NESTING: self.fail(path, f"objects are nested more than {self.MAX_NESTING} deep (the provider's limit)")
+    self.props += len(props)
+    if self.MAX_PROPERTIES and self.props > self.MAX_PROPERTIES: self.fail(path, f"the tool has more than {self.MAX_PROPERTIES} properties (the provider's limit)")
+    req = set(s.get('required') or ())
+    new = {k: self.walk(v, ([*path, k], nesting)) for k,v in props.items()}
+    out['properties'] = {k: p if k in req else self.optional(p) for k,p in new.items()}
+    out['required'],out['additionalProperties'] = self.required(new, req),False
 
 def strict_schema(parameters:dict, # A tool's parameters schema (JSON Schema, `$defs` at its root)
                   tool:str='tool', # The tool's name, for error messages
@@ -322,7 +337,7 @@ class _AnthropicStrict(_Strict):
         if s['$ref'] in self.recursive: self.fail(at[0], f"its type {s['$ref'].rsplit('/', 1)[-1] or 'parameters'} contains itself (a recursive type)")
         return super().ref(s, at)
 
-# %% ../nbs/01_providers.ipynb #957e132d
+# %% ../nbs/01_providers.ipynb #6ebe5b31
 # What a Gemini `Schema` has (its OpenAPI subset); other keywords are dropped or moved into the description
 _GEMINI_KEYWORDS = frozenset({'type', 'format', 'description', 'nullable', 'enum', 'maxItems', 'minItems', 'properties', 'required', 'minProperties',
     'maxProperties', 'minLength', 'maxLength', 'pattern', 'example', 'anyOf', 'propertyOrdering', 'items', 'minimum', 'maximum'})
@@ -334,6 +349,7 @@ def _json_text(s:dict, what:str)->dict:
     "A string schema asking for `what` as JSON text (which `call_func` decodes)"
     return _note({'type': 'STRING', **({'description': s['description']} if s.get('description') else {})}, f"{what}, sent as JSON text")
 
+# %% ../nbs/01_providers.ipynb #1a1ae689
 class _Gemini(SchemaWalker):
     "Gemini's OpenAPI subset as a pass over the schema walker: `$ref`s spelled out in place, unions and nulls as Gemini says them; `at` is the definitions we are inside of"
     def __init__(self, tool, root): super().__init__(root, f"The schema of tool {tool!r}")
@@ -355,44 +371,50 @@ class _Gemini(SchemaWalker):
         if s.get('properties'): return self.typed(s, at)
         extra = s.get('additionalProperties')
         return _json_text(s, 'a JSON object' + (f" (each value {describe_schema(extra, self.root)})" if isinstance(extra, dict) and extra else ''))
-    def typed(self, s, at):
-        if 'const' in s: s = {**{k:v for k,v in s.items() if k != 'const'}, 'enum': [s['const']]}
-        out,notes = {'type': _GEMINI_TYPES.get(s.get('type', 'array'), 'STRING')},[]
-        for k,v in s.items():
-            if k in ('type', 'properties', 'items', 'prefixItems', 'required', 'enum', 'format', 'nullable') or k in _DROP_FOR_GEMINI: continue
-            if k == 'description' and not v: continue
-            if k in _GEMINI_KEYWORDS: out[k] = v
-            elif (n := _keyword_note(k, v, self.root)): notes.append(n)
-        if 'prefixItems' in s: notes.append(_keyword_note('prefixItems', s['prefixItems'], self.root))
-        if (f := s.get('format')) is not None:
-            if f in _GEMINI_FORMATS.get(out['type'], ()): out['format'] = f
-            else: notes.append(f"format: {f}")
-        if 'enum' in s:
-            vals = [v for v in s['enum'] if v is not None]
-            if None in s['enum']: out['nullable'] = True
-            if vals and all(isinstance(v, str) for v in vals) and out['type'] == 'STRING': out['enum'],out['format'] = vals,'enum'
-            else: notes.append('one of ' + ', '.join(json.dumps(v) for v in vals))
-        if s.get('nullable'): out['nullable'] = True
-        if out['type'] == 'OBJECT':
-            out['properties'] = {k: self.walk(v, at) for k,v in s['properties'].items()}
-            if (req := [k for k in s.get('required') or () if k in out['properties']]): out['required'] = req
-        if out['type'] == 'ARRAY':
-            items = s.get('items')
-            if items in (None, False) and s.get('prefixItems'): items = {'anyOf': s['prefixItems']} # `items: false` closes a tuple
-            out['items'] = self.walk(items if items is not None else {}, at)
-        return _note(out, '; '.join(notes)) if notes else out
-    array = scalar = typed
-    def union(self, s, members, at):
-        rest = {k:v for k,v in s.items() if k not in ('anyOf', 'oneOf', 'type')}
-        null = any(isinstance(o, dict) and o.get('type') == 'null' for o in members)
-        members = [o for o in members if not (isinstance(o, dict) and o.get('type') == 'null')]
-        if not members: return self.walk({**rest, 'type': 'null'}, at)
-        if len(members) == 1: out = self.walk({**rest, **members[0], **({'description': rest['description']} if rest.get('description') else {})}, at)
-        else:
-            out = {'anyOf': [self.walk(o, at) for o in members]}
-            if 'default' in rest: out = _note(out, _keyword_note('default', rest['default']))
-            if rest.get('description'): out['description'] = rest['description'] + (f" ({out['description']})" if out.get('description') else '')
-        return {**out, 'nullable': True} if null else out
+
+# %% ../nbs/01_providers.ipynb #42cdc7e9
+@patch
+def typed(self:_Gemini, s, at):
+    if 'const' in s: s = {**{k:v for k,v in s.items() if k != 'const'}, 'enum': [s['const']]}
+    out,notes = {'type': _GEMINI_TYPES.get(s.get('type', 'array'), 'STRING')},[]
+    for k,v in s.items():
+        if k in ('type', 'properties', 'items', 'prefixItems', 'required', 'enum', 'format', 'nullable') or k in _DROP_FOR_GEMINI: continue
+        if k == 'description' and not v: continue
+        if k in _GEMINI_KEYWORDS: out[k] = v
+        elif (n := _keyword_note(k, v, self.root)): notes.append(n)
+    if 'prefixItems' in s: notes.append(_keyword_note('prefixItems', s['prefixItems'], self.root))
+    if (f := s.get('format')) is not None:
+        if f in _GEMINI_FORMATS.get(out['type'], ()): out['format'] = f
+        else: notes.append(f"format: {f}")
+    if 'enum' in s:
+        vals = [v for v in s['enum'] if v is not None]
+        if None in s['enum']: out['nullable'] = True
+        if vals and all(isinstance(v, str) for v in vals) and out['type'] == 'STRING': out['enum'],out['format'] = vals,'enum'
+        else: notes.append('one of ' + ', '.join(json.dumps(v) for v in vals))
+    if s.get('nullable'): out['nullable'] = True
+    if out['type'] == 'OBJECT':
+        out['properties'] = {k: self.walk(v, at) for k,v in s['properties'].items()}
+        if (req := [k for k in s.get('required') or () if k in out['properties']]): out['required'] = req
+    if out['type'] == 'ARRAY':
+        items = s.get('items')
+        if items in (None, False) and s.get('prefixItems'): items = {'anyOf': s['prefixItems']} # `items: false` closes a tuple
+        out['items'] = self.walk(items if items is not None else {}, at)
+    return _note(out, '; '.join(notes)) if notes else out
+_Gemini.array = _Gemini.scalar = _Gemini.typed
+
+# %% ../nbs/01_providers.ipynb #9a8e6b99
+@patch
+def union(self:_Gemini, s, members, at):
+    rest = {k:v for k,v in s.items() if k not in ('anyOf', 'oneOf', 'type')}
+    null = any(isinstance(o, dict) and o.get('type') == 'null' for o in members)
+    members = [o for o in members if not (isinstance(o, dict) and o.get('type') == 'null')]
+    if not members: return self.walk({**rest, 'type': 'null'}, at)
+    if len(members) == 1: out = self.walk({**rest, **members[0], **({'description': rest['description']} if rest.get('description') else {})}, at)
+    else:
+        out = {'anyOf': [self.walk(o, at) for o in members]}
+        if 'default' in rest: out = _note(out, _keyword_note('default', rest['default']))
+        if rest.get('description'): out['description'] = rest['description'] + (f" ({out['description']})" if out.get('description') else '')
+    return {**out, 'nullable': True} if null else out
 
 def gemini_schema(parameters:dict, # A tool's parameters schema (JSON Schema, `$defs` at its root)
                   tool:str='tool' # The tool's name, for error messages
@@ -402,7 +424,7 @@ def gemini_schema(parameters:dict, # A tool's parameters schema (JSON Schema, `$
     if not parameters.get('properties'): return None # Gemini refuses an object without properties: a tool without parameters has none
     return _Gemini(tool, parameters).walk({k:v for k,v in parameters.items() if k not in ('$defs', 'description', 'title')}, ())
 
-# %% ../nbs/01_providers.ipynb #168e6947
+# %% ../nbs/01_providers.ipynb #62f26938
 def _strict_params(spec, strict, provider='openai'):
     "(parameters, strict flag) for a tool of a provider with a strict mode (OpenAI's, Anthropic's)"
     if not strict: return spec['parameters'],False
@@ -425,6 +447,7 @@ def _responses_tool(spec, name, strict):
     params,is_strict = _strict_params(spec, strict)
     return {'type': 'function', 'name': name, 'description': spec['description'], 'parameters': params, 'strict': is_strict}
 
+# %% ../nbs/01_providers.ipynb #2c347d67
 def _gemini_tool(spec, name, strict):
     d = {'name': name, 'description': spec['description']}
     if (p := gemini_schema(spec['parameters'], spec['name'])) is not None: d['parameters'] = p
@@ -446,7 +469,7 @@ _STRICT_PROVIDERS = ('openai', 'openai-responses', 'anthropic')
 def _check_provider(provider):
     if provider not in _DIALECTS: raise ValueError(f"Unknown provider {provider!r}; use one of: {', '.join(PROVIDERS)}")
 
-# %% ../nbs/01_providers.ipynb #b8e2f5a3
+# %% ../nbs/01_providers.ipynb #81591047
 _dialect_cache = _WeakCache() # tool -> {(provider, strict, name given): (its own name, its description in that dialect, as marshal bytes)}
 _last_batches = {} # (provider, strict) -> (the last tools asked for, weak references to them, their ToolNames, the answer as marshal bytes or None)
 
@@ -463,7 +486,15 @@ def _dialect_tool(f, k:str|None, provider:str, strict)->tuple:
         entries[key] = (s['name'], marshal.dumps(tool))
     return s['name'],tool
 
-def tool_schemas(tools, # A function, a schema dict, a list of them, or a namespace (dict of name -> callable)
+def _keep_batch(provider, strict, batch:tuple, items:list, names:ToolNames, out:list|None):
+    "Remember the tools of this `tool_schemas` call, and (`out`: asked for a second time) its answer"
+    if any(isinstance(f, abc.Mapping) for _,f in items): return # a schema dict may change before the next call
+    try: refs = tuple(weakref.ref(f) for _,f in items)
+    except TypeError: return # a tool that cannot be weakly referred to: nothing is kept
+    _last_batches[(provider, strict)] = (batch, refs, names, None if out is None else marshal.dumps(out))
+
+# %% ../nbs/01_providers.ipynb #700b3686
+def tool_schemas(tools:typing.Callable|dict|list, # A function, a schema dict, a list of them, or a namespace (dict of name -> callable)
                  provider:str='anthropic', # One of `PROVIDERS`
                  strict:bool|str=False # Strict mode (OpenAI's, Anthropic's): True, False, or 'auto' (strict for each tool that can be)
                 )->list: # One tool description per tool, in `provider`'s dialect
@@ -487,19 +518,12 @@ def tool_schemas(tools, # A function, a schema dict, a list of them, or a namesp
     if mapped: _remember_names(names)
     return out
 
-def _keep_batch(provider, strict, batch:tuple, items:list, names:ToolNames, out:list|None):
-    "Remember the tools of this `tool_schemas` call, and (`out`: asked for a second time) its answer"
-    if any(isinstance(f, abc.Mapping) for _,f in items): return # a schema dict may change before the next call
-    try: refs = tuple(weakref.ref(f) for _,f in items)
-    except TypeError: return # a tool that cannot be weakly referred to: nothing is kept
-    _last_batches[(provider, strict)] = (batch, refs, names, None if out is None else marshal.dumps(out))
-
-def tool_names(tools # A function, a schema dict, a list of them, or a namespace: anything `tool_schemas` takes
+def tool_names(tools:typing.Callable|dict|list # A function, a schema dict, a list of them, or a namespace: anything `tool_schemas` takes
               )->ToolNames: # The names' two-way map
     "The `ToolNames` map for `tools`, collisions checked, without remembering anything process-wide"
     return ToolNames(s['name'] for s in tool_specs(tools))
 
-# %% ../nbs/01_providers.ipynb #3bb5ce28
+# %% ../nbs/01_providers.ipynb #d36a6ba1
 _KEYWORD = inspect.Parameter.KEYWORD_ONLY
 
 def _gemini_signature(f, info):
@@ -524,7 +548,8 @@ def _whole_numbers_pass(ann):
     if typing.get_origin(ann) in (typing.Union, types.UnionType) and float in args and int not in args: return typing.Union[(*args, int)]
     return ann
 
-def gemini_callable(f # A tool: function, method, callable object (sync or async)
+# %% ../nbs/01_providers.ipynb #bb6223d0
+def gemini_callable(f:typing.Callable # A tool: function, method, callable object (sync or async)
                    ): # A callable for `google-genai`'s automatic function calling
     "Wrap `f` for Gemini's automatic function calling: `None` defaults shown, but a left-out argument still gets its real default and a `null` is passed as `None`"
     info = tool_info(f)
@@ -546,7 +571,7 @@ def gemini_callable(f # A tool: function, method, callable object (sync or async
     wrapper.__tool_original__ = f
     return wrapper
 
-# %% ../nbs/01_providers.ipynb #de5b014e
+# %% ../nbs/01_providers.ipynb #fea843fd
 _call_dialects = OrderedDict()
 _calls_lock = threading.Lock()
 
@@ -557,7 +582,9 @@ def _remember_call(id, provider, custom):
         _call_dialects.move_to_end(id)
         while len(_call_dialects) > MAX_REMEMBERED_CALLS: _call_dialects.popitem(last=False)
 
-def parse_arguments(text, # A model's arguments: JSON text, a dict, or None
+_TOO_DEEP = f"The arguments for {{tool!r}} are nested more than {MAX_JSON_DEPTH} levels deep; send a flatter JSON object"
+
+def parse_arguments(text:str|bytes|dict|None, # A model's arguments: JSON text, a dict, or None
                     tool:str='tool' # The tool's name, for the error
                    )->tuple[dict,str|None]: # (arguments dict, error text or None)
     "A model's arguments as a dict, never raising: bad input gives `{}` and an error saying what was wrong"
@@ -571,11 +598,12 @@ def parse_arguments(text, # A model's arguments: JSON text, a dict, or None
     if len(text) > MAX_ARGUMENT_CHARS: return {},f"The arguments for {tool!r} are {len(text)} characters long, over the limit of {MAX_ARGUMENT_CHARS}; send less"
     try: v = json.loads(text)
     except ValueError as e: return {},f"The arguments for {tool!r} are not valid JSON ({e}); send one JSON object of name: value pairs"
-    except RecursionError: return {},f"The arguments for {tool!r} are nested too deeply to read; send a flatter JSON object"
+    except RecursionError: return {},_TOO_DEEP.format(tool=tool) # how deep json.loads reads before it gives up depends on the Python version
+    if _too_deep(v): return {},_TOO_DEEP.format(tool=tool) # the one depth check, as call_func and the CLI make it
     if not isinstance(v, dict): return {},f"The arguments for {tool!r} must be a JSON object of name: value pairs, got {type(v).__name__}: {text[:80]}"
     return v,None
 
-# %% ../nbs/01_providers.ipynb #ca67f6fa
+# %% ../nbs/01_providers.ipynb #90b33978
 def _plain(o):
     "An SDK object (pydantic model) as plain data; JSON text parsed; plain data as it is"
     if isinstance(o, (str, bytes, bytearray)):
@@ -596,7 +624,7 @@ def _g(d, *keys):
 
 def _found(provider, id, name, args, custom=False): return (provider, id, name, args, custom)
 
-# One small reader per shape a response (or a piece of one) can have. Each appends the calls it finds to `out` and returns its provider.
+# %% ../nbs/01_providers.ipynb #ce2c7370
 def _chat_completion(d, out, hint):
     ch = (d['choices'] or [{}])[0] # other choices are alternatives, not more calls
     _walk(ch.get('message') or ch.get('delta') or {}, out, 'openai')
@@ -620,6 +648,7 @@ def _response_call(d, out, hint):
     args = {'input': d.get('input', '')} if custom else d.get('arguments')
     out.append(_found('openai-responses', d.get('call_id') or d.get('id'), d.get('name'), args, custom)); return 'openai-responses'
 
+# %% ../nbs/01_providers.ipynb #d66bfcb9
 def _message_with_blocks(d, out, hint):
     "An Anthropic `Message` or message dict, or a Responses `message` item (whose blocks are `output_text`)"
     blocks = d.get('content') if isinstance(d.get('content'), list) else []
@@ -645,6 +674,7 @@ def _plain_call(d, out, hint):
 
 def _no_calls(provider): return lambda d, out, hint: provider
 
+# %% ../nbs/01_providers.ipynb #c251a016
 _ANTHROPIC_BLOCKS = frozenset({'text', 'thinking', 'redacted_thinking', 'server_tool_use', 'web_search_tool_result', 'web_fetch_tool_result',
                                'code_execution_tool_result', 'mcp_tool_use', 'mcp_tool_result', 'container_upload', 'image', 'document', 'tool_result'})
 _RESPONSES_ITEMS = frozenset({'reasoning', 'web_search_call', 'file_search_call', 'computer_call', 'image_generation_call', 'code_interpreter_call',
@@ -672,6 +702,7 @@ _SHAPES = [
     (lambda d,h: 'name' in d and 'input' in d, _tool_use),
 ]
 
+# %% ../nbs/01_providers.ipynb #4a95054a
 def _walk(d, out:list, hint=None)->str|None:
     "Find the tool calls in plain response data `d`, appending them to `out`; returns the provider the shape belongs to (or `None`)"
     if isinstance(d, (list, tuple)):
@@ -684,7 +715,7 @@ def _walk(d, out:list, hint=None)->str|None:
     if not _is_map(d): return None
     return next((read(d, out, hint) for matches,read in _SHAPES if matches(d, hint)), None)
 
-# %% ../nbs/01_providers.ipynb #73453767
+# %% ../nbs/01_providers.ipynb #3fb38057
 STREAM_CHUNK_ERROR = ("parse_tool_calls got {what} of a streamed {provider} reply, which holds a piece of the reply at most (a call's "
                       "name without its arguments, or a bit of them): feed every chunk to `toolslm_like.streaming.StreamAccumulator` "
                       "(`acc.add(chunk)`) and pass `acc.response()` here (or call `acc.tool_calls()`), or use `tool_loop(..., stream=True)`")
@@ -695,7 +726,7 @@ SERVER_ERROR_REPLY = "parse_tool_calls got an error the server sent, not a reply
 _ANTHROPIC_EVENTS = frozenset({'message_start', 'message_delta', 'message_stop', 'content_block_start', 'content_block_delta',
                                'content_block_stop', 'ping'})
 
-def stream_piece_provider(piece # A chunk or event of a streamed reply (SDK object or dict), or anything else
+def stream_piece_provider(piece:Any # A chunk or event of a streamed reply (SDK object or dict), or anything else
                          )->str|None: # 'openai', 'openai-responses' or 'anthropic'; `None` if `piece` is not a piece of a stream
     "The provider whose stream `piece` comes from (Gemini's stream pieces look like whole replies: `None`)"
     if hasattr(piece, 'model_dump') and not isinstance(piece, type): piece = piece.model_dump(mode='json', exclude_none=True, warnings=False)
@@ -706,6 +737,7 @@ def stream_piece_provider(piece # A chunk or event of a streamed reply (SDK obje
     if t in _ANTHROPIC_EVENTS or (t == 'error' and isinstance(piece.get('error'), abc.Mapping)): return 'anthropic'
     return None
 
+# %% ../nbs/01_providers.ipynb #558eb165
 def _is_stream(o)->bool:
     "Is `o` a stream of chunks (an SDK's stream, stream manager, or any iterator) rather than data?"
     if isinstance(o, (str, bytes, bytearray, list, tuple, abc.Mapping)) or hasattr(o, 'model_dump'): return False
@@ -721,7 +753,7 @@ def _unless_stream_piece(d):
         raise ValueError(STREAM_CHUNK_ERROR.format(what=what if o is d else f"a list holding {what}", provider=p))
     return d
 
-# %% ../nbs/01_providers.ipynb #537b7298
+# %% ../nbs/01_providers.ipynb #ea0c8735
 def _call(id, name, raw, custom, names)->dict:
     "One parsed call: name mapped back, arguments a dict, or an error saying what was wrong"
     if not isinstance(name, str) or not name:
@@ -734,7 +766,7 @@ def _call(id, name, raw, custom, names)->dict:
     if err is not None: c['raw_arguments'],c['error'] = raw if isinstance(raw, str) else repr(raw),err
     return c
 
-def parse_tool_calls(response, # A model response: SDK object, its dict or JSON text, or a part of one (message, blocks, a call)
+def parse_tool_calls(response:Any, # A model response: SDK object, its dict or JSON text, or a part of one (message, blocks, a call)
                      provider:str|None=None, # One of `PROVIDERS`; `None` works it out from the response
                      names:ToolNames|None=None # Maps provider names back; default: the names `tool_schemas` handed out
                     )->list: # `[{'id', 'name', 'arguments'}]`, plus `error` and `raw_arguments` for a call whose arguments could not be read
@@ -754,15 +786,15 @@ def parse_tool_calls(response, # A model response: SDK object, its dict or JSON 
         _remember_call(id, dialect, custom)
     return calls
 
-# %% ../nbs/01_providers.ipynb #6a435513
-def response_provider(response # A model response: SDK object, its dict or JSON text, or a part of one
+# %% ../nbs/01_providers.ipynb #7924a2b1
+def response_provider(response:Any # A model response: SDK object, its dict or JSON text, or a part of one
                      )->str|None: # One of `PROVIDERS`, or `None` if the shape is not one of theirs
     "Which provider's dialect `response` is in"
     try: return _walk(_plain(response), [], None)
     except (ValueError, TypeError, RecursionError): return None
 
-# %% ../nbs/01_providers.ipynb #a26c30fc
-def tool_output_text(output # What a tool returned
+# %% ../nbs/01_providers.ipynb #8f2fb2cd
+def tool_output_text(output:Any # What a tool returned
                     )->str: # Text for a model
     "A tool's return value as text for a model: `str` as it is, anything else as JSON"
     if isinstance(output, str): return output
@@ -780,6 +812,7 @@ def _leaf_jsonable(o):
     try: return to_jsonable(o)
     except (TypeError, ValueError, RecursionError): return str(o)
 
+# %% ../nbs/01_providers.ipynb #e622c219
 REFUSED_TEXT = "Not run: this call was refused before it started. {reason}" # what a model reads for a call the user did not allow
 
 def _text_and_error(r)->tuple[str,bool]:
@@ -798,6 +831,7 @@ def _match_keys(items)->list:
         keys.append((o.get('name'), n))
     return keys
 
+# %% ../nbs/01_providers.ipynb #b12c322d
 def _order(results, calls)->list:
     "Results in the order of `calls` (matched by id); a call without a result gets one carrying an error"
     by_key = {}
@@ -820,7 +854,7 @@ def _dialect_of(results)->str:
 
 def _is_custom(r): return r.get('type') == 'custom' or (_remembered_call(r.get('id')) or (None, False))[1]
 
-# %% ../nbs/01_providers.ipynb #0436ac13
+# %% ../nbs/01_providers.ipynb #e0443443
 def _openai_results(rs): return [{'role': 'tool', 'tool_call_id': r.get('id'), 'content': _text_and_error(r)[0]} for r in rs]
 
 def _responses_results(rs):
@@ -845,6 +879,7 @@ def _gemini_results(rs):
         parts.append({'function_response': fr})
     return parts
 
+# %% ../nbs/01_providers.ipynb #286b4dd9
 def _mcp_results(rs):
     out = []
     for r in rs:
