@@ -16,7 +16,7 @@ from urllib.parse import unquote
 from .funccall import SchemaError, got_value, show_value
 from .limits import MAX_SCHEMA_DEPTH, MAX_SCHEMA_NODES, MAX_SCHEMA_CHARS, MAX_CHECK_STEPS, MAX_CHECK_DEPTH
 
-# %% ../nbs/09_jsonschema.ipynb #0d01e61a
+# %% ../nbs/09_jsonschema.ipynb #718b928e
 DEFS_KEYS = ('$defs', 'definitions') # where definitions live: JSON Schema 2020-12, and draft 7 (still common in MCP servers)
 
 def check_schema_bounds(schema:dict, # A JSON schema from a third party
@@ -38,7 +38,7 @@ def check_schema_bounds(schema:dict, # A JSON schema from a third party
             else: stack.extend((v, d+1) for v in o)
         if chars > MAX_SCHEMA_CHARS: raise SchemaError(f"{where} has more than {MAX_SCHEMA_CHARS} characters of text")
 
-# %% ../nbs/09_jsonschema.ipynb #9c47fb1f
+# %% ../nbs/09_jsonschema.ipynb #1038b86b
 def _pointer_parts(ref)->list:
     if ref == '#': return []
     if not isinstance(ref, str) or not ref.startswith('#/'):
@@ -60,7 +60,7 @@ def _follow(root, parts, ref):
     if not isinstance(o, (dict, bool)): raise SchemaError(f"The $ref {show_value(ref)} points to {got_value(o)}, not a schema")
     return o
 
-# %% ../nbs/09_jsonschema.ipynb #4f01981c
+# %% ../nbs/09_jsonschema.ipynb #d411348b
 def refs_in(s:dict|list # A schema, or a part of one
            )->set: # The `$ref` texts in it
     "The `$ref`s in schema `s` (not following them)"
@@ -79,7 +79,7 @@ def def_name(ref:str # A `$ref`
     if not isinstance(ref, str) or not ref.startswith('#/$defs/') or '/' in ref[8:]: return None
     return _pointer_parts(ref)[1]
 
-# %% ../nbs/09_jsonschema.ipynb #c03cb839
+# %% ../nbs/09_jsonschema.ipynb #6bb14c19
 def _escaped(name:str)->str: return name.replace('~', '~0').replace('/', '~1')
 
 def _def_base(parts:tuple)->str:
@@ -101,7 +101,7 @@ def _def_targets(schema:dict, refs:set, defs:dict)->dict:
         taken.add(name); targets[parts] = name
     return targets
 
-# %% ../nbs/09_jsonschema.ipynb #90ae74dc
+# %% ../nbs/09_jsonschema.ipynb #b23d1a1f
 def _with_def_refs(o, at:tuple, targets:dict, top=False):
     "Copy of `o` (found at pointer `at`) with each place in `targets` (but `o` itself, if `top`) replaced by a ref to its definition"
     if not top and at in targets: return {'$ref': '#/$defs/' + _escaped(targets[at])}
@@ -146,7 +146,7 @@ def merged_all_of(s:dict, # A schema with `allOf`
             elif k not in out or (k == 'description' and not out[k]): out[k] = v
     return out
 
-# %% ../nbs/09_jsonschema.ipynb #d6b355c8
+# %% ../nbs/09_jsonschema.ipynb #4a4e5f1a
 class SchemaBudget:
     "Nodes visited and levels entered in one walk: a pathological schema (or value) fails fast instead of exhausting memory or the stack"
     def __init__(self, where:str='the schema', # What is walked, for the error message
@@ -167,7 +167,7 @@ class SchemaBudget:
         "One level back up"
         self.depth -= 1
 
-# %% ../nbs/09_jsonschema.ipynb #1f6d53a4
+# %% ../nbs/09_jsonschema.ipynb #a5a73da4
 _TYPE_KINDS = {'object': 'object', 'array': 'array', 'null': 'null', 'string': 'scalar', 'integer': 'scalar', 'number': 'scalar', 'boolean': 'scalar'}
 
 def node_kind(s:dict|bool # A schema node
@@ -188,7 +188,7 @@ def node_kind(s:dict|bool # A schema node
     if isinstance(t, list): return 'type_list'
     return _TYPE_KINDS.get(t, 'invalid')
 
-# %% ../nbs/09_jsonschema.ipynb #c686a6d1
+# %% ../nbs/09_jsonschema.ipynb #5438c915
 class SchemaWalker:
     "One pass over a JSON schema: `walk` sends each node to the method for its kind, `$ref`s resolve from `root`, a `SchemaBudget` bounds it all"
     def __init__(self, root:dict, # The whole schema: where `$ref`s resolve from
@@ -217,7 +217,7 @@ class SchemaWalker:
         return s
     any = never = type_list = scalar = null = enum = _unchanged
 
-# %% ../nbs/09_jsonschema.ipynb #e84b3bb0
+# %% ../nbs/09_jsonschema.ipynb #ce19d0dc
 @patch
 def invalid(self:SchemaWalker, s:Any, # What stands where a schema should
             at:Any # What the pass carries down to it
@@ -240,7 +240,7 @@ def members(self:SchemaWalker, s:dict, # A schema node
     if not isinstance(s.get(key), list): raise SchemaError(f"{self.where} has {key} {got_value(s.get(key))}, which should be a list of schemas")
     return s[key]
 
-# %% ../nbs/09_jsonschema.ipynb #13fcf3be
+# %% ../nbs/09_jsonschema.ipynb #c15e3e4a
 @patch
 def ref(self:SchemaWalker, s:dict, # A node with a `$ref`
         at:Any # What the pass carries down to it
@@ -257,7 +257,7 @@ def deref(self:SchemaWalker, s:dict # A schema node with a `$ref`
     if not rest: return target
     return {**(target if isinstance(target, dict) else {} if target else {'not': {}}), **rest}
 
-# %% ../nbs/09_jsonschema.ipynb #4e8dc9aa
+# %% ../nbs/09_jsonschema.ipynb #fe4095a0
 @patch
 def one_of(self:SchemaWalker, s:dict, # A node with `oneOf`
            at:Any # What the pass carries down to it
@@ -281,7 +281,7 @@ def all_of(self:SchemaWalker, s:dict, # A node with `allOf`
     if len(m) == 1 and isinstance(m[0], dict): return self.walk({**{k:v for k,v in s.items() if k != 'allOf'}, **m[0]}, at) # pydantic v1's `allOf: [$ref]`
     return self.walk(merged_all_of(s, self.root), at)
 
-# %% ../nbs/09_jsonschema.ipynb #33a0fe87
+# %% ../nbs/09_jsonschema.ipynb #43b7a1bf
 @patch
 def object(self:SchemaWalker, s:dict, # An object schema
            at:Any # What the pass carries down to it
@@ -302,7 +302,7 @@ def array(self:SchemaWalker, s:dict, # An array schema
     if isinstance(s.get('items'), dict): out['items'] = self.walk(s['items'], self.child(at, '[]'))
     return out
 
-# %% ../nbs/09_jsonschema.ipynb #7af56400
+# %% ../nbs/09_jsonschema.ipynb #bdb39e88
 _TYPE_WORDS = {'integer': 'an integer', 'number': 'a number', 'string': 'a string', 'boolean': 'true or false', 'null': 'null',
                'array': 'a list', 'object': 'an object'}
 _BOUND_WORDS = (('minimum', 'at least'), ('maximum', 'at most'), ('exclusiveMinimum', 'above'), ('exclusiveMaximum', 'below'),
@@ -326,7 +326,7 @@ class _Words(SchemaWalker):
         return 'one of ' + ', '.join(show_value(v) for v in s['enum']) if isinstance(s.get('enum'), list) else 'any value'
     def untyped(self, s, at): return 'any value'
 
-# %% ../nbs/09_jsonschema.ipynb #74eacebb
+# %% ../nbs/09_jsonschema.ipynb #9b991a55
 @patch
 def typed(self:_Words, s, at):
     if 'enum' in s or 'const' in s: return self.enum(s, at)
@@ -374,7 +374,7 @@ def sample_value(s:dict|bool, # A schema node
     try: return _Sample(root if root is not None else s if isinstance(s, dict) else {}).walk(s)
     except SchemaError: return '...'
 
-# %% ../nbs/09_jsonschema.ipynb #48ec9257
+# %% ../nbs/09_jsonschema.ipynb #1dfc9933
 class _NullAllowed(SchemaWalker):
     "Does the schema allow `null`?"
     def any(self, s, at): return True
@@ -403,7 +403,7 @@ class _OptionalNullsDropped(SchemaWalker):
         return self.walk(fit[0], v) if fit else v
     def inner(self, s, v): return self.walk(s, v) if isinstance(v, (dict, list)) else v
 
-# %% ../nbs/09_jsonschema.ipynb #c01b72bd
+# %% ../nbs/09_jsonschema.ipynb #406a8863
 @patch
 def fields(self:_OptionalNullsDropped, s, v:dict):
     props,req,extra = s['properties'],set(s.get('required') or ()),s.get('additionalProperties')

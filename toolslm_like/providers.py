@@ -23,7 +23,7 @@ from .limits import (MAX_NAME_CHARS, MAX_INPUT_NAME_CHARS, MAX_MCP_NAME_CHARS, M
                                  MAX_OPENAI_STRICT_PROPERTIES, MAX_GEMINI_REF_LEVELS, MAX_ARGUMENT_CHARS, MAX_REMEMBERED_CALLS,
                                  MAX_JSON_DEPTH)
 
-# %% ../nbs/01_providers.ipynb #f7b2959d
+# %% ../nbs/01_providers.ipynb #b713c621
 PROVIDERS = ('anthropic', 'openai', 'openai-responses', 'gemini', 'gemini-json-schema', 'mcp', 'json_schema')
 
 # %% ../nbs/01_providers.ipynb #7829d3d6
@@ -60,7 +60,7 @@ def _encoded_name(name:str)->str:
     h = hashlib.sha256(name.encode('utf-8', 'surrogatepass')).hexdigest()[:_NAME_HASH_CHARS]
     return f"{s[:MAX_NAME_CHARS-_NAME_HASH_CHARS-1].rstrip('-')}-{h}"
 
-# %% ../nbs/01_providers.ipynb #3fe86d1f
+# %% ../nbs/01_providers.ipynb #4b6846eb
 class ToolNameCollision(ValueError):
     "Two different tools would reach the provider under the same name"
 
@@ -114,7 +114,7 @@ def python_tool_name(provider_name:str, # A tool name as a provider or model sen
     if n is _AMBIGUOUS: raise ToolNameCollision(f"The tool name {provider_name!r} was given to more than one tool in this process; pass names=ToolNames(...) for the tools of this conversation")
     return n
 
-# %% ../nbs/01_providers.ipynb #dff29d2e
+# %% ../nbs/01_providers.ipynb #e66d7e7f
 _SCHEMA_KEYS = ('parameters', 'input_schema', 'inputSchema', 'parametersJsonSchema', 'parameters_json_schema')
 _EMPTY_PARAMETERS = {'type': 'object', 'properties': {}}
 
@@ -137,7 +137,7 @@ def _spec(f, name=None)->dict:
     if not callable(f): raise TypeError(f"A tool must be a function (or other callable) or a schema dict, got {type(f).__name__} {f!r:.60}")
     return get_schema(f, pname='parameters', name=name)
 
-# %% ../nbs/01_providers.ipynb #21a124d2
+# %% ../nbs/01_providers.ipynb #0858a627
 def _tool_items(tools)->list:
     "`(name or None, tool)` for each tool in `tools`: a function, a schema dict, a list of them, or a namespace"
     if tools is None: return []
@@ -167,7 +167,7 @@ def tool_specs(tools:typing.Callable|dict|list # A function, a schema dict, a li
     seen = {}
     return [s for k,f in _tool_items(tools) if _first_named(seen, (s := _spec(f, k))['name'], f)]
 
-# %% ../nbs/01_providers.ipynb #bded8851
+# %% ../nbs/01_providers.ipynb #f049a161
 class StrictSchemaError(SchemaError):
     "A tool's parameters cannot be expressed in OpenAI strict mode"
 
@@ -191,7 +191,7 @@ def _keyword_note(k, v, root=None)->str:
     if k == 'prefixItems': return 'exactly these items in order: ' + ', '.join(describe_schema(o, root) for o in v if isinstance(o, dict))
     return f"{k}: {json.dumps(v, ensure_ascii=False)}"
 
-# %% ../nbs/01_providers.ipynb #0781a48e
+# %% ../nbs/01_providers.ipynb #0342d339
 def _accepts_null(s:dict)->bool:
     t = s.get('type')
     if t == 'null' or (isinstance(t, list) and 'null' in t): return True
@@ -210,7 +210,7 @@ def _nullable(s:dict)->dict:
     desc = {'description': s['description']} if s.get('description') else {}
     return {'anyOf': [{k:v for k,v in s.items() if k != 'description'}, {'type': 'null'}], **desc}
 
-# %% ../nbs/01_providers.ipynb #824cd587
+# %% ../nbs/01_providers.ipynb #82279edb
 def _where(path)->str:
     "A path inside a tool's parameters in words: `to.city`, `tags[]`, `$defs.Address.city`"
     return ''.join(p if p.startswith('[') else f".{p}" for p in path).lstrip('.') or '(the parameters)'
@@ -228,7 +228,7 @@ def _parameters_using(root:dict, name:str)->list:
         return name in seen
     return [p for p,v in (root.get('properties') or {}).items() if reaches(names(v))]
 
-# %% ../nbs/01_providers.ipynb #76100116
+# %% ../nbs/01_providers.ipynb #024bf0e7
 class _Strict(SchemaWalker):
     "OpenAI strict mode as a pass over the schema walker: objects closed, optional fields nullable, other keywords into descriptions; `at` is (path, objects nested)"
     MODE,KEYWORDS,FORMATS,MAX_NESTING,MAX_PROPERTIES = 'OpenAI strict mode',_STRICT_KEYWORDS,_STRICT_FORMATS,MAX_OPENAI_STRICT_NESTING,MAX_OPENAI_STRICT_PROPERTIES
@@ -252,7 +252,7 @@ class _Strict(SchemaWalker):
         resolve_ref(s['$ref'], self.root) # it must resolve; it stays a `$ref` (recursion too)
         return {'$ref': s['$ref']}
 
-# %% ../nbs/01_providers.ipynb #640988bb
+# %% ../nbs/01_providers.ipynb #69605f3f
 @patch
 def typed(self:_Strict, s, at):
     path,nesting = at
@@ -278,7 +278,7 @@ def typed(self:_Strict, s, at):
     return out
 _Strict.any_of = _Strict.object = _Strict.array = _Strict.scalar = _Strict.type_list = _Strict.null = _Strict.enum = _Strict.typed
 
-# %% ../nbs/01_providers.ipynb #4a439a67
+# %% ../nbs/01_providers.ipynb #5c7cae49
 @patch
 def close_object(self:_Strict, s, out, path, nesting):
     props,extra = s.get('properties') or {},s.get('additionalProperties')
@@ -337,7 +337,7 @@ class _AnthropicStrict(_Strict):
         if s['$ref'] in self.recursive: self.fail(at[0], f"its type {s['$ref'].rsplit('/', 1)[-1] or 'parameters'} contains itself (a recursive type)")
         return super().ref(s, at)
 
-# %% ../nbs/01_providers.ipynb #6ebe5b31
+# %% ../nbs/01_providers.ipynb #2f541ab1
 # What a Gemini `Schema` has (its OpenAPI subset); other keywords are dropped or moved into the description
 _GEMINI_KEYWORDS = frozenset({'type', 'format', 'description', 'nullable', 'enum', 'maxItems', 'minItems', 'properties', 'required', 'minProperties',
     'maxProperties', 'minLength', 'maxLength', 'pattern', 'example', 'anyOf', 'propertyOrdering', 'items', 'minimum', 'maximum'})
@@ -349,7 +349,7 @@ def _json_text(s:dict, what:str)->dict:
     "A string schema asking for `what` as JSON text (which `call_func` decodes)"
     return _note({'type': 'STRING', **({'description': s['description']} if s.get('description') else {})}, f"{what}, sent as JSON text")
 
-# %% ../nbs/01_providers.ipynb #1a1ae689
+# %% ../nbs/01_providers.ipynb #1b20d550
 class _Gemini(SchemaWalker):
     "Gemini's OpenAPI subset as a pass over the schema walker: `$ref`s spelled out in place, unions and nulls as Gemini says them; `at` is the definitions we are inside of"
     def __init__(self, tool, root): super().__init__(root, f"The schema of tool {tool!r}")
@@ -372,7 +372,7 @@ class _Gemini(SchemaWalker):
         extra = s.get('additionalProperties')
         return _json_text(s, 'a JSON object' + (f" (each value {describe_schema(extra, self.root)})" if isinstance(extra, dict) and extra else ''))
 
-# %% ../nbs/01_providers.ipynb #42cdc7e9
+# %% ../nbs/01_providers.ipynb #5cc93e74
 @patch
 def typed(self:_Gemini, s, at):
     if 'const' in s: s = {**{k:v for k,v in s.items() if k != 'const'}, 'enum': [s['const']]}
@@ -402,7 +402,7 @@ def typed(self:_Gemini, s, at):
     return _note(out, '; '.join(notes)) if notes else out
 _Gemini.array = _Gemini.scalar = _Gemini.typed
 
-# %% ../nbs/01_providers.ipynb #9a8e6b99
+# %% ../nbs/01_providers.ipynb #e1e1c397
 @patch
 def union(self:_Gemini, s, members, at):
     rest = {k:v for k,v in s.items() if k not in ('anyOf', 'oneOf', 'type')}
@@ -424,7 +424,7 @@ def gemini_schema(parameters:dict, # A tool's parameters schema (JSON Schema, `$
     if not parameters.get('properties'): return None # Gemini refuses an object without properties: a tool without parameters has none
     return _Gemini(tool, parameters).walk({k:v for k,v in parameters.items() if k not in ('$defs', 'description', 'title')}, ())
 
-# %% ../nbs/01_providers.ipynb #62f26938
+# %% ../nbs/01_providers.ipynb #e137ae96
 def _strict_params(spec, strict, provider='openai'):
     "(parameters, strict flag) for a tool of a provider with a strict mode (OpenAI's, Anthropic's)"
     if not strict: return spec['parameters'],False
@@ -447,7 +447,7 @@ def _responses_tool(spec, name, strict):
     params,is_strict = _strict_params(spec, strict)
     return {'type': 'function', 'name': name, 'description': spec['description'], 'parameters': params, 'strict': is_strict}
 
-# %% ../nbs/01_providers.ipynb #2c347d67
+# %% ../nbs/01_providers.ipynb #06da9081
 def _gemini_tool(spec, name, strict):
     d = {'name': name, 'description': spec['description']}
     if (p := gemini_schema(spec['parameters'], spec['name'])) is not None: d['parameters'] = p
@@ -469,7 +469,7 @@ _STRICT_PROVIDERS = ('openai', 'openai-responses', 'anthropic')
 def _check_provider(provider):
     if provider not in _DIALECTS: raise ValueError(f"Unknown provider {provider!r}; use one of: {', '.join(PROVIDERS)}")
 
-# %% ../nbs/01_providers.ipynb #81591047
+# %% ../nbs/01_providers.ipynb #3ff71737
 _dialect_cache = _WeakCache() # tool -> {(provider, strict, name given): (its own name, its description in that dialect, as marshal bytes)}
 _last_batches = {} # (provider, strict) -> (the last tools asked for, weak references to them, their ToolNames, the answer as marshal bytes or None)
 
@@ -493,7 +493,7 @@ def _keep_batch(provider, strict, batch:tuple, items:list, names:ToolNames, out:
     except TypeError: return # a tool that cannot be weakly referred to: nothing is kept
     _last_batches[(provider, strict)] = (batch, refs, names, None if out is None else marshal.dumps(out))
 
-# %% ../nbs/01_providers.ipynb #700b3686
+# %% ../nbs/01_providers.ipynb #0958d767
 def tool_schemas(tools:typing.Callable|dict|list, # A function, a schema dict, a list of them, or a namespace (dict of name -> callable)
                  provider:str='anthropic', # One of `PROVIDERS`
                  strict:bool|str=False # Strict mode (OpenAI's, Anthropic's): True, False, or 'auto' (strict for each tool that can be)
@@ -523,7 +523,7 @@ def tool_names(tools:typing.Callable|dict|list # A function, a schema dict, a li
     "The `ToolNames` map for `tools`, collisions checked, without remembering anything process-wide"
     return ToolNames(s['name'] for s in tool_specs(tools))
 
-# %% ../nbs/01_providers.ipynb #d36a6ba1
+# %% ../nbs/01_providers.ipynb #604f24e5
 _KEYWORD = inspect.Parameter.KEYWORD_ONLY
 
 def _gemini_signature(f, info):
@@ -548,7 +548,7 @@ def _whole_numbers_pass(ann):
     if typing.get_origin(ann) in (typing.Union, types.UnionType) and float in args and int not in args: return typing.Union[(*args, int)]
     return ann
 
-# %% ../nbs/01_providers.ipynb #bb6223d0
+# %% ../nbs/01_providers.ipynb #2f710832
 def gemini_callable(f:typing.Callable # A tool: function, method, callable object (sync or async)
                    ): # A callable for `google-genai`'s automatic function calling
     "Wrap `f` for Gemini's automatic function calling: `None` defaults shown, but a left-out argument still gets its real default and a `null` is passed as `None`"
@@ -571,7 +571,7 @@ def gemini_callable(f:typing.Callable # A tool: function, method, callable objec
     wrapper.__tool_original__ = f
     return wrapper
 
-# %% ../nbs/01_providers.ipynb #fea843fd
+# %% ../nbs/01_providers.ipynb #a543bfed
 _call_dialects = OrderedDict()
 _calls_lock = threading.Lock()
 
@@ -603,7 +603,7 @@ def parse_arguments(text:str|bytes|dict|None, # A model's arguments: JSON text, 
     if not isinstance(v, dict): return {},f"The arguments for {tool!r} must be a JSON object of name: value pairs, got {type(v).__name__}: {text[:80]}"
     return v,None
 
-# %% ../nbs/01_providers.ipynb #90b33978
+# %% ../nbs/01_providers.ipynb #ceb941bd
 def _plain(o):
     "An SDK object (pydantic model) as plain data; JSON text parsed; plain data as it is"
     if isinstance(o, (str, bytes, bytearray)):
@@ -624,7 +624,7 @@ def _g(d, *keys):
 
 def _found(provider, id, name, args, custom=False): return (provider, id, name, args, custom)
 
-# %% ../nbs/01_providers.ipynb #ce2c7370
+# %% ../nbs/01_providers.ipynb #6551b402
 def _chat_completion(d, out, hint):
     ch = (d['choices'] or [{}])[0] # other choices are alternatives, not more calls
     _walk(ch.get('message') or ch.get('delta') or {}, out, 'openai')
@@ -648,7 +648,7 @@ def _response_call(d, out, hint):
     args = {'input': d.get('input', '')} if custom else d.get('arguments')
     out.append(_found('openai-responses', d.get('call_id') or d.get('id'), d.get('name'), args, custom)); return 'openai-responses'
 
-# %% ../nbs/01_providers.ipynb #d66bfcb9
+# %% ../nbs/01_providers.ipynb #5aa5f71c
 def _message_with_blocks(d, out, hint):
     "An Anthropic `Message` or message dict, or a Responses `message` item (whose blocks are `output_text`)"
     blocks = d.get('content') if isinstance(d.get('content'), list) else []
@@ -674,7 +674,7 @@ def _plain_call(d, out, hint):
 
 def _no_calls(provider): return lambda d, out, hint: provider
 
-# %% ../nbs/01_providers.ipynb #c251a016
+# %% ../nbs/01_providers.ipynb #d7b5a901
 _ANTHROPIC_BLOCKS = frozenset({'text', 'thinking', 'redacted_thinking', 'server_tool_use', 'web_search_tool_result', 'web_fetch_tool_result',
                                'code_execution_tool_result', 'mcp_tool_use', 'mcp_tool_result', 'container_upload', 'image', 'document', 'tool_result'})
 _RESPONSES_ITEMS = frozenset({'reasoning', 'web_search_call', 'file_search_call', 'computer_call', 'image_generation_call', 'code_interpreter_call',
@@ -702,7 +702,7 @@ _SHAPES = [
     (lambda d,h: 'name' in d and 'input' in d, _tool_use),
 ]
 
-# %% ../nbs/01_providers.ipynb #4a95054a
+# %% ../nbs/01_providers.ipynb #8e6a9c0d
 def _walk(d, out:list, hint=None)->str|None:
     "Find the tool calls in plain response data `d`, appending them to `out`; returns the provider the shape belongs to (or `None`)"
     if isinstance(d, (list, tuple)):
@@ -715,7 +715,7 @@ def _walk(d, out:list, hint=None)->str|None:
     if not _is_map(d): return None
     return next((read(d, out, hint) for matches,read in _SHAPES if matches(d, hint)), None)
 
-# %% ../nbs/01_providers.ipynb #3fb38057
+# %% ../nbs/01_providers.ipynb #a5f60e79
 STREAM_CHUNK_ERROR = ("parse_tool_calls got {what} of a streamed {provider} reply, which holds a piece of the reply at most (a call's "
                       "name without its arguments, or a bit of them): feed every chunk to `toolslm_like.streaming.StreamAccumulator` "
                       "(`acc.add(chunk)`) and pass `acc.response()` here (or call `acc.tool_calls()`), or use `tool_loop(..., stream=True)`")
@@ -737,7 +737,7 @@ def stream_piece_provider(piece:Any # A chunk or event of a streamed reply (SDK 
     if t in _ANTHROPIC_EVENTS or (t == 'error' and isinstance(piece.get('error'), abc.Mapping)): return 'anthropic'
     return None
 
-# %% ../nbs/01_providers.ipynb #558eb165
+# %% ../nbs/01_providers.ipynb #b2542f45
 def _is_stream(o)->bool:
     "Is `o` a stream of chunks (an SDK's stream, stream manager, or any iterator) rather than data?"
     if isinstance(o, (str, bytes, bytearray, list, tuple, abc.Mapping)) or hasattr(o, 'model_dump'): return False
@@ -753,7 +753,7 @@ def _unless_stream_piece(d):
         raise ValueError(STREAM_CHUNK_ERROR.format(what=what if o is d else f"a list holding {what}", provider=p))
     return d
 
-# %% ../nbs/01_providers.ipynb #ea0c8735
+# %% ../nbs/01_providers.ipynb #8e10722b
 def _call(id, name, raw, custom, names)->dict:
     "One parsed call: name mapped back, arguments a dict, or an error saying what was wrong"
     if not isinstance(name, str) or not name:
@@ -786,14 +786,14 @@ def parse_tool_calls(response:Any, # A model response: SDK object, its dict or J
         _remember_call(id, dialect, custom)
     return calls
 
-# %% ../nbs/01_providers.ipynb #7924a2b1
+# %% ../nbs/01_providers.ipynb #b92c306d
 def response_provider(response:Any # A model response: SDK object, its dict or JSON text, or a part of one
                      )->str|None: # One of `PROVIDERS`, or `None` if the shape is not one of theirs
     "Which provider's dialect `response` is in"
     try: return _walk(_plain(response), [], None)
     except (ValueError, TypeError, RecursionError): return None
 
-# %% ../nbs/01_providers.ipynb #8f2fb2cd
+# %% ../nbs/01_providers.ipynb #4f8d0448
 def tool_output_text(output:Any # What a tool returned
                     )->str: # Text for a model
     "A tool's return value as text for a model: `str` as it is, anything else as JSON"
@@ -812,7 +812,7 @@ def _leaf_jsonable(o):
     try: return to_jsonable(o)
     except (TypeError, ValueError, RecursionError): return str(o)
 
-# %% ../nbs/01_providers.ipynb #e622c219
+# %% ../nbs/01_providers.ipynb #416df08f
 REFUSED_TEXT = "Not run: this call was refused before it started. {reason}" # what a model reads for a call the user did not allow
 
 def _text_and_error(r)->tuple[str,bool]:
@@ -831,7 +831,7 @@ def _match_keys(items)->list:
         keys.append((o.get('name'), n))
     return keys
 
-# %% ../nbs/01_providers.ipynb #b12c322d
+# %% ../nbs/01_providers.ipynb #e247e4fe
 def _order(results, calls)->list:
     "Results in the order of `calls` (matched by id); a call without a result gets one carrying an error"
     by_key = {}
@@ -854,7 +854,7 @@ def _dialect_of(results)->str:
 
 def _is_custom(r): return r.get('type') == 'custom' or (_remembered_call(r.get('id')) or (None, False))[1]
 
-# %% ../nbs/01_providers.ipynb #e0443443
+# %% ../nbs/01_providers.ipynb #14bbef99
 def _openai_results(rs): return [{'role': 'tool', 'tool_call_id': r.get('id'), 'content': _text_and_error(r)[0]} for r in rs]
 
 def _responses_results(rs):
@@ -879,7 +879,7 @@ def _gemini_results(rs):
         parts.append({'function_response': fr})
     return parts
 
-# %% ../nbs/01_providers.ipynb #286b4dd9
+# %% ../nbs/01_providers.ipynb #89ed3dae
 def _mcp_results(rs):
     out = []
     for r in rs:
