@@ -2,6 +2,7 @@
 import asyncio, json, runpy, shutil, socket, subprocess, sys, textwrap, time
 from pathlib import Path
 import pytest
+from toolslm_like import __version__
 from toolslm_like.funccall import get_schema, python
 
 def command():
@@ -105,6 +106,24 @@ def test_serve_without_the_mcp_sdk(folder):
 def test_no_command_prints_help():
     r = cli()
     assert r.returncode == 2 and 'usage: toolslm-like' in r.stderr
+
+def test_version():
+    r = cli('--version')
+    assert (r.returncode, r.stdout, r.stderr) == (0, f'toolslm-like {__version__}\n', '')
+
+def python_m(*args, cwd=None):
+    return subprocess.run([sys.executable, '-m', 'toolslm_like', *args], capture_output=True, text=True, cwd=cwd, timeout=120)
+
+def test_python_m_is_the_same_command(folder):
+    "`python -m toolslm_like` (this venv's python) runs the `toolslm-like` command: the same usage, version and commands"
+    r = python_m(cwd=folder)
+    assert (r.returncode, r.stdout) == (2, '') and r.stderr.startswith('usage: toolslm-like') and r.stderr == cli(cwd=folder).stderr, r.stderr
+    r = python_m('--version')
+    assert (r.returncode, r.stdout) == (0, f'toolslm-like {__version__}\n'), r
+    r = python_m('call', 'calc:add', '{"a": 1, "b": "2"}', cwd=folder)
+    assert (r.returncode, r.stdout, r.stderr) == (0, '3\n', '')
+    r = python_m('schema', 'calc:ad', cwd=folder)
+    assert r.returncode == 2 and "calc has no function 'ad'" in r.stderr and 'Traceback' not in r.stderr, r.stderr
 
 def test_call_runs_one_call_as_a_model_would(folder):
     r = cli('call', 'calc:add', '{"a": 1, "b": "2"}', cwd=folder)

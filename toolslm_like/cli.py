@@ -8,9 +8,10 @@ Docs: https://toolslm-like.github.io/toolslm_like/cli.html.md"""
 __all__ = ['CLIError', 'import_module', 'split_spec', 'load_tools', 'schema_command', 'parse_arguments', 'parse_timeout',
            'call_command', 'serve_command', 'main']
 
-# %% ../nbs/07_cli.ipynb #2018c33f
+# %% ../nbs/07_cli.ipynb #35a9cc78
 import argparse, asyncio, concurrent.futures, contextlib, difflib, importlib, importlib.util, inspect, io, json, math, os, re, sys
 from pathlib import Path
+from . import __version__
 from .funccall import get_schema, call_func, run_with_timeout, tool_traceback, ArgumentError, ToolNotFoundError
 from .typekinds import SchemaError, to_jsonable
 from .funccall import CodeTimeout # what `run_with_timeout` raises at its time limit
@@ -50,7 +51,7 @@ def import_module(name:str # A dotted module name, or a path to a .py file
     except (Exception, SystemExit) as e:
         raise CLIError(f"Module {name!r} was found, but importing it failed: {type(e).__name__}: {e}") from None
 
-# %% ../nbs/07_cli.ipynb #5501e58e
+# %% ../nbs/07_cli.ipynb #5507eda6
 def _public_functions(mod)->dict:
     "The public functions `mod` defines itself (not those it imports), in the order it defines them"
     return {k: v for k,v in vars(mod).items() if not k.startswith('_') and inspect.isfunction(v) and v.__module__ == mod.__name__}
@@ -69,7 +70,9 @@ def _find(mod, path:str):
     if not callable(o): raise CLIError(f"{mod.__name__}:{path} is a {type(o).__name__}, not a function")
     return o
 
-def split_spec(spec:str)->tuple: # (module, [function names])
+# %% ../nbs/07_cli.ipynb #bc174351
+def split_spec(spec:str # 'module', 'module:f' or 'module:f,g'
+              )->tuple: # (module, [function names])
     "'module:f,g' -> ('module', ['f', 'g']); a bare module gives no names"
     m = re.fullmatch(r'(.+?):([\w.]+(?:\s*,\s*[\w.]+)*)', spec.strip())
     if m and not re.fullmatch(r'[A-Za-z]', m[1]): return m[1], [s.strip() for s in m[2].split(',')] # not a Windows drive letter
@@ -86,7 +89,7 @@ def load_tools(spec:str # 'module', 'module:f' or 'module:f,g' (a module may be 
     if not ns: raise CLIError(f"Module {name!r} defines no public functions: name the ones to use, e.g. {name}:function")
     return ns
 
-# %% ../nbs/07_cli.ipynb #50b08205
+# %% ../nbs/07_cli.ipynb #cb63ab68
 def _describable(ns:dict, explicit:bool)->dict:
     "The tools in `ns` that `get_schema` can describe; the others are an error when named `explicit`ly, else left out with a note"
     out = {}
@@ -102,7 +105,10 @@ def _describable(ns:dict, explicit:bool)->dict:
 
 def _dumps(o)->str: return json.dumps(o, indent=2, ensure_ascii=False)
 
-def schema_command(spec:str, provider:str|None=None, strict:bool=False)->str:
+def schema_command(spec:str, # The functions: 'module', 'module:f' or 'module:f,g'
+                   provider:str|None=None, # A provider's schema dialect (`--provider`), e.g. 'openai'; None: `get_schema`'s own
+                   strict:bool=False # The provider's strict mode (`--strict`)
+                  )->str: # The JSON text `toolslm-like schema` prints
     "The JSON text `toolslm-like schema` prints"
     if strict and not provider: raise CLIError("--strict goes with --provider, e.g. --provider openai --strict")
     ns = _describable(load_tools(spec), bool(split_spec(spec)[1]))
@@ -113,7 +119,7 @@ def schema_command(spec:str, provider:str|None=None, strict:bool=False)->str:
     else: schemas = [get_schema(f, name=k) for k,f in ns.items()]
     return _dumps(schemas[0] if len(schemas) == 1 else schemas)
 
-# %% ../nbs/07_cli.ipynb #d3170d8a
+# %% ../nbs/07_cli.ipynb #1a691c0a
 _TOO_DEEP = f"The arguments are nested more than {MAX_JSON_DEPTH} levels deep; send a flatter JSON object"
 
 def parse_arguments(text:str # The JSON text given on the command line
@@ -140,6 +146,7 @@ def parse_timeout(text:str|None # What was given for --timeout
         raise CLIError(f"--timeout must be a number of seconds above 0 and at most {MAX_TIMEOUT_SECONDS}, got {text[:40]!r}")
     return t
 
+# %% ../nbs/07_cli.ipynb #c9d785d4
 def _shown(v)->str:
     if isinstance(v, str): return v
     try: return _dumps(to_jsonable(v))
@@ -153,7 +160,10 @@ def _run_call(name, args, ns):
     except RuntimeError: return asyncio.run(out)
     with concurrent.futures.ThreadPoolExecutor(1) as pool: return pool.submit(asyncio.run, out).result()
 
-def call_command(spec:str, arguments:str='{}', timeout:float|None=None)->tuple: # (exit code, output, error text)
+def call_command(spec:str, # The function: 'module:f'
+                 arguments:str='{}', # Its arguments, the JSON text of an object
+                 timeout:float|None=None # Seconds the call may run (None: no limit)
+                )->tuple: # (exit code, output, error text)
     "Run one call of the function `spec` names with the JSON `arguments`, as a model's call would run"
     ns = load_tools(spec)
     if len(ns) != 1 or not split_spec(spec)[1]: raise CLIError(f"call runs one function: name it, e.g. {split_spec(spec)[0]}:{next(iter(ns))}")
@@ -167,8 +177,13 @@ def call_command(spec:str, arguments:str='{}', timeout:float|None=None)->tuple: 
     except KeyboardInterrupt: raise
     except BaseException as e: return 1, '', tool_traceback(e).rstrip()
 
-# %% ../nbs/07_cli.ipynb #90a7a639
-def serve_command(spec:str, http:bool=False, host:str='127.0.0.1', port:int=8000, name:str|None=None):
+# %% ../nbs/07_cli.ipynb #d5de1663
+def serve_command(spec:str, # The functions: 'module', 'module:f' or 'module:f,g'
+                  http:bool=False, # Serve streamable HTTP (`--http`) instead of stdio
+                  host:str='127.0.0.1', # With `http`: the address to listen on
+                  port:int=8000, # With `http`: the port
+                  name:str|None=None # The server's name, as clients see it (None: the module's)
+                 ):
     "Serve the functions `spec` names over MCP until the client (stdio) or Ctrl-C (HTTP) ends it"
     from toolslm_like.mcp import serve_mcp, mcp_server # light: the SDK itself is imported by `mcp_server`
     ns = _describable(load_tools(spec), bool(split_spec(spec)[1]))
@@ -179,9 +194,10 @@ def serve_command(spec:str, http:bool=False, host:str='127.0.0.1', port:int=8000
     mod = split_spec(spec)[0]
     serve_mcp(ns, 'http' if http else 'stdio', name=name or (Path(mod).stem if mod.endswith('.py') else mod), host=host, port=port)
 
-# %% ../nbs/07_cli.ipynb #08b623e8
+# %% ../nbs/07_cli.ipynb #d1258055
 def _parser()->argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog='toolslm-like', description="Make Python functions tools a language model can call: show their schemas, run a call, or serve them over MCP.")
+    p.add_argument('--version', action='version', version=f"%(prog)s {__version__}")
     sub = p.add_subparsers(dest='command', metavar='{schema,call,serve}')
     s = sub.add_parser('schema', help="print the tool schema of functions", description="Print the JSON schema a model sees for each function.")
     s.add_argument('spec', metavar='module[:function,...]', help="e.g. toolslm_like.funccall:python, mymod:add,mul, or path/to/file.py:add")
@@ -199,11 +215,26 @@ def _parser()->argparse.ArgumentParser:
     v.add_argument('--name', default=None, help="the server's name (default: the module's)")
     return p
 
+# %% ../nbs/07_cli.ipynb #a52a0341
+def _print(command:str, text:str, file=None)->int: # The exit code: 1 if `text` had to be changed to be printed
+    "Print `text`; a lone surrogate (text that is not Unicode, e.g. a non-UTF-8 file name) is shown escaped, with one line saying so"
+    file,enc = file or sys.stdout,getattr(file or sys.stdout, 'encoding', None) or 'utf-8'
+    if not _LONE_SURROGATE.search(text): # one (whatever the locale's error handler would do with it) is escaped
+        try: print(text, file=file); return 0
+        except UnicodeEncodeError: pass
+    print(text.encode(enc, 'backslashreplace').decode(enc), file=file)
+    print(f"toolslm-like {command}: the output holds text that cannot be written as {enc} (e.g. a file name that is not UTF-8); it is shown escaped", file=sys.stderr)
+    return 1
+
+_LONE_SURROGATE = re.compile('[\ud800-\udfff]')
+
+# %% ../nbs/07_cli.ipynb #0a99c2ed
 def main(argv:list|None=None # The arguments (default: the command line's)
         )->int: # The exit code
     "Run the `toolslm-like` command"
     p = _parser()
-    a = p.parse_args(argv)
+    try: a = p.parse_args(argv)
+    except SystemExit as e: return e.code # --help or --version (0), or what argparse could not read (2): it has said so
     if a.command is None: p.print_help(sys.stderr); return 2
     try:
         if a.command == 'schema': return _print(a.command, schema_command(a.spec, a.provider, a.strict))
@@ -220,15 +251,3 @@ def main(argv:list|None=None # The arguments (default: the command line's)
         print(f"toolslm-like {a.command}: {type(e).__name__}: {str(e)[:500]}", file=sys.stderr)
         return 1
     return 0
-
-def _print(command:str, text:str, file=None)->int: # The exit code: 1 if `text` had to be changed to be printed
-    "Print `text`; a lone surrogate (text that is not Unicode, e.g. a non-UTF-8 file name) is shown escaped, with one line saying so"
-    file,enc = file or sys.stdout,getattr(file or sys.stdout, 'encoding', None) or 'utf-8'
-    if not _LONE_SURROGATE.search(text): # one (whatever the locale's error handler would do with it) is escaped
-        try: print(text, file=file); return 0
-        except UnicodeEncodeError: pass
-    print(text.encode(enc, 'backslashreplace').decode(enc), file=file)
-    print(f"toolslm-like {command}: the output holds text that cannot be written as {enc} (e.g. a file name that is not UTF-8); it is shown escaped", file=sys.stderr)
-    return 1
-
-_LONE_SURROGATE = re.compile('[\ud800-\udfff]')

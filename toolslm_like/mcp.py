@@ -9,10 +9,11 @@ __all__ = ['OMITTED', 'mcp_tool_defs', 'tool_result', 'error_result', 'call_mcp_
            'serve_mcp_async', 'serve_mcp', 'MCPHTTPServer', 'schema_annotation', 'JSONSchema', 'JSONSchemaKind',
            'tool_params', 'tool_function', 'MCPToolError', 'tool_output', 'MCPClient', 'connect_mcp', 'mcp_tools']
 
-# %% ../nbs/06_mcp.ipynb #aa9a7e5b
+# %% ../nbs/06_mcp.ipynb #3fd2c2dc
 import asyncio, atexit, concurrent.futures, contextlib, inspect, json, keyword, math, os, re, shlex, sys, threading, time, warnings, weakref
-from typing import Any, Annotated, Literal, Union
+from typing import Any, Annotated, Callable, Literal, Union
 from fastcore.basics import patch_to
+from fastcore.meta import delegates
 from . import __version__
 from .funccall import get_schema, mk_ns, prepare_call, call_func_async, tool_traceback, bind_arguments, using_globals
 from .typekinds import SchemaBuilder, TypeKind, Converter, add_type_kind, SchemaError, to_jsonable
@@ -20,13 +21,14 @@ from .typekinds import _rename_refs # the `$defs` renaming done for pydantic mod
 from .typekinds import BadValue, got_value, show_value # how type kinds report a bad value, as the built-in kinds do
 from .jsonschema import (SchemaWalker, SchemaBudget, check_schema_bounds, resolve_ref, refs_in, def_name, refs_into_defs,
                                      describe_schema)
+from .jsonschema import _TYPE_WORDS # a JSON type in words ('an integer'), as every message says it
 from .providers import check_mcp_name
 from .toolbox import Toolbox
 from .limits import (MAX_CHECK_STEPS, MAX_CHECK_DEPTH, MAX_MCP_NAME_CHARS, MAX_DESCRIPTION_CHARS, MAX_MCP_TOOLS, MAX_LIST_PAGES,
                                  MAX_CALL_SECONDS, MAX_CALLS_PER_CLIENT)
 
-# %% ../nbs/06_mcp.ipynb #22774278
-def mcp_tool_defs(tools # A namespace: a function, a list of functions and dicts, or a mapping (as `mk_ns` takes)
+# %% ../nbs/06_mcp.ipynb #85fcbf0c
+def mcp_tool_defs(tools:Callable|list|dict # A namespace: a function, a list of functions and dicts, or a mapping (as `mk_ns` takes)
                  )->list: # `[{name, description, inputSchema}]`, one per tool
     "MCP tool definitions for the tools in `tools`, their `inputSchema` made by our `get_schema`"
     defs = []
@@ -36,8 +38,8 @@ def mcp_tool_defs(tools # A namespace: a function, a list of functions and dicts
         defs.append(get_schema(f, 'inputSchema', name=name))
     return defs
 
-# %% ../nbs/06_mcp.ipynb #e12a2c70
-def tool_result(out # What a tool returned
+# %% ../nbs/06_mcp.ipynb #bcbc2252
+def tool_result(out:Any # What a tool returned
                ): # `mcp_types.CallToolResult`
     "A tool's return value as an MCP result: text as it is, other values as JSON text (a JSON object also as `structuredContent`)"
     import mcp_types as mt
@@ -65,9 +67,10 @@ def _utf8(text:str)->str:
     "`text` itself, or with each lone surrogate (which UTF-8 cannot encode) replaced by U+FFFD"
     return _SURROGATE.sub('\ufffd', text) if _SURROGATE.search(text) else text
 
+# %% ../nbs/06_mcp.ipynb #4a595d7e
 async def call_mcp_tool(name:str, # The tool's name, as the client sent it
                         arguments:dict|None, # The client's arguments
-                        ns, # The namespace the tool is looked up in
+                        ns:dict|Toolbox, # The namespace the tool is looked up in (or a `Toolbox` over it)
                         glb:dict|None=None, # Globals for tools that run in their caller's (such as `python`)
                         timeout:float|None=None # Seconds the call may run; past it the client gets an error and the tool is stopped
                        ): # `mcp_types.CallToolResult`
@@ -79,20 +82,20 @@ async def call_mcp_tool(name:str, # The tool's name, as the client sent it
         if box is not ns: box.close()
     return error_result(r['error']) if r['error'] is not None else tool_result(r['output'])
 
-# %% ../nbs/06_mcp.ipynb #5fd9040c
-def _require_mcp_sdk(what:str # What needs it, for the message
-                    ):
-    "Import the MCP SDK (an optional extra), or raise `ImportError` saying how to install it"
-    try: import mcp, mcp_types
-    except ImportError as e: raise ImportError(f"{what} needs the MCP SDK: pip install 'toolslm_like[mcp]' ({e})") from None
-
 def _slot(slots, session, n:int|None):
     "What a call of `session` waits on: its own semaphore of `n` slots, so one client's calls cannot take every worker"
     if n is None: return contextlib.nullcontext()
     try: return slots.setdefault(session, asyncio.Semaphore(n))
     except TypeError: return contextlib.nullcontext() # a session that cannot be weakly referenced: no per-client bound
 
-def mcp_server(tools, # A namespace: a function, a list of functions and dicts, or a mapping
+# %% ../nbs/06_mcp.ipynb #aae840c9
+def _require_mcp_sdk(what:str # What needs it, for the message
+                    ):
+    "Import the MCP SDK (an optional extra), or raise `ImportError` saying how to install it"
+    try: import mcp, mcp_types
+    except ImportError as e: raise ImportError(f"{what} needs the MCP SDK: pip install 'toolslm_like[mcp]' ({e})") from None
+
+def mcp_server(tools:Callable|list|dict, # A namespace: a function, a list of functions and dicts, or a mapping
                name:str='toolslm_like', # The server's name, as clients see it
                instructions:str|None=None, # Text that tells a client's model how to use these tools
                glb:dict|None=None, # Globals for tools such as `python` that run in their caller's; default: a new dict for this server
@@ -114,8 +117,8 @@ def mcp_server(tools, # A namespace: a function, a list of functions and dicts, 
     return Server(name, version=__version__, instructions=instructions, on_list_tools=on_list_tools, on_call_tool=on_call_tool,
                   get_tool_input_schema=schemas.get)
 
-# %% ../nbs/06_mcp.ipynb #b668d1fb
-def mcp_http_app(tools, # A namespace of tools
+# %% ../nbs/06_mcp.ipynb #81924634
+def mcp_http_app(tools:Callable|list|dict, # A namespace of tools
                  name:str='toolslm_like', # The server's name
                  path:str='/mcp', # The URL path of the MCP endpoint
                  host:str='127.0.0.1', # The host it is served on (a local host turns on the SDK's DNS-rebinding protection)
@@ -130,7 +133,8 @@ def _flush_stdout():
     try: sys.stdout.flush()
     except Exception: pass # a closed or odd stdout has nothing of ours to keep
 
-async def serve_mcp_async(tools, # A namespace of tools
+# %% ../nbs/06_mcp.ipynb #b3a8e073
+async def serve_mcp_async(tools:Callable|list|dict, # A namespace of tools
                           transport:str='stdio', # 'stdio' or 'http' (streamable HTTP)
                           name:str='toolslm_like', # The server's name
                           host:str='127.0.0.1', # For 'http': the address to listen on
@@ -149,44 +153,63 @@ async def serve_mcp_async(tools, # A namespace of tools
         await uvicorn.Server(uvicorn.Config(mcp_http_app(tools, name, path, host), host=host, port=port, log_level='warning')).serve()
     else: raise ValueError(f"Unknown MCP transport {transport!r}: use 'stdio' or 'http'")
 
-def serve_mcp(tools, transport:str='stdio', name:str='toolslm_like', host:str='127.0.0.1', port:int=8000, path:str='/mcp'):
+def serve_mcp(tools:Callable|list|dict, # A namespace of tools
+              transport:str='stdio', # 'stdio' or 'http' (streamable HTTP)
+              name:str='toolslm_like', # The server's name
+              host:str='127.0.0.1', # For 'http': the address to listen on
+              port:int=8000, # For 'http': the port
+              path:str='/mcp' # For 'http': the URL path of the endpoint
+             ):
     "Serve `tools` over MCP (stdio, or streamable HTTP with `transport='http'`), blocking until done"
     asyncio.run(serve_mcp_async(tools, transport, name, host, port, path))
 
-# %% ../nbs/06_mcp.ipynb #14e83c17
+# %% ../nbs/06_mcp.ipynb #4d9e888e
 class MCPHTTPServer:
     "Serve `tools` over streamable HTTP from a background thread; `start()`, `stop()`, or use it as a context manager"
-    def __init__(self, tools, host:str='127.0.0.1', port:int=0, path:str='/mcp', name:str='toolslm_like',
-                 timeout:float|None=MAX_CALL_SECONDS, max_calls_per_client:int|None=MAX_CALLS_PER_CLIENT): # as `mcp_http_app` takes them
+    def __init__(self, tools:Callable|list|dict, # A namespace of tools
+                 host:str='127.0.0.1', # The address to listen on
+                 port:int=0, # The port (0: a free one)
+                 path:str='/mcp', # The URL path of the MCP endpoint
+                 name:str='toolslm_like', # The server's name
+                 timeout:float|None=MAX_CALL_SECONDS, # Seconds one call may run
+                 max_calls_per_client:int|None=MAX_CALLS_PER_CLIENT # Calls of one client session running at once
+                ):
         import uvicorn
         self.host,self.path,self.url = host,path,None
         app = mcp_http_app(tools, name, path, host, timeout, max_calls_per_client)
         self._server = uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level='warning'))
         self._thread = None
-    def start(self, timeout:float=30):
-        "Start serving; returns once the server accepts connections"
-        if self._thread is not None: return self
-        self._thread = threading.Thread(target=self._server.run, name='toolslm_like-mcp-http', daemon=True)
-        self._thread.start()
-        deadline = time.monotonic() + timeout
-        while not self._server.started:
-            if not self._thread.is_alive(): raise RuntimeError(f"The MCP HTTP server could not start on {self.host} (see the log above; is the port taken?)")
-            if time.monotonic() > deadline: self.stop(); raise TimeoutError(f"The MCP HTTP server did not start within {timeout}s")
-            time.sleep(0.01)
-        port = self._server.servers[0].sockets[0].getsockname()[1]
-        self.url = f"http://{self.host}:{port}{self.path}"
-        return self
-    def stop(self, timeout:float=10):
-        "Stop serving and wait for the server thread to end"
-        if self._thread is None: return
-        self._server.should_exit = True
-        self._thread.join(timeout)
-        self._thread = None
     def __enter__(self): return self.start()
     def __exit__(self, *exc): self.stop()
     def __repr__(self): return f"MCPHTTPServer({self.url or 'not started'})"
 
-# %% ../nbs/06_mcp.ipynb #8062ea79
+# %% ../nbs/06_mcp.ipynb #a38ab9cb
+@patch_to(MCPHTTPServer)
+def start(self, timeout:float=30 # Seconds to wait for the server to accept connections
+         ):
+    "Start serving; returns once the server accepts connections"
+    if self._thread is not None: return self
+    self._thread = threading.Thread(target=self._server.run, name='toolslm_like-mcp-http', daemon=True)
+    self._thread.start()
+    deadline = time.monotonic() + timeout
+    while not self._server.started:
+        if not self._thread.is_alive(): raise RuntimeError(f"The MCP HTTP server could not start on {self.host} (see the log above; is the port taken?)")
+        if time.monotonic() > deadline: self.stop(); raise TimeoutError(f"The MCP HTTP server did not start within {timeout}s")
+        time.sleep(0.01)
+    port = self._server.servers[0].sockets[0].getsockname()[1]
+    self.url = f"http://{self.host}:{port}{self.path}"
+    return self
+
+@patch_to(MCPHTTPServer)
+def stop(self, timeout:float=10 # Seconds to wait for the server thread to end
+        ):
+    "Stop serving and wait for the server thread to end"
+    if self._thread is None: return
+    self._server.should_exit = True
+    self._thread.join(timeout)
+    self._thread = None
+
+# %% ../nbs/06_mcp.ipynb #a72c0ca0
 _json_types = {'integer': int, 'number': float, 'string': str, 'boolean': bool, 'null': type(None)}
 _annotation_keys = ('title', 'description', 'default', 'examples', '$comment') # say what a value means, not which values fit
 
@@ -213,9 +236,10 @@ def _natural_type(s):
         return None if vals is None else dict[str, vals]
     return None
 
+# %% ../nbs/06_mcp.ipynb #26b46fda
 def schema_annotation(s:dict, # The schema of one property, from a tool's inputSchema
                       defs:dict|None=None # The root's `$defs`, which `$ref`s in `s` point into
-                     ):
+                     ): # A Python type, or a `JSONSchema`
     "The annotation for a property with schema `s`: a plain Python type when `get_schema` gives `s` back for it, else `JSONSchema(s)`"
     s = _bare(s)
     tp = _natural_type(s)
@@ -224,10 +248,12 @@ def schema_annotation(s:dict, # The schema of one property, from a tool's inputS
     except (SchemaError, TypeError): pass
     return JSONSchema(s, defs)
 
-# %% ../nbs/06_mcp.ipynb #b9f3e765
+# %% ../nbs/06_mcp.ipynb #39a53bac
 class JSONSchema:
     "An annotation that is a JSON schema (e.g. from an MCP server): `get_schema` shows it as it is, `call_func` checks values against it"
-    def __init__(self, schema:dict, defs:dict|None=None): self.schema,self.defs = schema,defs or {}
+    def __init__(self, schema:dict, # The schema values must fit
+                 defs:dict|None=None # The `$defs` its `$ref`s point into
+                ): self.schema,self.defs = schema,defs or {}
     def __call__(self, v): return _ValueCheck(self.defs, _lax).walk(self.schema, v) # callable, as `Annotated` wants its first argument to be
     def __repr__(self):
         txt = json.dumps(self.schema, ensure_ascii=False)
@@ -245,9 +271,7 @@ def _same(a, b)->bool:
     if isinstance(a, list) and isinstance(b, list): return len(a) == len(b) and all(_same(x, y) for x,y in zip(a, b))
     return type(a) is type(b) and a == b
 
-# %% ../nbs/06_mcp.ipynb #30b03d24
-_TYPE_WORDS = {'integer': 'an integer', 'number': 'a number', 'string': 'a string', 'boolean': 'true or false', 'null': 'null', 'array': 'a list', 'object': 'an object'}
-
+# %% ../nbs/06_mcp.ipynb #aed78454
 def _convert_type(v, t, c, strict):
     "`v` as JSON type `t`, with funccall's (lax or strict) conversions for the scalar types"
     if t in _json_types: return c.convert(v, _json_types[t] if t != 'number' or not isinstance(v, int) else int, strict=strict)
@@ -274,7 +298,7 @@ def _check_size(n, s, lo, hi, what, v):
     if isinstance(s.get(lo), int) and n < s[lo]: raise BadValue(f"expected at least {s[lo]} {what}, {got_value(v)}")
     if isinstance(s.get(hi), int) and n > s[hi]: raise BadValue(f"expected at most {s[hi]} {what}, {got_value(v)}")
 
-# %% ../nbs/06_mcp.ipynb #check_pass
+# %% ../nbs/06_mcp.ipynb #5e966bca
 class _ValueCheck(SchemaWalker):
     "A value checked against a schema, and converted where lax conversion allows: a pass over the walker whose `at` is the value"
     def __init__(self, defs:dict, c:Converter):
@@ -299,36 +323,8 @@ class _ValueCheck(SchemaWalker):
         try: target = resolve_ref(s['$ref'], self.root)
         except SchemaError as e: raise BadValue(f"the tool's schema cannot be checked: {e}") from None
         return self.rest(s, '$ref', self.walk(target, v))
-    def all_of(self, s, v):
-        for o in self.members(s, 'allOf'): v = self.walk(o, v)
-        return self.rest(s, 'allOf', v)
-    def any_of(self, s, v, key='anyOf'):
-        subs = self.members(s, key)
-        for c in ((_strict,) if self.c.strict else (_strict, self.c)): # strict first, so `["integer", "string"]` keeps "4" a string
-            errs = []
-            for o in subs:
-                try: return self.rest(s, key, self.with_converter(o, v, c))
-                except _OutOfBudget: raise
-                except BadValue as e: errs.append(e)
-            if c is not _strict and (deepest := max(errs, key=lambda e: len(e.path), default=None)) is not None and deepest.path: raise deepest
-        raise BadValue(f"expected {' or '.join(describe_schema(o, self.root) for o in subs)}, {got_value(v)}")
-    def one_of(self, s, v): return self.any_of(s, v, 'oneOf')
-    def keywords(self, s, v):
-        if 'type' in s: v = self.json_types(s, v)
-        if 'const' in s and not _same(v, s['const']): raise BadValue(f"expected {show_value(s['const'])}, {got_value(v)}")
-        if isinstance(s.get('enum'), list) and not any(_same(v, o) for o in s['enum']):
-            if not self.c.strict and (m := next((o for o in s['enum'] if _is_number(o) and isinstance(v, str) and v.strip() == str(o)), None)) is not None: v = m
-            else: raise BadValue(f"expected one of {', '.join(show_value(o) for o in s['enum'])}, {got_value(v)}")
-        if 'not' in s and self.fits(s['not'], v, _strict):
-            raise BadValue(f"no value is allowed here, {got_value(v)}" if s['not'] in ({}, True) else f"expected anything but {describe_schema(s['not'], self.root)}, {got_value(v)}")
-        if isinstance(v, str): _check_size(len(v), s, 'minLength', 'maxLength', 'characters', v)
-        elif _is_number(v): _check_number(v, s)
-        elif isinstance(v, list): v = self.items(s, v)
-        elif isinstance(v, dict): v = self.fields(s, v)
-        return v
-    object = array = scalar = type_list = null = enum = untyped = keywords
 
-# %% ../nbs/06_mcp.ipynb #check_pass2
+# %% ../nbs/06_mcp.ipynb #114f7e64
 def _is_number(v)->bool: return isinstance(v, (int, float)) and not isinstance(v, bool)
 
 @patch_to(_ValueCheck)
@@ -341,8 +337,29 @@ def json_types(self, s, v):
             except BadValue: pass
     raise BadValue(f"expected {describe_schema(s, self.root)}, {got_value(v)}")
 
+# %% ../nbs/06_mcp.ipynb #aeb6922d
+@patch_to(_ValueCheck)
+def keywords(self, s, v):
+    "`v` checked against the keywords of node `s`, and converted"
+    if 'type' in s: v = self.json_types(s, v)
+    if 'const' in s and not _same(v, s['const']): raise BadValue(f"expected {show_value(s['const'])}, {got_value(v)}")
+    if isinstance(s.get('enum'), list) and not any(_same(v, o) for o in s['enum']):
+        if not self.c.strict and (m := next((o for o in s['enum'] if _is_number(o) and isinstance(v, str) and v.strip() == str(o)), None)) is not None: v = m
+        else: raise BadValue(f"expected one of {', '.join(show_value(o) for o in s['enum'])}, {got_value(v)}")
+    if 'not' in s and self.fits(s['not'], v, _strict):
+        raise BadValue(f"no value is allowed here, {got_value(v)}" if s['not'] in ({}, True) else f"expected anything but {describe_schema(s['not'], self.root)}, {got_value(v)}")
+    if isinstance(v, str): _check_size(len(v), s, 'minLength', 'maxLength', 'characters', v)
+    elif _is_number(v): _check_number(v, s)
+    elif isinstance(v, list): v = self.items(s, v)
+    elif isinstance(v, dict): v = self.fields(s, v)
+    return v
+
+_ValueCheck.object = _ValueCheck.array = _ValueCheck.scalar = _ValueCheck.type_list = _ValueCheck.null = _ValueCheck.enum = _ValueCheck.untyped = _ValueCheck.keywords
+
+# %% ../nbs/06_mcp.ipynb #80479b83
 @patch_to(_ValueCheck)
 def items(self, s, v:list):
+    "The items of list `v`, each checked against its schema in `s`"
     _check_size(len(v), s, 'minItems', 'maxItems', 'items', v)
     prefix = s.get('prefixItems') if isinstance(s.get('prefixItems'), list) else []
     items = s.get('items')
@@ -357,8 +374,10 @@ def items(self, s, v:list):
     if s.get('uniqueItems') is True and any(_same(a, b) for i,a in enumerate(out) for b in out[:i]): raise BadValue("expected items that are all different")
     return out
 
+# %% ../nbs/06_mcp.ipynb #62d5d0f5
 @patch_to(_ValueCheck)
 def fields(self, s, v:dict):
+    "The fields of object `v`, each checked against its schema in `s`"
     _check_size(len(v), s, 'minProperties', 'maxProperties', 'properties', v)
     props = s.get('properties') if isinstance(s.get('properties'), dict) else {}
     extra = s.get('additionalProperties', True)
@@ -373,31 +392,66 @@ def fields(self, s, v:dict):
         if k not in out: raise BadValue(f"missing required field {k!r}" + (f" ({describe_schema(props[k], self.root)})" if isinstance(props.get(k), dict) else ''))
     return out
 
-# %% ../nbs/06_mcp.ipynb #02751153
+# %% ../nbs/06_mcp.ipynb #e84e9d6a
+@patch_to(_ValueCheck)
+def all_of(self, s, v):
+    for o in self.members(s, 'allOf'): v = self.walk(o, v)
+    return self.rest(s, 'allOf', v)
+
+@patch_to(_ValueCheck)
+def any_of(self, s, v, key='anyOf'):
+    subs = self.members(s, key)
+    for c in ((_strict,) if self.c.strict else (_strict, self.c)): # strict first, so `["integer", "string"]` keeps "4" a string
+        errs = []
+        for o in subs:
+            try: return self.rest(s, key, self.with_converter(o, v, c))
+            except _OutOfBudget: raise
+            except BadValue as e: errs.append(e)
+        if c is not _strict and (deepest := max(errs, key=lambda e: len(e.path), default=None)) is not None and deepest.path: raise deepest
+    raise BadValue(f"expected {' or '.join(describe_schema(o, self.root) for o in subs)}, {got_value(v)}")
+
+@patch_to(_ValueCheck)
+def one_of(self, s, v): return self.any_of(s, v, 'oneOf')
+
+# %% ../nbs/06_mcp.ipynb #4f6da137
+def _needed_defs(tp:JSONSchema)->set:
+    "The names of the `$defs` that `tp`'s schema refers to, and those they refer to"
+    names = lambda o: {n for r in refs_in(o) if (n := def_name(r)) is not None}
+    used,todo = set(),names(tp.schema)
+    while todo:
+        nm = todo.pop()
+        if nm in used or nm not in tp.defs: continue
+        used.add(nm)
+        todo |= names(tp.defs[nm])
+    return used
+
+# %% ../nbs/06_mcp.ipynb #1abcb432
 class JSONSchemaKind(TypeKind):
     "Annotations that are JSON schemas (`JSONSchema`): shown as they are, values checked against them"
-    def match(self, tp, origin): return isinstance(tp, JSONSchema)
-    def schema(self, tp, b):
-        names = lambda o: {n for r in refs_in(o) if (n := def_name(r)) is not None}
-        used,todo = set(),names(tp.schema)
-        while todo: # the $defs it needs, and those they need
-            nm = todo.pop()
-            if nm in used or nm not in tp.defs: continue
-            used.add(nm)
-            todo |= names(tp.defs[nm])
+    def match(self, tp:Any, # An annotation
+              origin:Any # Its `typing.get_origin`
+             )->bool: return isinstance(tp, JSONSchema)
+    def schema(self, tp:JSONSchema, # The annotation
+               b:SchemaBuilder # The builder of the tool's schema, which collects all `$defs` at its root
+              )->dict:
+        "`tp`'s schema, the `$defs` it needs added to `b`'s (renamed where they would collide)"
         renames,new = {},[]
-        for nm in sorted(used):
+        for nm in sorted(_needed_defs(tp)):
             key = ('JSONSchema', id(tp.defs), nm)
             if key not in b.names: new.append(nm)
             renames[nm] = b.add_def(nm, None if key not in b.names else b.defs[b.names[key]], key)
         for nm in new: b.defs[renames[nm]] = _rename_refs(tp.defs[nm], renames)
         return _rename_refs(tp.schema, renames)
-    def convert(self, v, tp, c): return _ValueCheck(tp.defs, c).walk(tp.schema, v)
-    def describe(self, tp): return describe_schema(tp.schema, {'$defs': tp.defs})
+    def convert(self, v:Any, # A model's value
+                tp:JSONSchema, # The annotation
+                c:Converter # Lax or strict conversion
+               ): return _ValueCheck(tp.defs, c).walk(tp.schema, v)
+    def describe(self, tp:JSONSchema # The annotation
+                )->str: return describe_schema(tp.schema, {'$defs': tp.defs})
 
 add_type_kind(JSONSchemaKind())
 
-# %% ../nbs/06_mcp.ipynb #8fcba731
+# %% ../nbs/06_mcp.ipynb #ea8d1ed0
 class _Omitted:
     "Default of an optional parameter that is not sent when left out, so the server applies its own default"
     def __repr__(self): return 'OMITTED'
@@ -413,6 +467,7 @@ def _identifier(name:str, taken:set)->str:
     taken.add(nm)
     return nm
 
+# %% ../nbs/06_mcp.ipynb #edb48539
 def tool_params(schema:dict # A tool's inputSchema
                )->tuple[list,dict]: # `inspect.Parameter`s, and {parameter name: property name}
     "Python parameters for the properties in `schema`, with types, descriptions and defaults"
@@ -434,8 +489,9 @@ def tool_params(schema:dict # A tool's inputSchema
         params.append(inspect.Parameter(py, kind, annotation=ann, default=default))
     return params,wire
 
+# %% ../nbs/06_mcp.ipynb #4d55d8a5
 def tool_function(tool:dict, # An MCP tool definition: name, description, inputSchema
-                  call, # `call(name, arguments)` sends a call to the server; an async `call` makes an async function
+                  call:Callable, # `call(name, arguments)` sends a call to the server; an async `call` makes an async function
                   name:str|None=None # The function's name, if not the tool's (e.g. with a prefix)
                  ): # A function with the tool's signature and docstring
     "A Python function with the signature and docstring that MCP `tool` describes, sending its calls through `call`"
@@ -463,7 +519,7 @@ def tool_function(tool:dict, # An MCP tool definition: name, description, inputS
     fn.mcp_tool = tool
     return fn
 
-# %% ../nbs/06_mcp.ipynb #119b0a10
+# %% ../nbs/06_mcp.ipynb #bc77bed9
 class MCPToolError(RuntimeError):
     "An MCP server reported that a tool call failed (`isError`); the message is the server's"
 
@@ -474,7 +530,7 @@ def _wraps_result(output_schema)->bool:
     "Does `output_schema` declare FastMCP's `{\"result\": value}` wrapper for a non-object return value?"
     return isinstance(output_schema, dict) and isinstance(p := output_schema.get('properties'), dict) and list(p) == ['result'] and output_schema.get('required') == ['result']
 
-def tool_output(result, # An `mcp_types.CallToolResult`
+def tool_output(result:object, # What the server answered: an `mcp_types.CallToolResult`
                 output_schema:dict|None=None # The tool's outputSchema, if it declared one
                ):
     "What an MCP tool result means in Python: its structured content, else its text (a list for several blocks); an error raises `MCPToolError`"
@@ -520,10 +576,10 @@ _open_clients = set()
 def _close_all():
     for c in list(_open_clients): c.close(timeout=5)
 
-# %% ../nbs/06_mcp.ipynb #11a76a5e
+# %% ../nbs/06_mcp.ipynb #a8feb37e
 class MCPClient:
     "A connection to one MCP server; `tools` and `async_tools` are its tools as Python functions"
-    def __init__(self, server, # A command (str or list) for stdio, an http(s) URL, or anything `mcp.Client` takes
+    def __init__(self, server:str|list|object, # A command (str or list) for stdio, an http(s) URL, or anything `mcp.Client` takes
                  env:dict|None=None, # For a command: environment variables to add
                  cwd:str|None=None, # For a command: the folder to run it in
                  headers:dict|None=None, # For a URL: HTTP headers to send (e.g. Authorization)
@@ -541,7 +597,7 @@ class MCPClient:
 
     def __repr__(self): return f"MCPClient({self._where()!r}, {len(self.tools)} tools{'' if self._client else ', not connected'})"
 
-# %% ../nbs/06_mcp.ipynb #6d75c6be
+# %% ../nbs/06_mcp.ipynb #86b883e4
 async def _list_tools(client)->list:
     "All the tools `client`'s server lists, page by page (bounded in pages and tools)"
     tools,cursor = [],None
@@ -554,6 +610,7 @@ async def _list_tools(client)->list:
         warnings.warn(f"The MCP server lists more than {min(len(tools), MAX_MCP_TOOLS)} tools (or pages without end): only the first {min(len(tools), MAX_MCP_TOOLS)} are used")
     return tools[:MAX_MCP_TOOLS]
 
+# %% ../nbs/06_mcp.ipynb #80a10c89
 @patch_to(MCPClient)
 async def _transport(self, stack):
     "What `mcp.Client` connects through; resources it needs are entered on `stack`"
@@ -571,6 +628,7 @@ async def _transport(self, stack):
         return stdio_client(StdioServerParameters(command=cmd[0], args=cmd[1:], env=self.env, cwd=self.cwd), errlog=_errlog())
     return s
 
+# %% ../nbs/06_mcp.ipynb #7663c667
 @patch_to(MCPClient)
 async def _session(self, ready:concurrent.futures.Future):
     "The session task: connect, list the tools (the result of `ready`), then hold the connection open until told to close"
@@ -589,7 +647,61 @@ async def _session(self, ready:concurrent.futures.Future):
         if isinstance(e, (asyncio.CancelledError, KeyboardInterrupt, SystemExit)): raise
     finally: self._client = None
 
-# %% ../nbs/06_mcp.ipynb #0f8e9894
+# %% ../nbs/06_mcp.ipynb #a1fa23cc
+@patch_to(MCPClient)
+def _running_loop(self, name):
+    if self._client is None: raise ConnectionError(f"Cannot call MCP tool {name!r}: the client for {self._where()!r} is not connected (closed, or the server ended); call `connect()` again")
+    return self._loop
+
+@patch_to(MCPClient)
+async def _send(self, name, arguments):
+    client = self._client
+    if client is None: raise ConnectionError(f"Cannot call MCP tool {name!r}: the connection to {self._where()!r} has closed")
+    try: r = await client.call_tool(name, arguments)
+    except Exception as e:
+        err = MCPToolError(f"The call to MCP tool {name!r} failed: {type(e).__name__}: {e}")
+        err.cause = e
+        raise err from None
+    return tool_output(r, (self.tool_defs.get(self.prefix + name) or {}).get('outputSchema'))
+
+# %% ../nbs/06_mcp.ipynb #d6c01317
+@patch_to(MCPClient)
+def _call(self, name, arguments):
+    "Send a call from a sync tool function"
+    loop = self._running_loop(name)
+    if _in_loop(loop): raise RuntimeError(f"The sync MCP tool {name!r} was called from the MCP client's own event loop, where it would wait for itself: use `client.async_tools`")
+    fut = asyncio.run_coroutine_threadsafe(self._send(name, arguments), loop)
+    try: return fut.result(self.timeout)
+    except concurrent.futures.TimeoutError:
+        if not fut.done():
+            fut.cancel()
+            raise TimeoutError(f"The MCP tool {name!r} did not answer within {self.timeout}s") from None
+        raise
+
+@patch_to(MCPClient)
+async def _acall(self, name, arguments):
+    "Send a call from an async tool function"
+    loop = self._running_loop(name)
+    if _in_loop(loop): return await asyncio.wait_for(self._send(name, arguments), self.timeout)
+    try: return await asyncio.wait_for(asyncio.wrap_future(asyncio.run_coroutine_threadsafe(self._send(name, arguments), loop)), self.timeout)
+    except asyncio.TimeoutError: raise TimeoutError(f"The MCP tool {name!r} did not answer within {self.timeout}s") from None
+
+# %% ../nbs/06_mcp.ipynb #6acb0b6b
+@patch_to(MCPClient)
+def _make_tools(self, listed):
+    for d in (self.tools, self.async_tools, self.skipped, self.tool_defs): d.clear() # in place: a namespace handed out stays current
+    for t in listed:
+        d,key = t.model_dump(mode='json', by_alias=True, exclude_none=True),self.prefix + t.name
+        try:
+            if key in self.tools: raise SchemaError("the server lists two tools with this name")
+            self.tools[key],self.async_tools[key] = tool_function(d, self._call, key),tool_function(d, self._acall, key)
+            self.tools[key].mcp_client = self.async_tools[key].mcp_client = self
+            self.tool_defs[key] = d
+        except SchemaError as e:
+            self.skipped[t.name] = str(e)
+            warnings.warn(f"MCP tool {t.name!r} from {self._where()!r} is left out: {e}")
+
+# %% ../nbs/06_mcp.ipynb #242e3fab
 @patch_to(MCPClient)
 def connect(self):
     "Connect, list the server's tools, and make them functions (`tools`, `async_tools`); returns `self`"
@@ -623,22 +735,10 @@ def refresh(self):
     self._make_tools(asyncio.run_coroutine_threadsafe(_list_tools(self._client), loop).result(self.connect_timeout))
     return self
 
+# %% ../nbs/06_mcp.ipynb #5d0208ff
 @patch_to(MCPClient)
-def _make_tools(self, listed):
-    for d in (self.tools, self.async_tools, self.skipped, self.tool_defs): d.clear() # in place: a namespace handed out stays current
-    for t in listed:
-        d,key = t.model_dump(mode='json', by_alias=True, exclude_none=True),self.prefix + t.name
-        try:
-            if key in self.tools: raise SchemaError("the server lists two tools with this name")
-            self.tools[key],self.async_tools[key] = tool_function(d, self._call, key),tool_function(d, self._acall, key)
-            self.tools[key].mcp_client = self.async_tools[key].mcp_client = self
-            self.tool_defs[key] = d
-        except SchemaError as e:
-            self.skipped[t.name] = str(e)
-            warnings.warn(f"MCP tool {t.name!r} from {self._where()!r} is left out: {e}")
-
-@patch_to(MCPClient)
-def close(self, timeout:float=10):
+def close(self, timeout:float=10 # Seconds to wait for the session to end
+         ):
     "Close the connection (a stdio server's process is stopped)"
     _open_clients.discard(self)
     task,self._task = self._task,None
@@ -666,52 +766,16 @@ MCPClient.__exit__ = lambda self, *exc: self.close()
 MCPClient.__aenter__ = lambda self: self.aconnect()
 MCPClient.__aexit__ = lambda self, *exc: self.aclose()
 
-# %% ../nbs/06_mcp.ipynb #2eea6f1e
-@patch_to(MCPClient)
-def _running_loop(self, name):
-    if self._client is None: raise ConnectionError(f"Cannot call MCP tool {name!r}: the client for {self._where()!r} is not connected (closed, or the server ended); call `connect()` again")
-    return self._loop
-
-@patch_to(MCPClient)
-async def _send(self, name, arguments):
-    client = self._client
-    if client is None: raise ConnectionError(f"Cannot call MCP tool {name!r}: the connection to {self._where()!r} has closed")
-    try: r = await client.call_tool(name, arguments)
-    except Exception as e:
-        err = MCPToolError(f"The call to MCP tool {name!r} failed: {type(e).__name__}: {e}")
-        err.cause = e
-        raise err from None
-    return tool_output(r, (self.tool_defs.get(self.prefix + name) or {}).get('outputSchema'))
-
-@patch_to(MCPClient)
-def _call(self, name, arguments):
-    "Send a call from a sync tool function"
-    loop = self._running_loop(name)
-    if _in_loop(loop): raise RuntimeError(f"The sync MCP tool {name!r} was called from the MCP client's own event loop, where it would wait for itself: use `client.async_tools`")
-    fut = asyncio.run_coroutine_threadsafe(self._send(name, arguments), loop)
-    try: return fut.result(self.timeout)
-    except concurrent.futures.TimeoutError:
-        if not fut.done():
-            fut.cancel()
-            raise TimeoutError(f"The MCP tool {name!r} did not answer within {self.timeout}s") from None
-        raise
-
-@patch_to(MCPClient)
-async def _acall(self, name, arguments):
-    "Send a call from an async tool function"
-    loop = self._running_loop(name)
-    if _in_loop(loop): return await asyncio.wait_for(self._send(name, arguments), self.timeout)
-    try: return await asyncio.wait_for(asyncio.wrap_future(asyncio.run_coroutine_threadsafe(self._send(name, arguments), loop)), self.timeout)
-    except asyncio.TimeoutError: raise TimeoutError(f"The MCP tool {name!r} did not answer within {self.timeout}s") from None
-
-# %% ../nbs/06_mcp.ipynb #96639fbf
-def connect_mcp(server, # A command (str or list) for stdio, an http(s) URL, or anything `mcp.Client` takes
+# %% ../nbs/06_mcp.ipynb #0428a3a2
+@delegates(MCPClient.__init__)
+def connect_mcp(server:str|list|object, # A command (str or list) for stdio, an http(s) URL, or anything `mcp.Client` takes
                 **kwargs # Passed to `MCPClient`: env, cwd, headers, prefix, timeout, connect_timeout
                )->MCPClient:
     "An `MCPClient` connected to `server`: its `tools` are the server's tools as Python functions"
     return MCPClient(server, **kwargs).connect()
 
-def mcp_tools(server, # A command (str or list) for stdio, an http(s) URL, or anything `mcp.Client` takes
+@delegates(MCPClient.__init__)
+def mcp_tools(server:str|list|object, # A command (str or list) for stdio, an http(s) URL, or anything `mcp.Client` takes
               **kwargs # Passed to `MCPClient`: env, cwd, headers, prefix, timeout, connect_timeout
              )->dict: # {name: function}, a namespace for `call_func`; each function's `mcp_client` can `close()` it
     "The tools of MCP server `server` as a namespace of sync functions (the connection stays open until closed or the program ends)"
