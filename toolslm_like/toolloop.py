@@ -11,7 +11,7 @@ __all__ = ['TEXT_TOOLS_INTRO', 'TEXT_TOOLS_HOWTO', 'TEXT_TOOLS_AFTER', 'TEXT_TOO
            'AnthropicDialect', 'GeminiDialect', 'LoopStep', 'ToolHistory', 'TextDelta', 'ToolCalls', 'ToolStream',
            'tool_loop', 'atool_loop']
 
-# %% ../nbs/04_toolloop.ipynb #88f705dd
+# %% ../nbs/04_toolloop.ipynb #8bae9774
 import ast, asyncio, contextlib, dataclasses, functools, inspect, json, re, sys, time
 from typing import Any, Callable
 from fastcore.basics import patch
@@ -21,7 +21,7 @@ from .jsonschema import sample_value
 from .streaming import StreamAccumulator
 from .limits import MAX_TEXT_CHARS, MAX_FAILED_SPANS, MAX_PARSED_CHARS, MAX_JSON_DEPTH
 
-# %% ../nbs/04_toolloop.ipynb #c03114b3
+# %% ../nbs/04_toolloop.ipynb #9a6c2e53
 def _sample_arguments(params:dict)->dict:
     "Example arguments for a tool's parameter schema: a placeholder of the right JSON type for each required parameter (`$ref`s followed)"
     props = params.get('properties') or {}
@@ -38,7 +38,7 @@ To call several tools at once, write one such block per call."""
 TEXT_TOOLS_AFTER = ("After your calls, stop writing: the results come back in the next message, by call. "
                     "When you need no more tools, answer in plain text, without any tool call.")
 
-# %% ../nbs/04_toolloop.ipynb #54324d49
+# %% ../nbs/04_toolloop.ipynb #ae11e985
 _ds = lambda *words: '<｜' + '▁'.join(words) + '｜>' # DeepSeek's tokens: fullwidth bars, words joined by '▁'
 # How to write a call in each format open models are trained on; `{json}`, `{llama}`, `{pythonic}`, `{name}` and `{arguments}` are an example call
 TEXT_TOOL_FORMATS = {
@@ -63,7 +63,7 @@ TEXT_TOOL_FORMATS = {
 TEXT_TOOL_FORMATS.update({'qwen': TEXT_TOOL_FORMATS['hermes'], 'llama3.2': TEXT_TOOL_FORMATS['pythonic'],
                           'llama4': TEXT_TOOL_FORMATS['pythonic']}) # the same formats under the names of the models that write them
 
-# %% ../nbs/04_toolloop.ipynb #e9450374
+# %% ../nbs/04_toolloop.ipynb #99de2780
 def _example_call(fmt:str, name:str, args:dict)->str:
     "The how-to of format `fmt`, with the call of `name` with `args` written in it"
     js = lambda d: json.dumps(d, ensure_ascii=False)
@@ -71,7 +71,7 @@ def _example_call(fmt:str, name:str, args:dict)->str:
     return TEXT_TOOL_FORMATS[fmt].format(json=js({'name': name, 'arguments': args}), llama=js({'name': name, 'parameters': args}),
                                          pythonic=pythonic, name=name, arguments=js(args))
 
-# %% ../nbs/04_toolloop.ipynb #7bce92aa
+# %% ../nbs/04_toolloop.ipynb #96b28888
 def text_tools_prompt(tools:Callable|list|dict|Toolbox, # Functions, schemas (any dialect `tool_schemas` reads), a list of them, a namespace, or a `Toolbox`
                       format:str='json' # How calls are written: one of `TEXT_TOOL_FORMATS` (the one the model was trained on)
                      )->str: # A system prompt listing the tools and the exact text a call is written as
@@ -87,7 +87,7 @@ def text_tools_prompt(tools:Callable|list|dict|Toolbox, # Functions, schemas (an
     parts += [_example_call(format, first['name'], _sample_arguments(first['parameters'])), TEXT_TOOLS_AFTER]
     return '\n\n'.join(parts)
 
-# %% ../nbs/04_toolloop.ipynb #24b2e50b
+# %% ../nbs/04_toolloop.ipynb #0b71dfd9
 # The text is model output: the work is bounded (`MAX_TEXT_CHARS`, `MAX_FAILED_SPANS`, and a span nested deeper than `MAX_JSON_DEPTH` is no call)
 _specials = re.compile(r'[{}\[\]"\'\\]')
 _closer = {'{': '}', '[': ']'}
@@ -112,7 +112,7 @@ def _balanced_end(text:str, start:int)->int|None:
         elif not stack: return m.end()
     return None
 
-# %% ../nbs/04_toolloop.ipynb #d620f9bd
+# %% ../nbs/04_toolloop.ipynb #d42552a3
 class _NotLiteral(ValueError): pass
 
 _literal_names = {'true': True, 'false': False, 'null': None, 'True': True, 'False': False, 'None': None}
@@ -139,7 +139,7 @@ def _read_json_ish(s:str, python:bool=True):
     try: return _literal(ast.parse(s.strip(), mode='eval').body)
     except (SyntaxError, ValueError, TypeError, RecursionError, MemoryError): return _unreadable
 
-# %% ../nbs/04_toolloop.ipynb #8cbced8b
+# %% ../nbs/04_toolloop.ipynb #58cf68f8
 _name_keys = ('name', 'tool', 'tool_name', 'function_name')
 _argument_keys = ('arguments', 'parameters', 'args', 'input', 'kwargs')
 _list_keys = ('tool_calls', 'calls', 'function_calls', 'tools')
@@ -155,7 +155,7 @@ def _arguments(raw)->tuple[dict,str|None]:
     if isinstance(raw, dict): return raw, None
     return {}, f"The arguments must be a JSON object, but got {json.dumps(raw)[:200]}. Write the call again with an object of named arguments."
 
-# %% ../nbs/04_toolloop.ipynb #788fa43b
+# %% ../nbs/04_toolloop.ipynb #bde0c0c9
 def _calls_in(value, names:frozenset|None, depth=0)->list:
     "Calls (`{'id'?, 'name', 'arguments', 'error'?}`) held by `value`, a value read from the text"
     if depth > MAX_JSON_DEPTH: return []
@@ -175,7 +175,7 @@ def _calls_in(value, names:frozenset|None, depth=0)->list:
         call['raw_arguments'] = inner.get(arg_key)
     return [call]
 
-# %% ../nbs/04_toolloop.ipynb #b23f6fe6
+# %% ../nbs/04_toolloop.ipynb #67241615
 def _pythonic_call(node:ast.Call, table:dict)->tuple[dict,bool]:
     "(call, were its arguments literals?) for one pythonic call; positional arguments are named by the tool's parameters"
     name = node.func.id
@@ -199,7 +199,7 @@ def _pythonic_call(node:ast.Call, table:dict)->tuple[dict,bool]:
     if err: call['error'] = err
     return call, literal
 
-# %% ../nbs/04_toolloop.ipynb #64ad4c9c
+# %% ../nbs/04_toolloop.ipynb #c1a304a0
 _pythonic_start = re.compile(r'\[\s*[A-Za-z_]\w*\s*\(')
 
 def _pythonic_calls(span:str, names:frozenset|None, table:dict)->list|None:
@@ -224,7 +224,7 @@ def _sources(span:str, nodes:list)->list:
     return [data[starts[n.lineno-1] + n.col_offset:starts[n.end_lineno-1] + n.end_col_offset].decode('utf-8', 'replace')
             for n in nodes]
 
-# %% ../nbs/04_toolloop.ipynb #6b03ef5c
+# %% ../nbs/04_toolloop.ipynb #10faf117
 _ds_token = lambda *words: '<[｜|]' + '[▁_]'.join(words) + '[｜|]>' # DeepSeek's tokens, also as models type them in ASCII
 _ds_begin,_ds_sep = re.compile(_ds_token('tool', 'call', 'begin')),re.compile(_ds_token('tool', 'sep'))
 _ds_stop = re.compile('|'.join(_ds_token(*w) for w in (('tool', 'call', 'end'), ('tool', 'call', 'begin'), ('tool', 'calls', 'end'))))
@@ -249,7 +249,7 @@ def _deepseek_call(text:str, pos:int)->tuple[list,int]:
     if err: call.update(error=err, raw_arguments=rest.strip())
     return [call], on
 
-# %% ../nbs/04_toolloop.ipynb #9cef646c
+# %% ../nbs/04_toolloop.ipynb #698bd2cf
 _beside_markup = re.compile(r'<[^<>\n]*>|\[TOOL_CALLS\]|```\w*') # what may stand beside a call on its line: tags, markers, fences
 _LINE_LOOK = 200 # characters looked at on each side of a fragment; a line longer than this around it is a sentence
 
@@ -273,7 +273,7 @@ def _tool_table(tools)->dict:
     params = {s['name']: s.get('parameters') or {} for s in specs}
     return {k: (tuple(p.get('properties') or ()), frozenset(p.get('required') or ())) for k,p in params.items()}
 
-# %% ../nbs/04_toolloop.ipynb #372081db
+# %% ../nbs/04_toolloop.ipynb #081b3fb8
 _opener,_opener_ds = re.compile(r'[{\[]'),re.compile(r'[{\[]|' + _ds_token('tool', 'call', 'begin')) # the first searches faster
 
 def _span_calls(span:str, names:frozenset|None, table:dict, budget:list)->list|None:
@@ -295,7 +295,7 @@ def _with_unique_ids(calls:list, id_prefix:str)->list:
         seen.add(c['id'])
     return calls
 
-# %% ../nbs/04_toolloop.ipynb #4f8e4ec0
+# %% ../nbs/04_toolloop.ipynb #91ba4bcb
 def parse_text_tool_calls(text:str, # What the model wrote
                           names:list|None=None, # Tool names the model was offered: an object naming one of them is a call even without arguments
                           id_prefix:str='call_', # Calls without an id get `f"{id_prefix}{n}"`, n counting from 1
@@ -322,7 +322,7 @@ def parse_text_tool_calls(text:str, # What the model wrote
             pos = start + 1 # look inside: a call may sit within an unreadable or non-call span
     return _with_unique_ids(calls, id_prefix)
 
-# %% ../nbs/04_toolloop.ipynb #beca3bfe
+# %% ../nbs/04_toolloop.ipynb #4b0490bb
 TEXT_RESULTS_INTRO = "Results of your tool calls (one JSON object per call, matched by id):"
 
 def _output_value(v):
@@ -345,7 +345,7 @@ def text_tool_results(results:list # `[{'id', 'name', 'output', 'error', 'refuse
         lines.append(json.dumps(d, ensure_ascii=False))
     return '\n'.join(lines)
 
-# %% ../nbs/04_toolloop.ipynb #69f0ae73
+# %% ../nbs/04_toolloop.ipynb #89749b22
 API_ALIASES = {'chat': 'openai', 'openai': 'openai', 'chat-completions': 'openai', 'responses': 'openai-responses',
                'openai-responses': 'openai-responses', 'anthropic': 'anthropic', 'messages': 'anthropic', 'gemini': 'gemini', 'google': 'gemini'}
 _SDK_PROVIDERS = {'openai': ('openai', 'openai-responses'), 'anthropic': ('anthropic',), 'gemini': ('gemini',)} # the APIs each SDK's clients speak
@@ -367,7 +367,7 @@ def _sdk_of(client)->str|None:
     if _has(client, 'models', 'generate_content'): return 'gemini'
     return None
 
-# %% ../nbs/04_toolloop.ipynb #aba6ad11
+# %% ../nbs/04_toolloop.ipynb #86be25ad
 def client_api(client:Any, # An `openai`, `anthropic` or `google-genai` client, sync or async (`genai.Client` or its `.aio`)
                api:str|None=None # 'chat' (the default for OpenAI clients), 'responses', 'anthropic' or 'gemini'; `None` works it out
               )->tuple[str,bool]: # (provider name as `toolslm_like.providers` spells it, is the client async?)
@@ -383,7 +383,7 @@ def client_api(client:Any, # An `openai`, `anthropic` or `google-genai` client, 
     is_async = any(c.__name__.startswith('Async') for c in type(client).__mro__)
     return provider, is_async
 
-# %% ../nbs/04_toolloop.ipynb #7c96957d
+# %% ../nbs/04_toolloop.ipynb #217b3242
 DEFAULT_MAX_TOKENS = 4096 # Anthropic requires `max_tokens`; this leaves room for an answer after tool calls (pass max_tokens= to change it)
 
 def _plain(obj):
@@ -399,37 +399,61 @@ def _gemini_plain(obj)->dict:
     "A `google-genai` object as plain data, with its Python (snake_case) field names"
     return dict(obj) if isinstance(obj, dict) else obj.model_dump(mode='json', exclude_none=True)
 
-# %% ../nbs/04_toolloop.ipynb #647ae207
+# %% ../nbs/04_toolloop.ipynb #e8779cea
 class Dialect:
     "What the loop needs to know about one API (subclass it for a new one); the defaults suit APIs whose calls always carry ids"
     provider,text_type = None,'text' # the provider's name in `toolslm_like.providers`; the type of a text block in a user message
-    def create(self, client:Any # The SDK client
-              )->Callable: # The method that sends one request (`client.chat.completions.create`, ...)
-        raise NotImplementedError
-    def request(self, model:str, # The model's name
-                history:list, # The conversation so far, in this API's dialect
-                schemas:list|None, # The tools' schemas in this API's dialect (`None`: prompt-only mode)
-                system:str|None, # The system prompt
-                final:bool, # Is this the request after the budget ran out, which must not call tools?
-                options:dict # The caller's `**create_options`
-               )->dict: # The keyword arguments of `create`
-        raise NotImplementedError
-    def with_call_ids(self, added:list, calls:list, iteration:int)->tuple[list,list]:
-        "(history items, calls) with an id for every call"
+    def with_call_ids(self, added:list, # What the reply added to the history
+                      calls:list, # The calls parsed from it
+                      iteration:int # The round, for the ids made here
+                     )->tuple[list,list]: # (history items, calls) with an id for every call
         return added, calls
-    def create_stream(self, client): return functools.partial(self.create(client), stream=True) # Gemini has a method of its own
-    def user_message(self, text:str)->dict: return {'role': 'user', 'content': text}
-    def result_messages(self, results:list, calls:list)->list:
-        "The messages that answer `calls` with `results`"
+    def create_stream(self, client:Any # The SDK client
+                     )->Callable: # The method that sends one request and streams the reply
+        return functools.partial(self.create(client), stream=True) # Gemini has a method of its own
+    def user_message(self, text:str # What the user says
+                    )->dict: # A user message in this API's dialect
+        return {'role': 'user', 'content': text}
+    def result_messages(self, results:list, # The calls' results, as the `Toolbox` returns them
+                        calls:list # The calls they answer
+                       )->list: # The messages that answer `calls` with `results`
         return _as_messages(format_tool_results(results, self.provider, calls=calls))
-    def with_note(self, history:list, text:str)->list: return _with_note(history, text, self.text_type)
+    def with_note(self, history:list, # The conversation so far
+                  text:str # A note to the model, on the user's side
+                 )->list: # `history` with the note added (a copy)
+        return _with_note(history, text, self.text_type)
     def _first(self, response, key:str, field:str):
         "`field` of the first of the reply's `key` (its choices or candidates): the one the loop continues with"
         items = _get(response, key) or []
         if not items: raise ValueError(f"The server's reply has no {key}, so there is no message to continue with: {str(response)[:300]}")
         return _get(items[0], field)
 
-# %% ../nbs/04_toolloop.ipynb #11185387
+# %% ../nbs/04_toolloop.ipynb #af5b1eaf
+_MUST = "{} has no `{}`: a dialect defines create, request, assistant_messages and answer_text"
+
+@patch
+def create(self:Dialect, client:Any # The SDK client
+          )->Callable: # The method that sends one request (`client.chat.completions.create`, ...)
+    raise NotImplementedError(_MUST.format(type(self).__name__, 'create'))
+@patch
+def request(self:Dialect, model:str, # The model's name
+            history:list, # The conversation so far, in this API's dialect
+            schemas:list|None, # The tools' schemas in this API's dialect (`None`: prompt-only mode)
+            system:str|None, # The system prompt
+            final:bool, # Is this the request after the budget ran out, which must not call tools?
+            options:dict # The caller's `**create_options`
+           )->dict: # The keyword arguments of `create`
+    raise NotImplementedError(_MUST.format(type(self).__name__, 'request'))
+@patch
+def assistant_messages(self:Dialect, response:Any # The server's reply (an SDK object or a dict)
+                      )->list: # What it adds to the history, as plain dicts
+    raise NotImplementedError(_MUST.format(type(self).__name__, 'assistant_messages'))
+@patch
+def answer_text(self:Dialect, response:Any # The server's reply
+               )->str: # The text the model wrote in it (besides its calls)
+    raise NotImplementedError(_MUST.format(type(self).__name__, 'answer_text'))
+
+# %% ../nbs/04_toolloop.ipynb #e5dfec6e
 class ChatDialect(Dialect):
     "OpenAI Chat Completions, as OpenAI, vLLM, Ollama, llama.cpp and other compatible servers speak it"
     provider,text_type = 'openai','text'
@@ -456,7 +480,7 @@ class ChatDialect(Dialect):
         msg = {**added[0], 'tool_calls': [{**tc, 'id': i} for tc,i in zip(tool_calls, ids)]}
         return [msg] + added[1:], [{**c, 'id': i} for c,i in zip(calls, ids)]
 
-# %% ../nbs/04_toolloop.ipynb #153c15d4
+# %% ../nbs/04_toolloop.ipynb #db0d3fe9
 class ResponsesDialect(Dialect):
     "The OpenAI Responses API: `input` items in, `output` items back, calls matched by `call_id`"
     provider,text_type = 'openai-responses','input_text'
@@ -474,7 +498,7 @@ class ResponsesDialect(Dialect):
         return ''.join(_get(c, 'text') or '' for item in _get(response, 'output') or [] if _get(item, 'type') == 'message'
                        for c in _get(item, 'content') or [] if _get(c, 'type') == 'output_text')
 
-# %% ../nbs/04_toolloop.ipynb #26fc0173
+# %% ../nbs/04_toolloop.ipynb #40adf89e
 def _blocks(content)->list: return [{'type': 'text', 'text': content}] if isinstance(content, str) else list(content or [])
 
 def _user_turns_joined(messages:list, field:str='content')->list:
@@ -504,7 +528,7 @@ class AnthropicDialect(Dialect):
 
 DIALECTS = {d.provider: d for d in (ChatDialect(), ResponsesDialect(), AnthropicDialect())}
 
-# %% ../nbs/04_toolloop.ipynb #3a1dd0a6
+# %% ../nbs/04_toolloop.ipynb #bb69c9af
 def _with_note(history:list, text:str, text_type:str='text')->list:
     "`history` with user text `text` added: to the last message if that is a user message, else as a new one (the list is copied, never changed)"
     last = history[-1] if history else None
@@ -514,7 +538,7 @@ def _with_note(history:list, text:str, text_type:str='text')->list:
         return history[:-1] + [{**last, 'content': content}]
     return list(history) + [{'role': 'user', 'content': text}]
 
-# %% ../nbs/04_toolloop.ipynb #9e1caee4
+# %% ../nbs/04_toolloop.ipynb #0472a3be
 class GeminiDialect(Dialect):
     "Gemini through `google-genai`: `contents` of `parts`; calls are `function_call` parts, answered by `function_response` parts in a user turn"
     provider,text_type = 'gemini','text'
@@ -545,7 +569,7 @@ class GeminiDialect(Dialect):
 
 DIALECTS['gemini'] = GeminiDialect()
 
-# %% ../nbs/04_toolloop.ipynb #9b1d043c
+# %% ../nbs/04_toolloop.ipynb #36d59e24
 BUDGET_NOTE = ("You have used all {max_iters} rounds of tool calls allowed for this task, so no more tools can be called. "
                "Answer now, as well as you can, with what you have found so far.")
 NOT_RUN_ERROR = "Not run: the budget of {max_iters} rounds of tool calls had run out. Answer without this tool."
@@ -566,7 +590,7 @@ def _call_summary(c:dict, r:dict|None)->str:
     else: got = ' -> ' + _short(r.get('output'))
     return f"{c.get('name')}({args}){got}"
 
-# %% ../nbs/04_toolloop.ipynb #89a586dd
+# %% ../nbs/04_toolloop.ipynb #82745248
 @dataclasses.dataclass
 class LoopStep:
     "One round of the loop, as the `on_step` callback sees it; `print(step)` gives a one-line summary"
@@ -586,7 +610,7 @@ class LoopStep:
         if self.final and self.text: done = f"{done} | answer: {_short(self.text)}" if done else f"answer: {_short(self.text)}"
         return f"{head}: {done or '(no text)'}"
 
-# %% ../nbs/04_toolloop.ipynb #b51da823
+# %% ../nbs/04_toolloop.ipynb #e985a8d2
 class ToolHistory(list):
     "The conversation a tool loop produced, in the provider's dialect (a plain `list` of messages), and how it ended"
     def __init__(self, messages:list|tuple=(), # The messages the loop started with
@@ -599,7 +623,7 @@ def _as_messages(formatted)->list:
     "What `format_tool_results` returned (one message or several) as a list of messages"
     return [formatted] if isinstance(formatted, dict) else list(formatted)
 
-# %% ../nbs/04_toolloop.ipynb #13d43d84
+# %% ../nbs/04_toolloop.ipynb #0f530365
 @dataclasses.dataclass
 class _Loop:
     "The state of one tool loop; `rounds` is the loop, as a generator of what it needs done"
@@ -626,7 +650,7 @@ class _Loop:
         self.history.extend(added)
         step.messages += added
 
-# %% ../nbs/04_toolloop.ipynb #5698c7fa
+# %% ../nbs/04_toolloop.ipynb #1b68ca61
 @patch
 def rounds(self:_Loop):
     "The loop: yields ('create', request), ('execute', calls) and ('step', LoopStep), and is sent back their results"
@@ -644,7 +668,7 @@ def rounds(self:_Loop):
         yield 'step', step
     return (yield from self._last_round())
 
-# %% ../nbs/04_toolloop.ipynb #af65e880
+# %% ../nbs/04_toolloop.ipynb #0e345886
 @patch
 def _last_round(self:_Loop):
     "After `max_iters` rounds: the note that the budget ran out, then one request without tools for the answer"
@@ -663,7 +687,7 @@ def _last_round(self:_Loop):
     yield 'step', step
     return self.history
 
-# %% ../nbs/04_toolloop.ipynb #abd2b7bd
+# %% ../nbs/04_toolloop.ipynb #1677da14
 @dataclasses.dataclass
 class TextDelta:
     "A piece of the model's text, as it streams in"
@@ -676,7 +700,7 @@ class ToolCalls:
     iteration:int # the round they belong to
     calls:list # `[{'id', 'name', 'arguments'}]`, as `LoopStep.calls`
 
-# %% ../nbs/04_toolloop.ipynb #a9c4ca2e
+# %% ../nbs/04_toolloop.ipynb #02a20a76
 @contextlib.contextmanager
 def _closing(chunks):
     "`chunks` (a stream), closed at the end, also when the reader stops early (the SDKs' streams hold a connection)"
@@ -698,7 +722,7 @@ async def _achunks(chunks):
         close = getattr(chunks, 'aclose', None) or getattr(chunks, 'close', None)
         if callable(close) and inspect.isawaitable(r := close()): await r
 
-# %% ../nbs/04_toolloop.ipynb #b8bc0bed
+# %% ../nbs/04_toolloop.ipynb #d35cfa5e
 def _attach_history(e:BaseException, history:ToolHistory):
     "Let exception `e` carry the history so far, as `e.tool_history` (some exception types take no new attributes)"
     try: e.tool_history = history
@@ -722,7 +746,7 @@ class _Run:
         async for _ in self.aevents(): pass
         return self.loop.history
 
-# %% ../nbs/04_toolloop.ipynb #8b0059c9
+# %% ../nbs/04_toolloop.ipynb #25c38823
 @patch
 def events(self:_Run):
     "Drive the loop with blocking calls, yielding its events (`TextDelta`, `ToolCalls`, `LoopStep`)"
@@ -749,7 +773,7 @@ def events(self:_Run):
     finally:
         if self.owns_toolbox: self.toolbox.close()
 
-# %% ../nbs/04_toolloop.ipynb #4ddfaf72
+# %% ../nbs/04_toolloop.ipynb #aa28014e
 @patch
 async def aevents(self:_Run):
     "Drive the loop on the running event loop, yielding its events; a sync client's requests run in a worker thread"
@@ -777,7 +801,7 @@ async def aevents(self:_Run):
     finally:
         if self.owns_toolbox: self.toolbox.close()
 
-# %% ../nbs/04_toolloop.ipynb #50df0210
+# %% ../nbs/04_toolloop.ipynb #f54288a7
 class ToolStream:
     "A tool loop that runs as it is iterated (`for`, or `async for`): `TextDelta`s as the model writes, `ToolCalls`, each `LoopStep`"
     def __init__(self, run:_Run): # The loop to run, as `tool_loop` sets it up
@@ -807,7 +831,7 @@ class ToolStream:
         state = 'finished' if self.finished else 'running' if self.started else 'not started: iterate it, or call .result()'
         return f"ToolStream({state}, {len(self.history.steps)} steps)"
 
-# %% ../nbs/04_toolloop.ipynb #2e2f6085
+# %% ../nbs/04_toolloop.ipynb #f89d8363
 def _in_notebook()->bool:
     "Is this running in a Jupyter kernel, where a display can update in place? (IPython is not imported to find out)"
     ip = sys.modules.get('IPython')
@@ -834,7 +858,7 @@ class _NotebookProgress:
             else: self._display(event)
             self.handle,self.text = None,''
 
-# %% ../nbs/04_toolloop.ipynb #696de536
+# %% ../nbs/04_toolloop.ipynb #cfcc9e70
 def _setup(client, messages, tools, model, max_iters, api, native, system, on_step, parallel, strict, execute_options, create_options,
            stream=False, approve=None, progress=None, text_format='json')->_Run:
     "A `_Run` for one tool loop, after checking the arguments"
@@ -860,7 +884,7 @@ def _setup(client, messages, tools, model, max_iters, api, native, system, on_st
     return _Run(loop, dialect.create(client), dialect.create_stream(client), toolbox, toolbox is not tools, is_async, on_step, options,
                 bool(stream), show, client)
 
-# %% ../nbs/04_toolloop.ipynb #166abc2e
+# %% ../nbs/04_toolloop.ipynb #795ac52d
 def tool_loop(client:Any, # `openai.OpenAI`/`AsyncOpenAI` (Chat Completions or Responses), `anthropic.Anthropic`/`AsyncAnthropic`, or `genai.Client` (or its `.aio`)
               messages:list|str, # The conversation so far, in that API's dialect (a str is the user's first message)
               tools:Callable|list|dict|Toolbox, # The tools: a function, a list of them, a namespace dict, or a `Toolbox`
@@ -886,7 +910,7 @@ def tool_loop(client:Any, # `openai.OpenAI`/`AsyncOpenAI` (Chat Completions or R
     if stream: return ToolStream(run)
     return run.arun() if run.is_async else run.run()
 
-# %% ../nbs/04_toolloop.ipynb #27b08ff0
+# %% ../nbs/04_toolloop.ipynb #ee4e996b
 def atool_loop(client:Any, # `openai.OpenAI`/`AsyncOpenAI` (Chat Completions or Responses), `anthropic.Anthropic`/`AsyncAnthropic`, or `genai.Client` (or its `.aio`)
                messages:list|str, # The conversation so far, in that API's dialect (a str is the user's first message)
                tools:Callable|list|dict|Toolbox, # The tools: a function, a list of them, a namespace dict, or a `Toolbox`
@@ -911,7 +935,7 @@ def atool_loop(client:Any, # `openai.OpenAI`/`AsyncOpenAI` (Chat Completions or 
                  stream, approve, progress, text_format)
     return ToolStream(run) if stream else run.arun()
 
-# %% ../nbs/04_toolloop.ipynb #a17059d0
+# %% ../nbs/04_toolloop.ipynb #2a7a5883
 @patch
 def _repr_markdown_(self:LoopStep)->str:
     "One round in a notebook: its number, what the model wrote, each call with its arguments and result (escaped, long ones cut)"
