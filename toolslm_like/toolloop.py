@@ -11,7 +11,7 @@ __all__ = ['TEXT_TOOLS_INTRO', 'TEXT_TOOLS_HOWTO', 'TEXT_TOOLS_AFTER', 'TEXT_TOO
            'AnthropicDialect', 'GeminiDialect', 'LoopStep', 'ToolHistory', 'TextDelta', 'ToolCalls', 'ToolStream',
            'tool_loop', 'atool_loop']
 
-# %% ../nbs/04_toolloop.ipynb #7a7a7def
+# %% ../nbs/04_toolloop.ipynb #f60d9fc8
 import ast, asyncio, contextlib, dataclasses, functools, inspect, json, re, sys, time
 from typing import Any, Callable
 from fastcore.basics import patch
@@ -22,7 +22,7 @@ from .jsonschema import sample_value
 from .streaming import StreamAccumulator
 from .limits import MAX_TEXT_CHARS, MAX_FAILED_SPANS, MAX_PARSED_CHARS, MAX_JSON_DEPTH
 
-# %% ../nbs/04_toolloop.ipynb #063533aa
+# %% ../nbs/04_toolloop.ipynb #6af3b659
 def _sample_arguments(params:dict)->dict:
     "Example arguments for a tool's parameter schema: a placeholder of the right JSON type for each required parameter (`$ref`s followed)"
     props = params.get('properties') or {}
@@ -39,7 +39,7 @@ To call several tools at once, write one such block per call."""
 TEXT_TOOLS_AFTER = ("After your calls, stop writing: the results come back in the next message, by call. "
                     "When you need no more tools, answer in plain text, without any tool call.")
 
-# %% ../nbs/04_toolloop.ipynb #660015d9
+# %% ../nbs/04_toolloop.ipynb #c511c5c9
 _ds = lambda *words: '<｜' + '▁'.join(words) + '｜>' # DeepSeek's tokens: fullwidth bars, words joined by '▁'
 # How to write a call in each format open models are trained on; `{json}`, `{llama}`, `{pythonic}`, `{name}` and `{arguments}` are an example call
 TEXT_TOOL_FORMATS = {
@@ -64,7 +64,7 @@ TEXT_TOOL_FORMATS = {
 TEXT_TOOL_FORMATS.update({'qwen': TEXT_TOOL_FORMATS['hermes'], 'llama3.2': TEXT_TOOL_FORMATS['pythonic'],
                           'llama4': TEXT_TOOL_FORMATS['pythonic']}) # the same formats under the names of the models that write them
 
-# %% ../nbs/04_toolloop.ipynb #cbb43ebd
+# %% ../nbs/04_toolloop.ipynb #38ab590e
 def _example_call(fmt:str, name:str, args:dict)->str:
     "The how-to of format `fmt`, with the call of `name` with `args` written in it"
     js = lambda d: json.dumps(d, ensure_ascii=False)
@@ -72,7 +72,7 @@ def _example_call(fmt:str, name:str, args:dict)->str:
     return TEXT_TOOL_FORMATS[fmt].format(json=js({'name': name, 'arguments': args}), llama=js({'name': name, 'parameters': args}),
                                          pythonic=pythonic, name=name, arguments=js(args))
 
-# %% ../nbs/04_toolloop.ipynb #2ba7cb7c
+# %% ../nbs/04_toolloop.ipynb #ea959971
 def text_tools_prompt(tools:Callable|list|dict|Toolbox, # Functions, schemas (any dialect `tool_schemas` reads), a list of them, a namespace, or a `Toolbox`
                       format:str='json' # How calls are written: one of `TEXT_TOOL_FORMATS` (the one the model was trained on)
                      )->str: # A system prompt listing the tools and the exact text a call is written as
@@ -88,7 +88,7 @@ def text_tools_prompt(tools:Callable|list|dict|Toolbox, # Functions, schemas (an
     parts += [_example_call(format, first['name'], _sample_arguments(first['parameters'])), TEXT_TOOLS_AFTER]
     return '\n\n'.join(parts)
 
-# %% ../nbs/04_toolloop.ipynb #66beebb7
+# %% ../nbs/04_toolloop.ipynb #9834b0ac
 # The text is model output: the work is bounded (`MAX_TEXT_CHARS`, `MAX_FAILED_SPANS`, and a span nested deeper than `MAX_JSON_DEPTH` is no call)
 _specials = re.compile(r'[{}\[\]"\'\\]')
 _closer = {'{': '}', '[': ']'}
@@ -113,7 +113,7 @@ def _balanced_end(text:str, start:int)->int|None:
         elif not stack: return m.end()
     return None
 
-# %% ../nbs/04_toolloop.ipynb #fd2edec1
+# %% ../nbs/04_toolloop.ipynb #c0a501d1
 class _NotLiteral(ValueError): pass
 
 _literal_names = {'true': True, 'false': False, 'null': None, 'True': True, 'False': False, 'None': None}
@@ -140,7 +140,7 @@ def _read_json_ish(s:str, python:bool=True):
     try: return _literal(ast.parse(s.strip(), mode='eval').body)
     except (SyntaxError, ValueError, TypeError, RecursionError, MemoryError): return _unreadable
 
-# %% ../nbs/04_toolloop.ipynb #89a700ed
+# %% ../nbs/04_toolloop.ipynb #39db84c8
 _name_keys = ('name', 'tool', 'tool_name', 'function_name')
 _argument_keys = ('arguments', 'parameters', 'args', 'input', 'kwargs')
 _list_keys = ('tool_calls', 'calls', 'function_calls', 'tools')
@@ -156,7 +156,7 @@ def _arguments(raw)->tuple[dict,str|None]:
     if isinstance(raw, dict): return raw, None
     return {}, f"The arguments must be a JSON object, but got {json.dumps(raw)[:200]}. Write the call again with an object of named arguments."
 
-# %% ../nbs/04_toolloop.ipynb #3add7251
+# %% ../nbs/04_toolloop.ipynb #6efc3c54
 def _calls_in(value, names:frozenset|None, depth=0)->list:
     "Calls (`{'id'?, 'name', 'arguments', 'error'?}`) held by `value`, a value read from the text"
     if depth > MAX_JSON_DEPTH: return []
@@ -176,7 +176,7 @@ def _calls_in(value, names:frozenset|None, depth=0)->list:
         call['raw_arguments'] = inner.get(arg_key)
     return [call]
 
-# %% ../nbs/04_toolloop.ipynb #c1e0e474
+# %% ../nbs/04_toolloop.ipynb #082d1fa4
 def _pythonic_call(node:ast.Call, table:dict)->tuple[dict,bool]:
     "(call, were its arguments literals?) for one pythonic call; positional arguments are named by the tool's parameters"
     name = node.func.id
@@ -200,7 +200,7 @@ def _pythonic_call(node:ast.Call, table:dict)->tuple[dict,bool]:
     if err: call['error'] = err
     return call, literal
 
-# %% ../nbs/04_toolloop.ipynb #88741d83
+# %% ../nbs/04_toolloop.ipynb #cd32fad4
 _pythonic_start = re.compile(r'\[\s*[A-Za-z_]\w*\s*\(')
 
 def _pythonic_calls(span:str, names:frozenset|None, table:dict)->list|None:
@@ -225,7 +225,7 @@ def _sources(span:str, nodes:list)->list:
     return [data[starts[n.lineno-1] + n.col_offset:starts[n.end_lineno-1] + n.end_col_offset].decode('utf-8', 'replace')
             for n in nodes]
 
-# %% ../nbs/04_toolloop.ipynb #7d638815
+# %% ../nbs/04_toolloop.ipynb #5e5203ed
 _ds_token = lambda *words: '<[｜|]' + '[▁_]'.join(words) + '[｜|]>' # DeepSeek's tokens, also as models type them in ASCII
 _ds_begin,_ds_sep = re.compile(_ds_token('tool', 'call', 'begin')),re.compile(_ds_token('tool', 'sep'))
 _ds_stop = re.compile('|'.join(_ds_token(*w) for w in (('tool', 'call', 'end'), ('tool', 'call', 'begin'), ('tool', 'calls', 'end'))))
@@ -250,7 +250,7 @@ def _deepseek_call(text:str, pos:int)->tuple[list,int]:
     if err: call.update(error=err, raw_arguments=rest.strip())
     return [call], on
 
-# %% ../nbs/04_toolloop.ipynb #05f1f68a
+# %% ../nbs/04_toolloop.ipynb #c4a171a6
 _beside_markup = re.compile(r'<[^<>\n]*>|\[TOOL_CALLS\]|```\w*') # what may stand beside a call on its line: tags, markers, fences
 _LINE_LOOK = 200 # characters looked at on each side of a fragment; a line longer than this around it is a sentence
 
@@ -274,7 +274,7 @@ def _tool_table(tools)->dict:
     params = {s['name']: s.get('parameters') or {} for s in specs}
     return {k: (tuple(p.get('properties') or ()), frozenset(p.get('required') or ())) for k,p in params.items()}
 
-# %% ../nbs/04_toolloop.ipynb #b701f07b
+# %% ../nbs/04_toolloop.ipynb #dbd658c0
 _opener,_opener_ds = re.compile(r'[{\[]'),re.compile(r'[{\[]|' + _ds_token('tool', 'call', 'begin')) # the first searches faster
 
 def _span_calls(span:str, names:frozenset|None, table:dict, budget:list)->list|None:
@@ -296,7 +296,7 @@ def _with_unique_ids(calls:list, id_prefix:str)->list:
         seen.add(c['id'])
     return calls
 
-# %% ../nbs/04_toolloop.ipynb #949b92b9
+# %% ../nbs/04_toolloop.ipynb #c13c368e
 def parse_text_tool_calls(text:str, # What the model wrote
                           names:list|None=None, # Tool names the model was offered: an object naming one of them is a call even without arguments
                           id_prefix:str='call_', # Calls without an id get `f"{id_prefix}{n}"`, n counting from 1
@@ -323,7 +323,7 @@ def parse_text_tool_calls(text:str, # What the model wrote
             pos = start + 1 # look inside: a call may sit within an unreadable or non-call span
     return _with_unique_ids(calls, id_prefix)
 
-# %% ../nbs/04_toolloop.ipynb #d94d9cbc
+# %% ../nbs/04_toolloop.ipynb #5a95f78b
 TEXT_RESULTS_INTRO = "Results of your tool calls (one JSON object per call, matched by id):"
 
 def _output_value(v):
@@ -346,7 +346,7 @@ def text_tool_results(results:list # `[{'id', 'name', 'output', 'error', 'refuse
         lines.append(json.dumps(d, ensure_ascii=False))
     return '\n'.join(lines)
 
-# %% ../nbs/04_toolloop.ipynb #fd94e9e9
+# %% ../nbs/04_toolloop.ipynb #5dcfdfdb
 API_ALIASES = {'chat': 'openai', 'openai': 'openai', 'chat-completions': 'openai', 'responses': 'openai-responses',
                'openai-responses': 'openai-responses', 'anthropic': 'anthropic', 'messages': 'anthropic', 'gemini': 'gemini', 'google': 'gemini'}
 _SDK_PROVIDERS = {'openai': ('openai', 'openai-responses'), 'anthropic': ('anthropic',), 'gemini': ('gemini',)} # the APIs each SDK's clients speak
@@ -368,7 +368,7 @@ def _sdk_of(client)->str|None:
     if _has(client, 'models', 'generate_content'): return 'gemini'
     return None
 
-# %% ../nbs/04_toolloop.ipynb #6572b244
+# %% ../nbs/04_toolloop.ipynb #a6ab3243
 def client_api(client:Any, # An `openai`, `anthropic` or `google-genai` client, sync or async (`genai.Client` or its `.aio`)
                api:str|None=None # 'chat' (the default for OpenAI clients), 'responses', 'anthropic' or 'gemini'; `None` works it out
               )->tuple[str,bool]: # (provider name as `toolslm_like.providers` spells it, is the client async?)
@@ -384,7 +384,7 @@ def client_api(client:Any, # An `openai`, `anthropic` or `google-genai` client, 
     is_async = any(c.__name__.startswith('Async') for c in type(client).__mro__)
     return provider, is_async
 
-# %% ../nbs/04_toolloop.ipynb #0bf18ca1
+# %% ../nbs/04_toolloop.ipynb #968cbf8a
 DEFAULT_MAX_TOKENS = 4096 # Anthropic requires `max_tokens`; this leaves room for an answer after tool calls (pass max_tokens= to change it)
 
 def _plain(obj):
@@ -400,7 +400,7 @@ def _gemini_plain(obj)->dict:
     "A `google-genai` object as plain data, with its Python (snake_case) field names"
     return dict(obj) if isinstance(obj, dict) else obj.model_dump(mode='json', exclude_none=True)
 
-# %% ../nbs/04_toolloop.ipynb #d70e954e
+# %% ../nbs/04_toolloop.ipynb #22f5763f
 class Dialect:
     "What the loop needs to know about one API (subclass it for a new one); the defaults suit APIs whose calls always carry ids"
     provider,text_type = None,'text' # the provider's name in `toolslm_like.providers`; the type of a text block in a user message
@@ -429,7 +429,7 @@ class Dialect:
         if not items: raise ValueError(f"The server's reply has no {key}, so there is no message to continue with: {str(response)[:300]}")
         return _get(items[0], field)
 
-# %% ../nbs/04_toolloop.ipynb #6ca15da3
+# %% ../nbs/04_toolloop.ipynb #41753abe
 _MUST = "{} has no `{}`: a dialect defines create, request, assistant_messages and answer_text"
 
 @patch
@@ -454,7 +454,7 @@ def answer_text(self:Dialect, response:Any # The server's reply
                )->str: # The text the model wrote in it (besides its calls)
     raise NotImplementedError(_MUST.format(type(self).__name__, 'answer_text'))
 
-# %% ../nbs/04_toolloop.ipynb #b1fa1855
+# %% ../nbs/04_toolloop.ipynb #d78e2275
 class ChatDialect(Dialect):
     "OpenAI Chat Completions, as OpenAI, vLLM, Ollama, llama.cpp and other compatible servers speak it"
     provider,text_type = 'openai','text'
@@ -481,7 +481,7 @@ class ChatDialect(Dialect):
         msg = {**added[0], 'tool_calls': [{**tc, 'id': i} for tc,i in zip(tool_calls, ids)]}
         return [msg] + added[1:], [{**c, 'id': i} for c,i in zip(calls, ids)]
 
-# %% ../nbs/04_toolloop.ipynb #a230fe18
+# %% ../nbs/04_toolloop.ipynb #e17cf4f7
 class ResponsesDialect(Dialect):
     "The OpenAI Responses API: `input` items in, `output` items back, calls matched by `call_id`"
     provider,text_type = 'openai-responses','input_text'
@@ -499,7 +499,7 @@ class ResponsesDialect(Dialect):
         return ''.join(_get(c, 'text') or '' for item in _get(response, 'output') or [] if _get(item, 'type') == 'message'
                        for c in _get(item, 'content') or [] if _get(c, 'type') == 'output_text')
 
-# %% ../nbs/04_toolloop.ipynb #58aa4db3
+# %% ../nbs/04_toolloop.ipynb #4d10ff42
 def _blocks(content)->list: return [{'type': 'text', 'text': content}] if isinstance(content, str) else list(content or [])
 
 def _user_turns_joined(messages:list, field:str='content')->list:
@@ -529,7 +529,7 @@ class AnthropicDialect(Dialect):
 
 DIALECTS = {d.provider: d for d in (ChatDialect(), ResponsesDialect(), AnthropicDialect())}
 
-# %% ../nbs/04_toolloop.ipynb #eb7a1308
+# %% ../nbs/04_toolloop.ipynb #74906ee6
 def _with_note(history:list, text:str, text_type:str='text')->list:
     "`history` with user text `text` added: to the last message if that is a user message, else as a new one (the list is copied, never changed)"
     last = history[-1] if history else None
@@ -539,7 +539,7 @@ def _with_note(history:list, text:str, text_type:str='text')->list:
         return history[:-1] + [{**last, 'content': content}]
     return list(history) + [{'role': 'user', 'content': text}]
 
-# %% ../nbs/04_toolloop.ipynb #793d0431
+# %% ../nbs/04_toolloop.ipynb #218ec50b
 class GeminiDialect(Dialect):
     "Gemini through `google-genai`: `contents` of `parts`; calls are `function_call` parts, answered by `function_response` parts in a user turn"
     provider,text_type = 'gemini','text'
@@ -570,7 +570,7 @@ class GeminiDialect(Dialect):
 
 DIALECTS['gemini'] = GeminiDialect()
 
-# %% ../nbs/04_toolloop.ipynb #a7fa892d
+# %% ../nbs/04_toolloop.ipynb #026576e0
 BUDGET_NOTE = ("You have used all {max_iters} rounds of tool calls allowed for this task, so no more tools can be called. "
                "Answer now, as well as you can, with what you have found so far.")
 NOT_RUN_ERROR = "Not run: the budget of {max_iters} rounds of tool calls had run out. Answer without this tool."
@@ -591,7 +591,7 @@ def _call_summary(c:dict, r:dict|None)->str:
     else: got = ' -> ' + _short(r.get('output'))
     return f"{c.get('name')}({args}){got}"
 
-# %% ../nbs/04_toolloop.ipynb #c8222986
+# %% ../nbs/04_toolloop.ipynb #4416c064
 @dataclasses.dataclass
 class LoopStep:
     "One round of the loop, as the `on_step` callback sees it; `print(step)` gives a one-line summary"
@@ -611,7 +611,7 @@ class LoopStep:
         if self.final and self.text: done = f"{done} | answer: {_short(self.text)}" if done else f"answer: {_short(self.text)}"
         return f"{head}: {done or '(no text)'}"
 
-# %% ../nbs/04_toolloop.ipynb #478274b8
+# %% ../nbs/04_toolloop.ipynb #484a28c2
 class ToolHistory(list):
     "The conversation a tool loop produced, in the provider's dialect (a plain `list` of messages), and how it ended"
     def __init__(self, messages:list|tuple=(), # The messages the loop started with
@@ -624,7 +624,7 @@ def _as_messages(formatted)->list:
     "What `format_tool_results` returned (one message or several) as a list of messages"
     return [formatted] if isinstance(formatted, dict) else list(formatted)
 
-# %% ../nbs/04_toolloop.ipynb #2086b255
+# %% ../nbs/04_toolloop.ipynb #85b70708
 @dataclasses.dataclass
 class _Loop:
     "The state of one tool loop; `rounds` is the loop, as a generator of what it needs done"
@@ -651,7 +651,7 @@ class _Loop:
         self.history.extend(added)
         step.messages += added
 
-# %% ../nbs/04_toolloop.ipynb #fa0e1b66
+# %% ../nbs/04_toolloop.ipynb #14d0e3cf
 @patch
 def rounds(self:_Loop):
     "The loop: yields ('create', request), ('execute', calls) and ('step', LoopStep), and is sent back their results"
@@ -669,7 +669,7 @@ def rounds(self:_Loop):
         yield 'step', step
     return (yield from self._last_round())
 
-# %% ../nbs/04_toolloop.ipynb #19169799
+# %% ../nbs/04_toolloop.ipynb #265bba2d
 @patch
 def _last_round(self:_Loop):
     "After `max_iters` rounds: the note that the budget ran out, then one request without tools for the answer"
@@ -688,7 +688,7 @@ def _last_round(self:_Loop):
     yield 'step', step
     return self.history
 
-# %% ../nbs/04_toolloop.ipynb #ae03c664
+# %% ../nbs/04_toolloop.ipynb #40a785e3
 @dataclasses.dataclass
 class TextDelta:
     "A piece of the model's text, as it streams in"
@@ -701,7 +701,7 @@ class ToolCalls:
     iteration:int # the round they belong to
     calls:list # `[{'id', 'name', 'arguments'}]`, as `LoopStep.calls`
 
-# %% ../nbs/04_toolloop.ipynb #9c444c06
+# %% ../nbs/04_toolloop.ipynb #c59bc237
 @contextlib.contextmanager
 def _closing(chunks):
     "`chunks` (a stream), closed at the end, also when the reader stops early (the SDKs' streams hold a connection)"
@@ -723,11 +723,19 @@ async def _achunks(chunks):
         close = getattr(chunks, 'aclose', None) or getattr(chunks, 'close', None)
         if callable(close) and inspect.isawaitable(r := close()): await r
 
-# %% ../nbs/04_toolloop.ipynb #aabdcb59
+# %% ../nbs/04_toolloop.ipynb #eda6787e
 def _attach_history(e:BaseException, history:ToolHistory):
     "Let exception `e` carry the history so far, as `e.tool_history` (some exception types take no new attributes)"
     try: e.tool_history = history
     except AttributeError: pass
+
+@contextlib.contextmanager
+def _ending(run):
+    "Around a run's driver: an error carries the history so far; a toolbox the loop made is closed at the end"
+    try: yield
+    except Exception as e: _attach_history(e, run.loop.history); raise
+    finally:
+        if run.owns_toolbox: run.toolbox.close()
 
 @dataclasses.dataclass
 class _Run:
@@ -747,62 +755,58 @@ class _Run:
         async for _ in self.aevents(): pass
         return self.loop.history
 
-# %% ../nbs/04_toolloop.ipynb #456a764d
+# %% ../nbs/04_toolloop.ipynb #c3c2129f
 @patch
 def events(self:_Run):
     "Drive the loop with blocking calls, yielding its events (`TextDelta`, `ToolCalls`, `LoopStep`)"
     gen = self.loop.rounds()
-    try:
-        what,arg = next(gen)
-        while True:
-            if what == 'create' and not self.stream: got = self.create(**arg)
-            elif what == 'create':
-                acc = StreamAccumulator(self.loop.dialect.provider)
-                with _closing(self.create_stream(**arg)) as chunks:
-                    for chunk in chunks:
-                        if (text := acc.add(chunk)): yield self._shown(TextDelta(self.loop.iteration, text))
-                got = acc.response()
-            elif what == 'execute':
-                yield self._shown(ToolCalls(self.loop.iteration, arg))
-                got = self.toolbox.execute(arg, **self.execute_options)
-            else:
-                got = self.on_step(arg) if self.on_step else None
-                yield self._shown(arg)
-            what,arg = gen.send(got)
-    except StopIteration: return
-    except Exception as e: _attach_history(e, self.loop.history); raise
-    finally:
-        if self.owns_toolbox: self.toolbox.close()
+    with _ending(self):
+        try:
+            what,arg = next(gen)
+            while True:
+                if what == 'create' and not self.stream: got = self.create(**arg)
+                elif what == 'create':
+                    acc = StreamAccumulator(self.loop.dialect.provider)
+                    with _closing(self.create_stream(**arg)) as chunks:
+                        for chunk in chunks:
+                            if (text := acc.add(chunk)): yield self._shown(TextDelta(self.loop.iteration, text))
+                    got = acc.response()
+                elif what == 'execute':
+                    yield self._shown(ToolCalls(self.loop.iteration, arg))
+                    got = self.toolbox.execute(arg, **self.execute_options)
+                else:
+                    got = self.on_step(arg) if self.on_step else None
+                    yield self._shown(arg)
+                what,arg = gen.send(got)
+        except StopIteration: return
 
-# %% ../nbs/04_toolloop.ipynb #502d4762
+# %% ../nbs/04_toolloop.ipynb #e39fa704
 @patch
 async def aevents(self:_Run):
     "Drive the loop on the running event loop, yielding its events; a sync client's requests run in a worker thread"
     call = lambda f, arg: f(**arg) if self.is_async else asyncio.to_thread(f, **arg)
     gen = self.loop.rounds()
-    try:
-        what,arg = next(gen)
-        while True:
-            if what == 'create' and not self.stream: got = await call(self.create, arg)
-            elif what == 'create':
-                acc = StreamAccumulator(self.loop.dialect.provider)
-                async for chunk in _achunks(await call(self.create_stream, arg)):
-                    if (text := acc.add(chunk)): yield self._shown(TextDelta(self.loop.iteration, text))
-                got = acc.response()
-            elif what == 'execute':
-                yield self._shown(ToolCalls(self.loop.iteration, arg))
-                got = await self.toolbox.aexecute(arg, **self.execute_options)
-            else:
-                got = self.on_step(arg) if self.on_step else None
-                if inspect.isawaitable(got): got = await got
-                yield self._shown(arg)
-            what,arg = gen.send(got)
-    except StopIteration: return
-    except Exception as e: _attach_history(e, self.loop.history); raise
-    finally:
-        if self.owns_toolbox: self.toolbox.close()
+    with _ending(self):
+        try:
+            what,arg = next(gen)
+            while True:
+                if what == 'create' and not self.stream: got = await call(self.create, arg)
+                elif what == 'create':
+                    acc = StreamAccumulator(self.loop.dialect.provider)
+                    async for chunk in _achunks(await call(self.create_stream, arg)):
+                        if (text := acc.add(chunk)): yield self._shown(TextDelta(self.loop.iteration, text))
+                    got = acc.response()
+                elif what == 'execute':
+                    yield self._shown(ToolCalls(self.loop.iteration, arg))
+                    got = await self.toolbox.aexecute(arg, **self.execute_options)
+                else:
+                    got = self.on_step(arg) if self.on_step else None
+                    if inspect.isawaitable(got): got = await got
+                    yield self._shown(arg)
+                what,arg = gen.send(got)
+        except StopIteration: return
 
-# %% ../nbs/04_toolloop.ipynb #a9ff3566
+# %% ../nbs/04_toolloop.ipynb #c6680d84
 class ToolStream:
     "A tool loop that runs as it is iterated (`for`, or `async for`): `TextDelta`s as the model writes, `ToolCalls`, each `LoopStep`"
     def __init__(self, run:_Run): # The loop to run, as `tool_loop` sets it up
@@ -832,7 +836,7 @@ class ToolStream:
         state = 'finished' if self.finished else 'running' if self.started else 'not started: iterate it, or call .result()'
         return f"ToolStream({state}, {len(self.history.steps)} steps)"
 
-# %% ../nbs/04_toolloop.ipynb #86bc1d54
+# %% ../nbs/04_toolloop.ipynb #199972cd
 def _in_notebook()->bool:
     "Is this running in a Jupyter kernel, where a display can update in place? (IPython is not imported to find out)"
     ip = sys.modules.get('IPython')
@@ -859,7 +863,7 @@ class _NotebookProgress:
             else: self._display(event)
             self.handle,self.text = None,''
 
-# %% ../nbs/04_toolloop.ipynb #e3777ba9
+# %% ../nbs/04_toolloop.ipynb #2583f82d
 def _setup(client, messages, tools, model, max_iters, api, native, system, on_step, parallel, strict, execute_options, create_options,
            stream=False, approve=None, progress=None, text_format='json')->_Run:
     "A `_Run` for one tool loop, after checking the arguments"
@@ -885,7 +889,7 @@ def _setup(client, messages, tools, model, max_iters, api, native, system, on_st
     return _Run(loop, dialect.create(client), dialect.create_stream(client), toolbox, toolbox is not tools, is_async, on_step, options,
                 bool(stream), show, client)
 
-# %% ../nbs/04_toolloop.ipynb #5e09e12a
+# %% ../nbs/04_toolloop.ipynb #770a9aa6
 def tool_loop(client:Any, # `openai.OpenAI`/`AsyncOpenAI` (Chat Completions or Responses), `anthropic.Anthropic`/`AsyncAnthropic`, or `genai.Client` (or its `.aio`)
               messages:list|str, # The conversation so far, in that API's dialect (a str is the user's first message)
               tools:Callable|list|dict|Toolbox, # The tools: a function, a list of them, a namespace dict, or a `Toolbox`
@@ -911,7 +915,7 @@ def tool_loop(client:Any, # `openai.OpenAI`/`AsyncOpenAI` (Chat Completions or R
     if stream: return ToolStream(run)
     return run.arun() if run.is_async else run.run()
 
-# %% ../nbs/04_toolloop.ipynb #926ca314
+# %% ../nbs/04_toolloop.ipynb #8b0ac02e
 @delegates(tool_loop, keep=True)
 def atool_loop(client:Any, # As for `tool_loop`; a sync client's requests run in a worker thread
                messages:list|str, # The conversation so far, in that API's dialect (a str is the user's first message)
@@ -928,7 +932,7 @@ def atool_loop(client:Any, # As for `tool_loop`; a sync client's requests run in
 
 atool_loop.__delwrap__ = tool_loop # the options it passes on are documented there (fastcore's `docments` reads them from it)
 
-# %% ../nbs/04_toolloop.ipynb #3123a34a
+# %% ../nbs/04_toolloop.ipynb #320ee19c
 @patch
 def _repr_markdown_(self:LoopStep)->str:
     "One round in a notebook: its number, what the model wrote, each call with its arguments and result (escaped, long ones cut)"
