@@ -223,6 +223,14 @@ def test_atool_loop_with_a_sync_client():
     with AnthropicServer(SCRIPT) as srv: history = asyncio.run(atool_loop(client_for('anthropic', srv), QUESTION, TOOLS, model='m'))
     assert srv.problems == [] and history.answer == ANSWER
 
+def test_atool_loop_takes_tool_loops_arguments():
+    "model and max_iters by position, tool_loop's options by name, anything else goes to every request"
+    with ChatServer([[('add', {'a': 1, 'b': 1})], 'Two.']) as srv:
+        history = asyncio.run(atool_loop(client_for('chat', srv), QUESTION, TOOLS, 'm', 1, system='Be brief.', temperature=0))
+    assert srv.problems == [] and history.answer == 'Two.' and history.budget_exhausted
+    assert [(r['model'], r['temperature'], r['messages'][0]) for r in srv.requests] == [('m', 0, {'role': 'system', 'content': 'Be brief.'})] * 2
+    with pytest.raises(TypeError): atool_loop(client_for('chat', srv), QUESTION, TOOLS, 'm', 1, 'extra')
+
 @pytest.mark.parametrize('api', list(SERVERS))
 def test_prompt_only_mode(api):
     "native=False: no tools in the request, the tools in the system prompt, calls read from text, results as a user message"

@@ -1,4 +1,4 @@
-"""The chat loop with tools, for OpenAI Chat Completions (and any compatible server), the OpenAI Responses API and Anthropic Messages; with a prompt-only fallback for models without native tool calling
+"""The chat loop with tools, for OpenAI Chat Completions (and any compatible server), the OpenAI Responses API, Anthropic Messages and Gemini; with a prompt-only fallback for models without native tool calling
 
 Docs: https://toolslm-like.github.io/toolslm_like/toolloop.html.md"""
 
@@ -11,22 +11,18 @@ __all__ = ['TEXT_TOOLS_INTRO', 'TEXT_TOOLS_HOWTO', 'TEXT_TOOLS_AFTER', 'TEXT_TOO
            'AnthropicDialect', 'GeminiDialect', 'LoopStep', 'ToolHistory', 'TextDelta', 'ToolCalls', 'ToolStream',
            'tool_loop', 'atool_loop']
 
-# %% ../nbs/04_toolloop.ipynb #fed75263
+# %% ../nbs/04_toolloop.ipynb #f60d9fc8
 import ast, asyncio, contextlib, dataclasses, functools, inspect, json, re, sys, time
 from typing import Any, Callable
 from fastcore.basics import patch
-from .providers import parse_tool_calls, format_tool_results, tool_output_text
-from .toolbox import Toolbox
+from fastcore.meta import delegates
+from .providers import parse_tool_calls, format_tool_results, tool_output_text, tool_schemas, tool_specs, REFUSED_TEXT
+from .toolbox import Toolbox, md_block, tool_calls_markdown, _cut
 from .jsonschema import sample_value
 from .streaming import StreamAccumulator
-
-# %% ../nbs/04_toolloop.ipynb #df166bb2
-from .providers import tool_schemas, tool_specs, REFUSED_TEXT
 from .limits import MAX_TEXT_CHARS, MAX_FAILED_SPANS, MAX_PARSED_CHARS, MAX_JSON_DEPTH
-from .toolbox import md_block, tool_calls_markdown, _cut
-from fastcore.basics import patch
 
-# %% ../nbs/04_toolloop.ipynb #25545eb9
+# %% ../nbs/04_toolloop.ipynb #6af3b659
 def _sample_arguments(params:dict)->dict:
     "Example arguments for a tool's parameter schema: a placeholder of the right JSON type for each required parameter (`$ref`s followed)"
     props = params.get('properties') or {}
@@ -43,7 +39,7 @@ To call several tools at once, write one such block per call."""
 TEXT_TOOLS_AFTER = ("After your calls, stop writing: the results come back in the next message, by call. "
                     "When you need no more tools, answer in plain text, without any tool call.")
 
-# %% ../nbs/04_toolloop.ipynb #ba70b20a
+# %% ../nbs/04_toolloop.ipynb #c511c5c9
 _ds = lambda *words: '<｜' + '▁'.join(words) + '｜>' # DeepSeek's tokens: fullwidth bars, words joined by '▁'
 # How to write a call in each format open models are trained on; `{json}`, `{llama}`, `{pythonic}`, `{name}` and `{arguments}` are an example call
 TEXT_TOOL_FORMATS = {
@@ -68,6 +64,7 @@ TEXT_TOOL_FORMATS = {
 TEXT_TOOL_FORMATS.update({'qwen': TEXT_TOOL_FORMATS['hermes'], 'llama3.2': TEXT_TOOL_FORMATS['pythonic'],
                           'llama4': TEXT_TOOL_FORMATS['pythonic']}) # the same formats under the names of the models that write them
 
+# %% ../nbs/04_toolloop.ipynb #38ab590e
 def _example_call(fmt:str, name:str, args:dict)->str:
     "The how-to of format `fmt`, with the call of `name` with `args` written in it"
     js = lambda d: json.dumps(d, ensure_ascii=False)
@@ -75,8 +72,8 @@ def _example_call(fmt:str, name:str, args:dict)->str:
     return TEXT_TOOL_FORMATS[fmt].format(json=js({'name': name, 'arguments': args}), llama=js({'name': name, 'parameters': args}),
                                          pythonic=pythonic, name=name, arguments=js(args))
 
-# %% ../nbs/04_toolloop.ipynb #55428e1b
-def text_tools_prompt(tools, # Functions, schemas (any dialect `tool_schemas` reads), a list of them, a namespace, or a `Toolbox`
+# %% ../nbs/04_toolloop.ipynb #ea959971
+def text_tools_prompt(tools:Callable|list|dict|Toolbox, # Functions, schemas (any dialect `tool_schemas` reads), a list of them, a namespace, or a `Toolbox`
                       format:str='json' # How calls are written: one of `TEXT_TOOL_FORMATS` (the one the model was trained on)
                      )->str: # A system prompt listing the tools and the exact text a call is written as
     "A system prompt that lists the tools and shows the exact text to write to call one, for models without native tool calling"
@@ -91,7 +88,7 @@ def text_tools_prompt(tools, # Functions, schemas (any dialect `tool_schemas` re
     parts += [_example_call(format, first['name'], _sample_arguments(first['parameters'])), TEXT_TOOLS_AFTER]
     return '\n\n'.join(parts)
 
-# %% ../nbs/04_toolloop.ipynb #be338839
+# %% ../nbs/04_toolloop.ipynb #9834b0ac
 # The text is model output: the work is bounded (`MAX_TEXT_CHARS`, `MAX_FAILED_SPANS`, and a span nested deeper than `MAX_JSON_DEPTH` is no call)
 _specials = re.compile(r'[{}\[\]"\'\\]')
 _closer = {'{': '}', '[': ']'}
@@ -116,7 +113,7 @@ def _balanced_end(text:str, start:int)->int|None:
         elif not stack: return m.end()
     return None
 
-# %% ../nbs/04_toolloop.ipynb #c67a3c4b
+# %% ../nbs/04_toolloop.ipynb #c0a501d1
 class _NotLiteral(ValueError): pass
 
 _literal_names = {'true': True, 'false': False, 'null': None, 'True': True, 'False': False, 'None': None}
@@ -143,7 +140,7 @@ def _read_json_ish(s:str, python:bool=True):
     try: return _literal(ast.parse(s.strip(), mode='eval').body)
     except (SyntaxError, ValueError, TypeError, RecursionError, MemoryError): return _unreadable
 
-# %% ../nbs/04_toolloop.ipynb #6c9d0cef
+# %% ../nbs/04_toolloop.ipynb #39db84c8
 _name_keys = ('name', 'tool', 'tool_name', 'function_name')
 _argument_keys = ('arguments', 'parameters', 'args', 'input', 'kwargs')
 _list_keys = ('tool_calls', 'calls', 'function_calls', 'tools')
@@ -159,6 +156,7 @@ def _arguments(raw)->tuple[dict,str|None]:
     if isinstance(raw, dict): return raw, None
     return {}, f"The arguments must be a JSON object, but got {json.dumps(raw)[:200]}. Write the call again with an object of named arguments."
 
+# %% ../nbs/04_toolloop.ipynb #6efc3c54
 def _calls_in(value, names:frozenset|None, depth=0)->list:
     "Calls (`{'id'?, 'name', 'arguments', 'error'?}`) held by `value`, a value read from the text"
     if depth > MAX_JSON_DEPTH: return []
@@ -178,7 +176,31 @@ def _calls_in(value, names:frozenset|None, depth=0)->list:
         call['raw_arguments'] = inner.get(arg_key)
     return [call]
 
-# %% ../nbs/04_toolloop.ipynb #525a0b6e
+# %% ../nbs/04_toolloop.ipynb #082d1fa4
+def _pythonic_call(node:ast.Call, table:dict)->tuple[dict,bool]:
+    "(call, were its arguments literals?) for one pythonic call; positional arguments are named by the tool's parameters"
+    name = node.func.id
+    call = {'id': None, 'name': name, 'arguments': {}}
+    try:
+        if any(kw.arg is None for kw in node.keywords): raise _NotLiteral('**')
+        named,given = {kw.arg: _literal(kw.value) for kw in node.keywords},[_literal(a) for a in node.args]
+    except (_NotLiteral, TypeError, RecursionError):
+        literal,err = False,(f"The arguments of {name} must be literal values (strings in quotes, numbers, True/False/None, lists, "
+                             "dicts). Write the call again.")
+    else:
+        literal,params = True,table[name][0] if name in table else None
+        if not given: err,call['arguments'] = None,named
+        elif params is None:
+            err = f"{name} was called with positional arguments, which cannot be matched to its parameters here; write them as name=value."
+        elif len(given) > len(params):
+            err = f"{name} takes at most {len(params)} arguments ({', '.join(params)}), but was given {len(given)}; write them as name=value."
+        elif twice := [p for p in params[:len(given)] if p in named]:
+            err = f"{name} was given {twice[0]} twice, by position and by name; give it once."
+        else: err,call['arguments'] = None,{**dict(zip(params, given)), **named}
+    if err: call['error'] = err
+    return call, literal
+
+# %% ../nbs/04_toolloop.ipynb #cd32fad4
 _pythonic_start = re.compile(r'\[\s*[A-Za-z_]\w*\s*\(')
 
 def _pythonic_calls(span:str, names:frozenset|None, table:dict)->list|None:
@@ -203,30 +225,7 @@ def _sources(span:str, nodes:list)->list:
     return [data[starts[n.lineno-1] + n.col_offset:starts[n.end_lineno-1] + n.end_col_offset].decode('utf-8', 'replace')
             for n in nodes]
 
-def _pythonic_call(node:ast.Call, table:dict)->tuple[dict,bool]:
-    "(call, were its arguments literals?) for one pythonic call; positional arguments are named by the tool's parameters"
-    name = node.func.id
-    call = {'id': None, 'name': name, 'arguments': {}}
-    try:
-        if any(kw.arg is None for kw in node.keywords): raise _NotLiteral('**')
-        named,given = {kw.arg: _literal(kw.value) for kw in node.keywords},[_literal(a) for a in node.args]
-    except (_NotLiteral, TypeError, RecursionError):
-        literal,err = False,(f"The arguments of {name} must be literal values (strings in quotes, numbers, True/False/None, lists, "
-                             "dicts). Write the call again.")
-    else:
-        literal,params = True,table[name][0] if name in table else None
-        if not given: err,call['arguments'] = None,named
-        elif params is None:
-            err = f"{name} was called with positional arguments, which cannot be matched to its parameters here; write them as name=value."
-        elif len(given) > len(params):
-            err = f"{name} takes at most {len(params)} arguments ({', '.join(params)}), but was given {len(given)}; write them as name=value."
-        elif twice := [p for p in params[:len(given)] if p in named]:
-            err = f"{name} was given {twice[0]} twice, by position and by name; give it once."
-        else: err,call['arguments'] = None,{**dict(zip(params, given)), **named}
-    if err: call['error'] = err
-    return call, literal
-
-# %% ../nbs/04_toolloop.ipynb #9a51cc97
+# %% ../nbs/04_toolloop.ipynb #5e5203ed
 _ds_token = lambda *words: '<[｜|]' + '[▁_]'.join(words) + '[｜|]>' # DeepSeek's tokens, also as models type them in ASCII
 _ds_begin,_ds_sep = re.compile(_ds_token('tool', 'call', 'begin')),re.compile(_ds_token('tool', 'sep'))
 _ds_stop = re.compile('|'.join(_ds_token(*w) for w in (('tool', 'call', 'end'), ('tool', 'call', 'begin'), ('tool', 'calls', 'end'))))
@@ -251,7 +250,7 @@ def _deepseek_call(text:str, pos:int)->tuple[list,int]:
     if err: call.update(error=err, raw_arguments=rest.strip())
     return [call], on
 
-# %% ../nbs/04_toolloop.ipynb #c03b4bae
+# %% ../nbs/04_toolloop.ipynb #c4a171a6
 _beside_markup = re.compile(r'<[^<>\n]*>|\[TOOL_CALLS\]|```\w*') # what may stand beside a call on its line: tags, markers, fences
 _LINE_LOOK = 200 # characters looked at on each side of a fragment; a line longer than this around it is a sentence
 
@@ -275,7 +274,7 @@ def _tool_table(tools)->dict:
     params = {s['name']: s.get('parameters') or {} for s in specs}
     return {k: (tuple(p.get('properties') or ()), frozenset(p.get('required') or ())) for k,p in params.items()}
 
-# %% ../nbs/04_toolloop.ipynb #f4440f99
+# %% ../nbs/04_toolloop.ipynb #dbd658c0
 _opener,_opener_ds = re.compile(r'[{\[]'),re.compile(r'[{\[]|' + _ds_token('tool', 'call', 'begin')) # the first searches faster
 
 def _span_calls(span:str, names:frozenset|None, table:dict, budget:list)->list|None:
@@ -289,10 +288,19 @@ def _span_calls(span:str, names:frozenset|None, table:dict, budget:list)->list|N
     if value is _unreadable and python: budget[0] -= len(span)
     return None if value is _unreadable else _calls_in(value, names)
 
+def _with_unique_ids(calls:list, id_prefix:str)->list:
+    "`calls`, each one without an id, or with an id an earlier one has, given `f\"{id_prefix}{n}\"` (n counting from 1)"
+    seen = set()
+    for n,c in enumerate(calls, 1):
+        if c['id'] is None or c['id'] in seen: c['id'] = f"{id_prefix}{n}"
+        seen.add(c['id'])
+    return calls
+
+# %% ../nbs/04_toolloop.ipynb #c13c368e
 def parse_text_tool_calls(text:str, # What the model wrote
-                          names=None, # Tool names the model was offered: an object naming one of them is a call even without arguments
+                          names:list|None=None, # Tool names the model was offered: an object naming one of them is a call even without arguments
                           id_prefix:str='call_', # Calls without an id get `f"{id_prefix}{n}"`, n counting from 1
-                          tools=None # The tools offered (functions, schemas, a namespace): their parameters name positional arguments and tell prose from calls
+                          tools:Callable|list|dict|Toolbox|None=None # The tools offered (functions, schemas, a namespace): their parameters name positional arguments and tell prose from calls
                          )->list: # `[{'id', 'name', 'arguments'}]`, plus `'error'` where the arguments could not be read
     "Tool calls a model wrote in free text: JSON (fenced, tagged or bare), pythonic calls, DeepSeek's tokens; one or several, among prose"
     if not isinstance(text, str): raise TypeError(f"parse_text_tool_calls needs the model's text as a str, got {type(text).__name__}")
@@ -313,13 +321,9 @@ def parse_text_tool_calls(text:str, # What the model wrote
         else:
             failed += 1
             pos = start + 1 # look inside: a call may sit within an unreadable or non-call span
-    seen = set()
-    for n,c in enumerate(calls, 1):
-        if c['id'] is None or c['id'] in seen: c['id'] = f"{id_prefix}{n}"
-        seen.add(c['id'])
-    return calls
+    return _with_unique_ids(calls, id_prefix)
 
-# %% ../nbs/04_toolloop.ipynb #8d4a335a
+# %% ../nbs/04_toolloop.ipynb #5a95f78b
 TEXT_RESULTS_INTRO = "Results of your tool calls (one JSON object per call, matched by id):"
 
 def _output_value(v):
@@ -342,7 +346,7 @@ def text_tool_results(results:list # `[{'id', 'name', 'output', 'error', 'refuse
         lines.append(json.dumps(d, ensure_ascii=False))
     return '\n'.join(lines)
 
-# %% ../nbs/04_toolloop.ipynb #7809453b
+# %% ../nbs/04_toolloop.ipynb #5dcfdfdb
 API_ALIASES = {'chat': 'openai', 'openai': 'openai', 'chat-completions': 'openai', 'responses': 'openai-responses',
                'openai-responses': 'openai-responses', 'anthropic': 'anthropic', 'messages': 'anthropic', 'gemini': 'gemini', 'google': 'gemini'}
 _SDK_PROVIDERS = {'openai': ('openai', 'openai-responses'), 'anthropic': ('anthropic',), 'gemini': ('gemini',)} # the APIs each SDK's clients speak
@@ -364,7 +368,8 @@ def _sdk_of(client)->str|None:
     if _has(client, 'models', 'generate_content'): return 'gemini'
     return None
 
-def client_api(client, # An `openai`, `anthropic` or `google-genai` client, sync or async (`genai.Client` or its `.aio`)
+# %% ../nbs/04_toolloop.ipynb #a6ab3243
+def client_api(client:Any, # An `openai`, `anthropic` or `google-genai` client, sync or async (`genai.Client` or its `.aio`)
                api:str|None=None # 'chat' (the default for OpenAI clients), 'responses', 'anthropic' or 'gemini'; `None` works it out
               )->tuple[str,bool]: # (provider name as `toolslm_like.providers` spells it, is the client async?)
     "The API `client` speaks, as a provider name ('openai', 'openai-responses', 'anthropic' or 'gemini'), and whether it is async"
@@ -379,7 +384,7 @@ def client_api(client, # An `openai`, `anthropic` or `google-genai` client, sync
     is_async = any(c.__name__.startswith('Async') for c in type(client).__mro__)
     return provider, is_async
 
-# %% ../nbs/04_toolloop.ipynb #2bdb8b7e
+# %% ../nbs/04_toolloop.ipynb #968cbf8a
 DEFAULT_MAX_TOKENS = 4096 # Anthropic requires `max_tokens`; this leaves room for an answer after tool calls (pass max_tokens= to change it)
 
 def _plain(obj):
@@ -391,24 +396,65 @@ def _plain(obj):
 def _get(obj, key, default=None):
     return obj.get(key, default) if isinstance(obj, dict) else getattr(obj, key, default)
 
+def _gemini_plain(obj)->dict:
+    "A `google-genai` object as plain data, with its Python (snake_case) field names"
+    return dict(obj) if isinstance(obj, dict) else obj.model_dump(mode='json', exclude_none=True)
+
+# %% ../nbs/04_toolloop.ipynb #22f5763f
 class Dialect:
-    "What the loop needs to know about one API; the defaults suit APIs whose calls always carry ids"
-    provider,text_type = None,'text'
-    def with_call_ids(self, added:list, calls:list, iteration:int)->tuple[list,list]:
-        "(history items, calls) with an id for every call"
+    "What the loop needs to know about one API (subclass it for a new one); the defaults suit APIs whose calls always carry ids"
+    provider,text_type = None,'text' # the provider's name in `toolslm_like.providers`; the type of a text block in a user message
+    def with_call_ids(self, added:list, # What the reply added to the history
+                      calls:list, # The calls parsed from it
+                      iteration:int # The round, for the ids made here
+                     )->tuple[list,list]: # (history items, calls) with an id for every call
         return added, calls
-    def create_stream(self, client): return functools.partial(self.create(client), stream=True) # Gemini has a method of its own
-    def user_message(self, text:str)->dict: return {'role': 'user', 'content': text}
-    def result_messages(self, results:list, calls:list)->list:
-        "The messages that answer `calls` with `results`"
+    def create_stream(self, client:Any # The SDK client
+                     )->Callable: # The method that sends one request and streams the reply
+        return functools.partial(self.create(client), stream=True) # Gemini has a method of its own
+    def user_message(self, text:str # What the user says
+                    )->dict: # A user message in this API's dialect
+        return {'role': 'user', 'content': text}
+    def result_messages(self, results:list, # The calls' results, as the `Toolbox` returns them
+                        calls:list # The calls they answer
+                       )->list: # The messages that answer `calls` with `results`
         return _as_messages(format_tool_results(results, self.provider, calls=calls))
-    def with_note(self, history:list, text:str)->list: return _with_note(history, text, self.text_type)
+    def with_note(self, history:list, # The conversation so far
+                  text:str # A note to the model, on the user's side
+                 )->list: # `history` with the note added (a copy)
+        return _with_note(history, text, self.text_type)
     def _first(self, response, key:str, field:str):
         "`field` of the first of the reply's `key` (its choices or candidates): the one the loop continues with"
         items = _get(response, key) or []
         if not items: raise ValueError(f"The server's reply has no {key}, so there is no message to continue with: {str(response)[:300]}")
         return _get(items[0], field)
 
+# %% ../nbs/04_toolloop.ipynb #41753abe
+_MUST = "{} has no `{}`: a dialect defines create, request, assistant_messages and answer_text"
+
+@patch
+def create(self:Dialect, client:Any # The SDK client
+          )->Callable: # The method that sends one request (`client.chat.completions.create`, ...)
+    raise NotImplementedError(_MUST.format(type(self).__name__, 'create'))
+@patch
+def request(self:Dialect, model:str, # The model's name
+            history:list, # The conversation so far, in this API's dialect
+            schemas:list|None, # The tools' schemas in this API's dialect (`None`: prompt-only mode)
+            system:str|None, # The system prompt
+            final:bool, # Is this the request after the budget ran out, which must not call tools?
+            options:dict # The caller's `**create_options`
+           )->dict: # The keyword arguments of `create`
+    raise NotImplementedError(_MUST.format(type(self).__name__, 'request'))
+@patch
+def assistant_messages(self:Dialect, response:Any # The server's reply (an SDK object or a dict)
+                      )->list: # What it adds to the history, as plain dicts
+    raise NotImplementedError(_MUST.format(type(self).__name__, 'assistant_messages'))
+@patch
+def answer_text(self:Dialect, response:Any # The server's reply
+               )->str: # The text the model wrote in it (besides its calls)
+    raise NotImplementedError(_MUST.format(type(self).__name__, 'answer_text'))
+
+# %% ../nbs/04_toolloop.ipynb #d78e2275
 class ChatDialect(Dialect):
     "OpenAI Chat Completions, as OpenAI, vLLM, Ollama, llama.cpp and other compatible servers speak it"
     provider,text_type = 'openai','text'
@@ -435,6 +481,7 @@ class ChatDialect(Dialect):
         msg = {**added[0], 'tool_calls': [{**tc, 'id': i} for tc,i in zip(tool_calls, ids)]}
         return [msg] + added[1:], [{**c, 'id': i} for c,i in zip(calls, ids)]
 
+# %% ../nbs/04_toolloop.ipynb #e17cf4f7
 class ResponsesDialect(Dialect):
     "The OpenAI Responses API: `input` items in, `output` items back, calls matched by `call_id`"
     provider,text_type = 'openai-responses','input_text'
@@ -452,6 +499,7 @@ class ResponsesDialect(Dialect):
         return ''.join(_get(c, 'text') or '' for item in _get(response, 'output') or [] if _get(item, 'type') == 'message'
                        for c in _get(item, 'content') or [] if _get(c, 'type') == 'output_text')
 
+# %% ../nbs/04_toolloop.ipynb #4d10ff42
 def _blocks(content)->list: return [{'type': 'text', 'text': content}] if isinstance(content, str) else list(content or [])
 
 def _user_turns_joined(messages:list, field:str='content')->list:
@@ -481,7 +529,7 @@ class AnthropicDialect(Dialect):
 
 DIALECTS = {d.provider: d for d in (ChatDialect(), ResponsesDialect(), AnthropicDialect())}
 
-# %% ../nbs/04_toolloop.ipynb #1d7af147
+# %% ../nbs/04_toolloop.ipynb #74906ee6
 def _with_note(history:list, text:str, text_type:str='text')->list:
     "`history` with user text `text` added: to the last message if that is a user message, else as a new one (the list is copied, never changed)"
     last = history[-1] if history else None
@@ -491,11 +539,7 @@ def _with_note(history:list, text:str, text_type:str='text')->list:
         return history[:-1] + [{**last, 'content': content}]
     return list(history) + [{'role': 'user', 'content': text}]
 
-# %% ../nbs/04_toolloop.ipynb #f73761cc
-def _gemini_plain(obj)->dict:
-    "A `google-genai` object as plain data, with its Python (snake_case) field names"
-    return dict(obj) if isinstance(obj, dict) else obj.model_dump(mode='json', exclude_none=True)
-
+# %% ../nbs/04_toolloop.ipynb #218ec50b
 class GeminiDialect(Dialect):
     "Gemini through `google-genai`: `contents` of `parts`; calls are `function_call` parts, answered by `function_response` parts in a user turn"
     provider,text_type = 'gemini','text'
@@ -526,7 +570,7 @@ class GeminiDialect(Dialect):
 
 DIALECTS['gemini'] = GeminiDialect()
 
-# %% ../nbs/04_toolloop.ipynb #a94f40dd
+# %% ../nbs/04_toolloop.ipynb #026576e0
 BUDGET_NOTE = ("You have used all {max_iters} rounds of tool calls allowed for this task, so no more tools can be called. "
                "Answer now, as well as you can, with what you have found so far.")
 NOT_RUN_ERROR = "Not run: the budget of {max_iters} rounds of tool calls had run out. Answer without this tool."
@@ -538,6 +582,16 @@ def _short(v)->str:
     s = ' '.join(s.split())
     return s if len(s) <= SHOWN_CHARS else s[:SHOWN_CHARS-3] + '...'
 
+def _call_summary(c:dict, r:dict|None)->str:
+    "One call and its result (`None`: not run yet) in one line, as `LoopStep` prints it"
+    args = ', '.join(f"{k}={_short(v)}" for k,v in (c.get('arguments') or {}).items())
+    if r is None: got = ''
+    elif r.get('refused') is not None: got = ' -> refused: ' + _short(r['refused'])
+    elif r.get('error') is not None: got = ' -> error: ' + _short((str(r['error']).strip().splitlines() or [''])[-1])
+    else: got = ' -> ' + _short(r.get('output'))
+    return f"{c.get('name')}({args}){got}"
+
+# %% ../nbs/04_toolloop.ipynb #4416c064
 @dataclasses.dataclass
 class LoopStep:
     "One round of the loop, as the `on_step` callback sees it; `print(step)` gives a one-line summary"
@@ -551,22 +605,17 @@ class LoopStep:
     budget_exhausted:bool=False # was this the request made after `max_iters` ran out?
 
     def __str__(self):
-        def show(c, r):
-            args = ', '.join(f"{k}={_short(v)}" for k,v in (c.get('arguments') or {}).items())
-            if r is None: got = ''
-            elif r.get('refused') is not None: got = ' -> refused: ' + _short(r['refused'])
-            elif r.get('error') is not None: got = ' -> error: ' + _short((str(r['error']).strip().splitlines() or [''])[-1])
-            else: got = ' -> ' + _short(r.get('output'))
-            return f"{c.get('name')}({args}){got}"
         results = self.results + [None] * (len(self.calls) - len(self.results)) # in the calls' order (Gemini's calls may all have id None)
-        done = ' | '.join(show(c, r) for c,r in zip(self.calls, results))
+        done = ' | '.join(_call_summary(c, r) for c,r in zip(self.calls, results))
         head = f"step {self.iteration}" + (' (budget exhausted)' if self.budget_exhausted else '')
         if self.final and self.text: done = f"{done} | answer: {_short(self.text)}" if done else f"answer: {_short(self.text)}"
         return f"{head}: {done or '(no text)'}"
 
+# %% ../nbs/04_toolloop.ipynb #484a28c2
 class ToolHistory(list):
     "The conversation a tool loop produced, in the provider's dialect (a plain `list` of messages), and how it ended"
-    def __init__(self, messages=(), provider:str|None=None):
+    def __init__(self, messages:list|tuple=(), # The messages the loop started with
+                 provider:str|None=None): # The provider whose dialect they are in ('openai', 'anthropic', ...)
         super().__init__(messages)
         self.provider,self.steps,self.budget_exhausted,self.answer = provider,[],False,None
     def __repr__(self): return f"ToolHistory({len(self)} messages, {len(self.steps)} steps, budget_exhausted={self.budget_exhausted}, answer={self.answer!r})"
@@ -575,7 +624,7 @@ def _as_messages(formatted)->list:
     "What `format_tool_results` returned (one message or several) as a list of messages"
     return [formatted] if isinstance(formatted, dict) else list(formatted)
 
-# %% ../nbs/04_toolloop.ipynb #a38d1570
+# %% ../nbs/04_toolloop.ipynb #85b70708
 @dataclasses.dataclass
 class _Loop:
     "The state of one tool loop; `rounds` is the loop, as a generator of what it needs done"
@@ -602,36 +651,44 @@ class _Loop:
         self.history.extend(added)
         step.messages += added
 
-    def rounds(self):
-        "The loop: yields ('create', request), ('execute', calls) and ('step', LoopStep), and is sent back their results"
-        for i in range(1, self.max_iters+1):
-            self.iteration = i
-            step = self.take_reply((yield 'create', self.request()), i)
-            if not step.calls:
-                step.final = True
-                self.history.answer = step.text
-                self.history.steps.append(step)
-                yield 'step', step
-                return self.history
-            self.add_results(step, (yield 'execute', step.calls))
+# %% ../nbs/04_toolloop.ipynb #14d0e3cf
+@patch
+def rounds(self:_Loop):
+    "The loop: yields ('create', request), ('execute', calls) and ('step', LoopStep), and is sent back their results"
+    for i in range(1, self.max_iters+1):
+        self.iteration = i
+        step = self.take_reply((yield 'create', self.request()), i)
+        if not step.calls:
+            step.final = True
+            self.history.answer = step.text
             self.history.steps.append(step)
             yield 'step', step
-        self.history.budget_exhausted = True
-        noted = self.dialect.with_note(self.history, BUDGET_NOTE.format(max_iters=self.max_iters))
-        before = len(self.history)-1
-        self.history[before:] = noted[before:]
-        self.iteration = self.max_iters+1
-        step = self.take_reply((yield 'create', self.request(final=True)), self.max_iters+1)
-        step.final = step.budget_exhausted = True
-        self.history.answer = step.text
-        if step.calls: # asked anyway: answer each call, so the history stays valid to continue
-            self.add_results(step, [{'id': c['id'], 'name': c['name'], 'output': None,
-                                     'error': NOT_RUN_ERROR.format(max_iters=self.max_iters)} for c in step.calls])
+            return self.history
+        self.add_results(step, (yield 'execute', step.calls))
         self.history.steps.append(step)
         yield 'step', step
-        return self.history
+    return (yield from self._last_round())
 
-# %% ../nbs/04_toolloop.ipynb #43dd5312
+# %% ../nbs/04_toolloop.ipynb #265bba2d
+@patch
+def _last_round(self:_Loop):
+    "After `max_iters` rounds: the note that the budget ran out, then one request without tools for the answer"
+    self.history.budget_exhausted = True
+    noted = self.dialect.with_note(self.history, BUDGET_NOTE.format(max_iters=self.max_iters))
+    before = len(self.history)-1
+    self.history[before:] = noted[before:]
+    self.iteration = self.max_iters+1
+    step = self.take_reply((yield 'create', self.request(final=True)), self.max_iters+1)
+    step.final = step.budget_exhausted = True
+    self.history.answer = step.text
+    if step.calls: # asked anyway: answer each call, so the history stays valid to continue
+        self.add_results(step, [{'id': c['id'], 'name': c['name'], 'output': None,
+                                 'error': NOT_RUN_ERROR.format(max_iters=self.max_iters)} for c in step.calls])
+    self.history.steps.append(step)
+    yield 'step', step
+    return self.history
+
+# %% ../nbs/04_toolloop.ipynb #40a785e3
 @dataclasses.dataclass
 class TextDelta:
     "A piece of the model's text, as it streams in"
@@ -644,6 +701,7 @@ class ToolCalls:
     iteration:int # the round they belong to
     calls:list # `[{'id', 'name', 'arguments'}]`, as `LoopStep.calls`
 
+# %% ../nbs/04_toolloop.ipynb #c59bc237
 @contextlib.contextmanager
 def _closing(chunks):
     "`chunks` (a stream), closed at the end, also when the reader stops early (the SDKs' streams hold a connection)"
@@ -665,11 +723,19 @@ async def _achunks(chunks):
         close = getattr(chunks, 'aclose', None) or getattr(chunks, 'close', None)
         if callable(close) and inspect.isawaitable(r := close()): await r
 
-# %% ../nbs/04_toolloop.ipynb #bebfdddf
+# %% ../nbs/04_toolloop.ipynb #eda6787e
 def _attach_history(e:BaseException, history:ToolHistory):
     "Let exception `e` carry the history so far, as `e.tool_history` (some exception types take no new attributes)"
     try: e.tool_history = history
     except AttributeError: pass
+
+@contextlib.contextmanager
+def _ending(run):
+    "Around a run's driver: an error carries the history so far; a toolbox the loop made is closed at the end"
+    try: yield
+    except Exception as e: _attach_history(e, run.loop.history); raise
+    finally:
+        if run.owns_toolbox: run.toolbox.close()
 
 @dataclasses.dataclass
 class _Run:
@@ -682,9 +748,19 @@ class _Run:
         if self.progress is not None: self.progress(event)
         return event
 
-    def events(self):
-        "Drive the loop with blocking calls, yielding its events (`TextDelta`, `ToolCalls`, `LoopStep`)"
-        gen = self.loop.rounds()
+    def run(self)->ToolHistory:
+        for _ in self.events(): pass
+        return self.loop.history
+    async def arun(self)->ToolHistory:
+        async for _ in self.aevents(): pass
+        return self.loop.history
+
+# %% ../nbs/04_toolloop.ipynb #c3c2129f
+@patch
+def events(self:_Run):
+    "Drive the loop with blocking calls, yielding its events (`TextDelta`, `ToolCalls`, `LoopStep`)"
+    gen = self.loop.rounds()
+    with _ending(self):
         try:
             what,arg = next(gen)
             while True:
@@ -703,51 +779,37 @@ class _Run:
                     yield self._shown(arg)
                 what,arg = gen.send(got)
         except StopIteration: return
-        except Exception as e: _attach_history(e, self.loop.history); raise
-        finally:
-            if self.owns_toolbox: self.toolbox.close()
 
-    def run(self)->ToolHistory:
-        for _ in self.events(): pass
-        return self.loop.history
-
-# %% ../nbs/04_toolloop.ipynb #7e45c386
+# %% ../nbs/04_toolloop.ipynb #e39fa704
 @patch
 async def aevents(self:_Run):
     "Drive the loop on the running event loop, yielding its events; a sync client's requests run in a worker thread"
     call = lambda f, arg: f(**arg) if self.is_async else asyncio.to_thread(f, **arg)
     gen = self.loop.rounds()
-    try:
-        what,arg = next(gen)
-        while True:
-            if what == 'create' and not self.stream: got = await call(self.create, arg)
-            elif what == 'create':
-                acc = StreamAccumulator(self.loop.dialect.provider)
-                async for chunk in _achunks(await call(self.create_stream, arg)):
-                    if (text := acc.add(chunk)): yield self._shown(TextDelta(self.loop.iteration, text))
-                got = acc.response()
-            elif what == 'execute':
-                yield self._shown(ToolCalls(self.loop.iteration, arg))
-                got = await self.toolbox.aexecute(arg, **self.execute_options)
-            else:
-                got = self.on_step(arg) if self.on_step else None
-                if inspect.isawaitable(got): got = await got
-                yield self._shown(arg)
-            what,arg = gen.send(got)
-    except StopIteration: return
-    except Exception as e: _attach_history(e, self.loop.history); raise
-    finally:
-        if self.owns_toolbox: self.toolbox.close()
+    with _ending(self):
+        try:
+            what,arg = next(gen)
+            while True:
+                if what == 'create' and not self.stream: got = await call(self.create, arg)
+                elif what == 'create':
+                    acc = StreamAccumulator(self.loop.dialect.provider)
+                    async for chunk in _achunks(await call(self.create_stream, arg)):
+                        if (text := acc.add(chunk)): yield self._shown(TextDelta(self.loop.iteration, text))
+                    got = acc.response()
+                elif what == 'execute':
+                    yield self._shown(ToolCalls(self.loop.iteration, arg))
+                    got = await self.toolbox.aexecute(arg, **self.execute_options)
+                else:
+                    got = self.on_step(arg) if self.on_step else None
+                    if inspect.isawaitable(got): got = await got
+                    yield self._shown(arg)
+                what,arg = gen.send(got)
+        except StopIteration: return
 
-@patch
-async def arun(self:_Run)->ToolHistory:
-    async for _ in self.aevents(): pass
-    return self.loop.history
-
-# %% ../nbs/04_toolloop.ipynb #1856229b
+# %% ../nbs/04_toolloop.ipynb #c6680d84
 class ToolStream:
     "A tool loop that runs as it is iterated (`for`, or `async for`): `TextDelta`s as the model writes, `ToolCalls`, each `LoopStep`"
-    def __init__(self, run:_Run):
+    def __init__(self, run:_Run): # The loop to run, as `tool_loop` sets it up
         self._run,self.history = run,run.loop.history # the history fills as the loop runs
         self.started = self.finished = False
     def _start(self):
@@ -774,7 +836,7 @@ class ToolStream:
         state = 'finished' if self.finished else 'running' if self.started else 'not started: iterate it, or call .result()'
         return f"ToolStream({state}, {len(self.history.steps)} steps)"
 
-# %% ../nbs/04_toolloop.ipynb #a2e0df1d
+# %% ../nbs/04_toolloop.ipynb #199972cd
 def _in_notebook()->bool:
     "Is this running in a Jupyter kernel, where a display can update in place? (IPython is not imported to find out)"
     ip = sys.modules.get('IPython')
@@ -801,7 +863,7 @@ class _NotebookProgress:
             else: self._display(event)
             self.handle,self.text = None,''
 
-# %% ../nbs/04_toolloop.ipynb #ddfa4a59
+# %% ../nbs/04_toolloop.ipynb #2583f82d
 def _setup(client, messages, tools, model, max_iters, api, native, system, on_step, parallel, strict, execute_options, create_options,
            stream=False, approve=None, progress=None, text_format='json')->_Run:
     "A `_Run` for one tool loop, after checking the arguments"
@@ -827,11 +889,11 @@ def _setup(client, messages, tools, model, max_iters, api, native, system, on_st
     return _Run(loop, dialect.create(client), dialect.create_stream(client), toolbox, toolbox is not tools, is_async, on_step, options,
                 bool(stream), show, client)
 
-# %% ../nbs/04_toolloop.ipynb #6e8a990d
-def tool_loop(client, # `openai.OpenAI`/`AsyncOpenAI` (Chat Completions or Responses), `anthropic.Anthropic`/`AsyncAnthropic`, or `genai.Client` (or its `.aio`)
+# %% ../nbs/04_toolloop.ipynb #770a9aa6
+def tool_loop(client:Any, # `openai.OpenAI`/`AsyncOpenAI` (Chat Completions or Responses), `anthropic.Anthropic`/`AsyncAnthropic`, or `genai.Client` (or its `.aio`)
               messages:list|str, # The conversation so far, in that API's dialect (a str is the user's first message)
-              tools, # The tools: a function, a list of them, a namespace dict, or a `Toolbox`
-              model:str=None, # The model's name, as the server knows it
+              tools:Callable|list|dict|Toolbox, # The tools: a function, a list of them, a namespace dict, or a `Toolbox`
+              model:str|None=None, # The model's name, as the server knows it
               max_iters:int=8, # Rounds of tool calls allowed; then one final request without tools asks for the answer
               *,
               api:str|None=None, # For OpenAI clients: 'chat' (default) or 'responses'
@@ -853,15 +915,24 @@ def tool_loop(client, # `openai.OpenAI`/`AsyncOpenAI` (Chat Completions or Respo
     if stream: return ToolStream(run)
     return run.arun() if run.is_async else run.run()
 
-def atool_loop(client, messages:list|str, tools, model:str=None, max_iters:int=8, *, api:str|None=None, native:bool=True, text_format:str='json',
-               system:str|None=None, on_step:Callable|None=None, stream:bool=False, approve:Callable|None=None, progress:bool|None=None,
-               parallel:bool=True, strict:bool|str=False, execute_options:dict|None=None, **create_options)->ToolHistory:
-    "`tool_loop` to `await` (or with `stream=True`, to iterate with `async for`), for async or sync clients (a sync client's requests run in a worker thread)"
-    run = _setup(client, messages, tools, model, max_iters, api, native, system, on_step, parallel, strict, execute_options, create_options,
-                 stream, approve, progress, text_format)
-    return ToolStream(run) if stream else run.arun()
+# %% ../nbs/04_toolloop.ipynb #8b0ac02e
+@delegates(tool_loop, keep=True)
+def atool_loop(client:Any, # As for `tool_loop`; a sync client's requests run in a worker thread
+               messages:list|str, # The conversation so far, in that API's dialect (a str is the user's first message)
+               tools:Callable|list|dict|Toolbox, # The tools: a function, a list of them, a namespace dict, or a `Toolbox`
+               model:str|None=None, # The model's name, as the server knows it
+               max_iters:int=8, # Rounds of tool calls allowed; then one final request without tools asks for the answer
+               **kwargs # `tool_loop`'s options (`stream`, `approve`, ...), and what goes to every request, as there
+              )->ToolHistory: # The whole history, once awaited (with `stream=True`: a `ToolStream` to iterate with `async for`)
+    "`tool_loop` to `await` (or with `stream=True`, to iterate with `async for`), for async or sync clients"
+    args = inspect.signature(tool_loop).bind(client, messages, tools, model, max_iters, **kwargs)
+    args.apply_defaults()
+    run = _setup(**args.arguments)
+    return ToolStream(run) if run.stream else run.arun()
 
-# %% ../nbs/04_toolloop.ipynb #bf9bb42d
+atool_loop.__delwrap__ = tool_loop # the options it passes on are documented there (fastcore's `docments` reads them from it)
+
+# %% ../nbs/04_toolloop.ipynb #320ee19c
 @patch
 def _repr_markdown_(self:LoopStep)->str:
     "One round in a notebook: its number, what the model wrote, each call with its arguments and result (escaped, long ones cut)"
