@@ -105,25 +105,53 @@ def get_schema(f:typing.Callable|dict, # The function (or class, method, partial
                name:str|None=None # The tool name, if not the function's own
               )->dict: # `{'name', 'description', pname: schema}`
     "JSON schema for a function a model may call, read from its signature, docments and docstring"
-    if isinstance(f, dict): return f
-    if not callable(f): raise SchemaError(f"get_schema needs a function or other callable, not {type(f).__name__}")
-    forms = _schema_cache.get(f)
-    kept = forms.get((skip_hidden, pname)) if forms is not None else None
-    d = marshal.loads(kept if kept is not None else _keep_schema(f, forms, skip_hidden, pname))
+    forms = _schema_cache.get(f) # first, as a warm call's cost is what it does before its copy is made (a dict is never kept)
+    make = forms.get((skip_hidden, pname)) if forms is not None else None
+    if make is not None: d = make()
+    elif isinstance(f, dict): return f
+    elif not callable(f): raise SchemaError(f"get_schema needs a function or other callable, not {type(f).__name__}")
+    else: d = _keep_schema(f, forms, skip_hidden, pname)
     if name: d['name'] = name
     return d
 
-def _keep_schema(f, forms:dict|None, skip_hidden, pname)->bytes:
-    "Build the schema of `f` (or re-key one built for another `pname`) and keep it as `marshal` bytes"
-    # `marshal.loads` makes each caller a fresh copy quicker than `pickle.loads` (1.5 against 2.1 us on bench_scale.py's corpus) or `json.loads`
+def _keep_schema(f, forms:dict|None, skip_hidden, pname)->dict:
+    "Build the schema of `f` (or re-key one built for another `pname`), keep a maker of fresh copies, and return one"
     base = forms.get((skip_hidden, 'input_schema')) if forms is not None else None
-    d = _build_schema(f, skip_hidden) if base is None else marshal.loads(base)
+    d = _build_schema(f, skip_hidden) if base is None else base()
     if forms is None: forms = _schema_cache.set(f, {}) # the dict kept (a fresh one where `f` cannot be kept)
-    if base is None: base = forms[skip_hidden, 'input_schema'] = marshal.dumps(d)
-    if pname == 'input_schema': return base
-    d[pname] = d.pop('input_schema')
-    kept = forms[skip_hidden, pname] = marshal.dumps(d)
-    return kept
+    if base is None: forms[skip_hidden, 'input_schema'] = _copier(forms, (skip_hidden, 'input_schema'), d)
+    if pname != 'input_schema':
+        d[pname] = d.pop('input_schema')
+        forms[skip_hidden, pname] = _copier(forms, (skip_hidden, pname), d)
+    return d # built here, so the caller's own
+
+
+# %% ../nbs/00_funccall.ipynb #22b72108
+_COMPILE_AFTER = 100 # copies from `marshal` before a schema is compiled: compiling costs about as much as 100 of them
+
+def _copier(forms:dict, key, d:dict):
+    "A function making fresh copies of `d` from `marshal` bytes, which puts a compiled copier in `forms[key]` after `_COMPILE_AFTER` copies"
+    kept,n = marshal.dumps(d),0
+    def copy():
+        nonlocal n
+        n += 1
+        if n == _COMPILE_AFTER: forms[key] = _compiled_copier(marshal.loads(kept)) or copy
+        return marshal.loads(kept)
+    return copy
+
+def _literal(v, depth:int=0)->str:
+    "`v` (plain JSON) as a Python literal that evaluates to an equal value; ValueError where no literal spells it exactly"
+    t = type(v)
+    if t is str or t is int or t is bool or v is None or (t is float and math.isfinite(v)): return repr(v) # repr of a huge int: ValueError
+    if depth < MAX_JSON_DEPTH:
+        if t is list: return '[' + ','.join(_literal(x, depth+1) for x in v) + ']'
+        if t is dict and all(type(k) is str for k in v): return '{' + ','.join(f'{k!r}:{_literal(x, depth+1)}' for k,x in v.items()) + '}'
+    raise ValueError(f"no literal for {t.__name__} at depth {depth}")
+
+def _compiled_copier(d:dict):
+    "A function whose code builds `d` afresh from literals, or None where `d` cannot be written as one"
+    try: return eval(compile('lambda: ' + _literal(d), '<schema>', 'eval'), {'__builtins__': {}})
+    except (ValueError, SyntaxError, RecursionError, MemoryError): return None # stays with `marshal`
 
 # %% ../nbs/00_funccall.ipynb #878e63cb
 def PathArg(
