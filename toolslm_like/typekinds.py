@@ -38,6 +38,7 @@ def _source_lines(f):
 
 def _clean_comment(s): return s.lstrip('#').strip()
 
+# %% ../nbs/11_typekinds.ipynb #cd5f97d6
 class _Unusual(Exception): "Source the quick scanner leaves to `tokenize`: f-strings, unfinished strings, non-ASCII names"
 
 _COMMENT,_NL,_NEWLINE,_OP,_NAME,_OTHER = tokenize.COMMENT,tokenize.NL,tokenize.NEWLINE,tokenize.OP,tokenize.NAME,tokenize.NUMBER
@@ -69,6 +70,7 @@ def _quick_tokens(text:str, first:int=1):
             if g == 's': ln += s.count('\n')
     if code and depth == 0 and not text.endswith('\n'): yield _NEWLINE,'',ln
 
+# %% ../nbs/11_typekinds.ipynb #b48673b8
 def _std_tokens(lines:list, start:int, stop:int|None=None):
     "The same from `tokenize` (slower; it reads what `_quick_tokens` leaves to it), ending quietly where the source is broken"
     it = iter(lines[start:stop])
@@ -85,11 +87,14 @@ def _scan(read, lines:list, start:int, stop:int|None=None):
         return out
     except _Unusual: return read(_std_tokens(lines, start, stop))[0]
 
-def _signature_comments(f)->tuple[dict,str|None]:
-    "Docments of `f`: {param: comment} and the comment on its return, read from the source of its signature only"
-    lines,start = _source_lines(f)
-    return ({},None) if lines is None else _scan(_read_signature, lines, start)
+def _note_comment(txt:str, ln:int, params:list, pending:list, docs:dict, line_has_code:dict):
+    "A comment in a signature: at the end of a line, the last parameter starting on it (else the one it continues); on a line of its own, the next one's"
+    if line_has_code.get(ln) and params:
+        nm = ([n for n,l in params if l == ln] or [params[-1][0]])[-1]
+        docs[nm] = f"{docs[nm]} {txt}" if nm in docs else txt
+    elif not line_has_code.get(ln): pending.append(txt)
 
+# %% ../nbs/11_typekinds.ipynb #deeb2760
 def _read_signature(tokens)->tuple:
     "`((docs, return comment), done)` from the tokens of a `def` (and its decorators), stopping at the end of its signature"
     params,pending,docs,ret = [],[],{},None
@@ -98,22 +103,15 @@ def _read_signature(tokens)->tuple:
         if typ == _COMMENT:
             txt = _clean_comment(s)
             if after_sig: ret = txt
-            elif not in_sig: continue
-            elif line_has_code.get(ln) and params: # a trailing comment: the last parameter starting on this line, else the one it continues
-                nm = ([n for n,l in params if l == ln] or [params[-1][0]])[-1]
-                docs[nm] = f"{docs[nm]} {txt}" if nm in docs else txt
-            elif not line_has_code.get(ln): pending.append(txt)
+            elif in_sig: _note_comment(txt, ln, params, pending, docs, line_has_code)
             continue
-        if typ == _NEWLINE:
-            if after_sig or in_sig: return (docs,ret),True
-            continue
-        if typ in _NOT_CODE: continue
+        if typ == _NEWLINE and (after_sig or in_sig): return (docs,ret),True
+        if typ == _NEWLINE or typ in _NOT_CODE: continue
         line_has_code[ln] = True
         if after_sig: continue
         if not in_sig:
             if typ == _NAME and s == 'def' and depth == 0: in_sig,expect_name = True,None
-            elif typ == _OP and s in '([{': depth += 1
-            elif typ == _OP and s in ')]}': depth -= 1
+            elif typ == _OP: depth += (s in '([{') - (s in ')]}') # brackets of decorators
             continue
         if typ == _OP and s in '([{':
             depth += 1
@@ -122,11 +120,16 @@ def _read_signature(tokens)->tuple:
             depth -= 1
             if depth == 0: after_sig = 'ret'
         elif depth == 1 and typ == _OP and s == ',': expect_name = True
-        elif depth == 1 and typ == _OP and s in ('*', '**', '/'): pass
         elif depth == 1 and expect_name and typ == _NAME:
             params.append((s, ln)); expect_name = False
             if pending: docs[s] = ' '.join(pending); pending = []
     return (docs,ret),False
+
+# %% ../nbs/11_typekinds.ipynb #b7ec13c4
+def _signature_comments(f)->tuple[dict,str|None]:
+    "Docments of `f`: {param: comment} and the comment on its return, read from the source of its signature only"
+    lines,start = _source_lines(f)
+    return ({},None) if lines is None else _scan(_read_signature, lines, start)
 
 # %% ../nbs/11_typekinds.ipynb #183bfe23
 def _class_field_docs(cls)->dict:
