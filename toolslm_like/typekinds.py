@@ -132,14 +132,6 @@ def _signature_comments(f)->tuple[dict,str|None]:
     return ({},None) if lines is None else _scan(_read_signature, lines, start)
 
 # %% ../nbs/11_typekinds.ipynb #183bfe23
-def _class_field_docs(cls)->dict:
-    "Field comments of class `cls` (and of its bases): {field: comment}"
-    docs = {}
-    skip = ('builtins', 'typing', 'typing_extensions', 'pydantic', 'abc', 'collections', 'enum')
-    for c in reversed([c for c in getattr(cls, '__mro__', (cls,)) if c.__module__.split('.')[0] not in skip]):
-        docs.update(_one_class_field_docs(c))
-    return docs
-
 _parsed_files = {} # file name -> (its lines, {qualified name: class nodes}): a module of a hundred classes is parsed once, not once a class
 _MAX_PARSED_FILES = 32 # files whose class index is kept (the oldest is dropped): memory stays bounded
 
@@ -164,6 +156,7 @@ def _classes_in(fn:str, lines:list)->dict:
     for old in list(_parsed_files)[:-_MAX_PARSED_FILES]: _parsed_files.pop(old, None) # the oldest first (`list` of a dict: safe from other threads)
     return index
 
+# %% ../nbs/11_typekinds.ipynb #707164ad
 def _source_file_lines(cls)->tuple[str,list]|None:
     "The file that defines class `cls` and its lines, as `inspect` finds them (`linecache` checked for a changed file)"
     try:
@@ -179,6 +172,7 @@ def _source_file_lines(cls)->tuple[str,list]|None:
 
 def _first_line(node): return min([node.lineno, *(d.lineno for d in node.decorator_list)])
 
+# %% ../nbs/11_typekinds.ipynb #21a19a3d
 def _class_source(cls)->tuple[list,ast.ClassDef]|None:
     "Source lines and syntax tree node of class `cls`; also for classes made in notebook cells, which `inspect` cannot find before Python 3.13"
     if (found := _source_file_lines(cls)) is not None:
@@ -198,6 +192,7 @@ def _class_source(cls)->tuple[list,ast.ClassDef]|None:
                 if n.name == cls.__name__ and (names == own or (own and names >= own)): return lines, n
     return None
 
+# %% ../nbs/11_typekinds.ipynb #144823e5
 def _read_lines(tokens)->tuple:
     "`(({line: comment}, {lines with code}), False)` from tokens: what the field docments of a class body are read from"
     comments,code = {},set()
@@ -226,6 +221,15 @@ def _one_class_field_docs(cls)->dict:
             docs[nm] = inspect.cleandoc(nxt.value.value)
     return docs
 
+# %% ../nbs/11_typekinds.ipynb #7921e73d
+def _class_field_docs(cls)->dict:
+    "Field comments of class `cls` (and of its bases): {field: comment}"
+    docs = {}
+    skip = ('builtins', 'typing', 'typing_extensions', 'pydantic', 'abc', 'collections', 'enum')
+    for c in reversed([c for c in getattr(cls, '__mro__', (cls,)) if c.__module__.split('.')[0] not in skip]):
+        docs.update(_one_class_field_docs(c))
+    return docs
+
 # %% ../nbs/11_typekinds.ipynb #4126840b
 _google_hdr = re.compile(r'^(\s*)(Args|Arguments|Parameters|Params|Keyword Args|Keyword Arguments|Other Parameters)\s*:\s*$')
 _google_item = re.compile(r'^\s*\**([A-Za-z_]\w*)\s*(?:\(([^)]*)\))?\s*:\s*(.*)$')
@@ -234,38 +238,49 @@ _numpy_item = re.compile(r'^\s*\**([A-Za-z_]\w*)\s*(?::\s*(.*))?$')
 _rest_item = re.compile(r'^\s*:(param|parameter|arg|argument|key|keyword|type)\s+(?:([^:]*?)\s+)?\**([A-Za-z_]\w*)\s*:\s*(.*)$')
 _indent = lambda l: len(l) - len(l.lstrip())
 
-def parse_docstring(doc:str|None)->tuple[str,dict]:
+def _google_section(lines:list, i:int, params:dict)->int:
+    "Read the Google-style section whose header is `lines[i]` into `params`; the index of the line after it"
+    base,i,cur = _indent(lines[i]),i+1,None
+    while i < len(lines) and (not lines[i].strip() or _indent(lines[i]) > base):
+        s = lines[i]
+        if s.strip():
+            im = _google_item.match(s)
+            if im and (cur is None or _indent(s) <= item_ind): cur,item_ind = im[1],_indent(s); params[cur] = im[3].strip()
+            elif cur: params[cur] = f"{params[cur]} {s.strip()}".strip()
+        i += 1
+    return i
+
+# %% ../nbs/11_typekinds.ipynb #1b3aed36
+def _numpy_section(lines:list, i:int, params:dict)->int:
+    "Read the NumPy-style section whose header (and its underline) start at `lines[i]` into `params`; the index after it"
+    i,cur = i+2,None
+    while i < len(lines) and not (i+1 < len(lines) and lines[i].strip() and re.fullmatch(r'\s*-{3,}\s*', lines[i+1])):
+        s = lines[i]
+        if s.strip() and _indent(s) == 0 and (im := _numpy_item.match(s)): cur = im[1]; params.setdefault(cur, '')
+        elif s.strip() and cur: params[cur] = f"{params[cur]} {s.strip()}".strip()
+        i += 1
+    return i
+
+def _rest_field(lines:list, i:int, m:re.Match, params:dict)->int:
+    "Read the reST field `lines[i]` (matched as `m`) and its continuation lines into `params`; the index after them"
+    l,i,txt = lines[i],i+1,m[4].strip()
+    while i < len(lines) and lines[i].strip() and _indent(lines[i]) > _indent(l): txt += ' ' + lines[i].strip(); i += 1
+    if m[1] != 'type': params[m[3]] = txt
+    return i
+
+# %% ../nbs/11_typekinds.ipynb #4500753f
+def parse_docstring(doc:str|None # A docstring (Google, NumPy or reST style, or none of them)
+                   )->tuple[str,dict]: # (the description without its parameter sections, {param: description})
     "Split `doc` into (description without parameter sections, {param: description}) for Google, NumPy and reST styles"
     if not doc: return '', {}
     lines = inspect.cleandoc(doc).splitlines()
     keep,params,i = [],{},0
     while i < len(lines):
         l = lines[i]
-        if m := _google_hdr.match(l):
-            base,i,cur = _indent(l),i+1,None
-            while i < len(lines) and (not lines[i].strip() or _indent(lines[i]) > base):
-                s = lines[i]
-                if s.strip():
-                    im = _google_item.match(s)
-                    if im and (cur is None or _indent(s) <= item_ind): cur,item_ind = im[1],_indent(s); params[cur] = im[3].strip()
-                    elif cur: params[cur] = f"{params[cur]} {s.strip()}".strip()
-                i += 1
-            continue
-        if _numpy_hdr.match(l) and i+1 < len(lines) and re.fullmatch(r'\s*-{3,}\s*', lines[i+1]):
-            i,cur = i+2,None
-            while i < len(lines) and not (i+1 < len(lines) and lines[i].strip() and re.fullmatch(r'\s*-{3,}\s*', lines[i+1])):
-                s = lines[i]
-                if s.strip() and _indent(s) == 0 and (im := _numpy_item.match(s)): cur = im[1]; params.setdefault(cur, '')
-                elif s.strip() and cur: params[cur] = f"{params[cur]} {s.strip()}".strip()
-                i += 1
-            continue
-        if m := _rest_item.match(l):
-            i += 1
-            txt = m[4].strip()
-            while i < len(lines) and lines[i].strip() and _indent(lines[i]) > _indent(l): txt += ' ' + lines[i].strip(); i += 1
-            if m[1] != 'type': params[m[3]] = txt
-            continue
-        keep.append(l); i += 1
+        if _google_hdr.match(l): i = _google_section(lines, i, params)
+        elif _numpy_hdr.match(l) and i+1 < len(lines) and re.fullmatch(r'\s*-{3,}\s*', lines[i+1]): i = _numpy_section(lines, i, params)
+        elif m := _rest_item.match(l): i = _rest_field(lines, i, m, params)
+        else: keep.append(l); i += 1
     while keep and not keep[-1].strip(): keep.pop()
     return '\n'.join(keep), params
 
