@@ -291,18 +291,21 @@ _hidden_attr = '__tool_hidden__'
 
 _globals_attr = '__tool_caller_globals__'
 
-def uses_caller_globals(f):
+def uses_caller_globals(f:typing.Callable # The tool
+                       )->typing.Callable: # `f` itself, marked
     "Decorator: `f` looks up its caller's globals (as `python` does), so `call_func` notes them before calling it"
     setattr(f, _globals_attr, True)
     return f
 
-def hide_params(*names):
+def hide_params(*names:str # Parameters a model may not see or send (each needs a default)
+               ):
     "Decorator: keep parameters `names` out of the schema a model sees, and refuse them from a model's calls"
     def _inner(f):
         setattr(f, _hidden_attr, frozenset(getattr(f, _hidden_attr, ())) | set(names))
         return f
     return _inner
 
+# %% ../nbs/11_typekinds.ipynb #1c83a265
 class _Holder: pass
 
 def _has_forward(ann)->bool:
@@ -331,6 +334,7 @@ def _resolve(ann, globalns, localns):
     h.__annotations__ = {'a': _refs_in_generics(ann) if sys.version_info < (3, 11) else ann}
     return get_type_hints(h, globalns, localns, include_extras=True)['a']
 
+# %% ../nbs/11_typekinds.ipynb #1e530f64
 def _underlying(f):
     "The plain function whose source, globals and docstring describe callable `f`"
     while isinstance(f, functools.partial): f = f.func
@@ -371,6 +375,7 @@ class ToolInfo:
         self.named = {p.name:p for p in self.params if not p.hidden and p.kind not in (_VAR_POS, _VAR_KW, _POS_ONLY)} # what a model may send
         self.required = [p for p in self.params if p.required and p.kind not in (_VAR_POS, _VAR_KW)]
 
+# %% ../nbs/11_typekinds.ipynb #db76e42a
 def _cache_key(f):
     if inspect.ismethod(f): return f.__func__, type(f.__self__) if not inspect.isclass(f.__self__) else f.__self__
     if isinstance(f, functools.partial) or inspect.isfunction(f) or inspect.isclass(f): return f, None
@@ -399,6 +404,7 @@ class _WeakCache:
 _info_cache = _WeakCache()
 _function_infos = _info_cache._fn
 
+# %% ../nbs/11_typekinds.ipynb #00d56b09
 def _is_async(f):
     if inspect.iscoroutinefunction(f) or inspect.iscoroutinefunction(_underlying(f)): return True
     return not inspect.isfunction(f) and not inspect.isclass(f) and callable(f) and inspect.iscoroutinefunction(getattr(type(f), '__call__', None))
@@ -420,25 +426,9 @@ def _has_no_source(u)->bool:
     "Is `u` a function (not a lambda) whose source lines cannot be found?"
     return inspect.isfunction(u) and u.__code__.co_name != '<lambda>' and _source_lines(u)[0] is None
 
-def tool_info(f, localns=None)->ToolInfo:
-    "Everything about callable `f` that a schema or a call needs (cached)"
-    if localns is None:
-        if type(f) is types.FunctionType: # the usual tool: the cache's fast path, written out (this runs on every call)
-            e = _function_infos.get(id(f))
-            if e is not None and e[0]() is f: return e[1]
-        elif (info := _info_cache.get(f)) is not None: return info
-    try: sig = inspect.signature(f)
-    except (TypeError, ValueError) as e: raise SchemaError(f"Cannot read the signature of {f!r}: {e}") from None
-    u = _underlying(f)
-    comments,ret_doc = _signature_comments(u)
-    if not (comments or ret_doc or inspect.isclass(f)) and _has_no_source(u):
-        warnings.warn(f"{_tool_name(f)!r}: its source could not be read (made by `exec`, or only its compiled code is installed), "
-                      "so the comments on its parameters (docments) are not in its schema", stacklevel=3)
-    doc = _tool_doc(f)
-    description,doc_params = parse_docstring(doc)
-    extra = dict(localns or {})
-    if inspect.isclass(f): extra.setdefault(f.__name__, f)
-    glb,loc = _namespaces(f, extra)
+# %% ../nbs/11_typekinds.ipynb #1a1fe071
+def _read_params(f, sig, u, comments:dict, doc_params:dict, glb:dict, loc:dict)->tuple[list,bool]:
+    "The `Param`s of `f`, annotations resolved and each with its description, and whether it takes `**kwargs`"
     hidden = getattr(f, _hidden_attr, None) or getattr(u, _hidden_attr, frozenset())
     params,var_kw = [],False
     items = list(sig.parameters.values())
@@ -449,11 +439,7 @@ def tool_info(f, localns=None)->ToolInfo:
         except Exception as e: raise SchemaError(f"Parameter {p.name!r} of {_tool_name(f)!r}: cannot resolve its annotation {p.annotation!r} ({e})") from None
         d,ann = _annotated_doc(ann)
         params.append(Param(p.name, ann, p.default, comments.get(p.name) or d or doc_params.get(p.name, ''), p.kind, p.name in hidden))
-    try: ret = _resolve(sig.return_annotation, glb, loc)
-    except Exception: ret = sig.return_annotation
-    wants = bool(getattr(f, _globals_attr, False) or getattr(u, _globals_attr, False))
-    info = ToolInfo(_tool_name(f), doc, description, params, ret, ret_doc, var_kw, _is_async(f), wants)
-    return info if localns else _info_cache.set(f, info)
+    return params,var_kw
 
 def _annotated_doc(ann):
     "Description text carried by `Annotated[T, 'text']` (or a pydantic `Field(description=...)`), and `T`"
@@ -462,6 +448,39 @@ def _annotated_doc(ann):
             if isinstance(m, str): return m, ann
             if isinstance(getattr(m, 'description', None), str): return m.description, ann
     return None, ann
+
+# %% ../nbs/11_typekinds.ipynb #7f8f207f
+def tool_info(f:typing.Callable, # The function (or class, method, partial, callable object)
+              localns:dict|None=None # Extra names to resolve its annotations in (not cached then)
+             )->ToolInfo:
+    "Everything about callable `f` that a schema or a call needs (cached)"
+    if localns is None:
+        if type(f) is types.FunctionType: # the usual tool: the cache's fast path, written out (this runs on every call)
+            e = _function_infos.get(id(f))
+            if e is not None and e[0]() is f: return e[1]
+        elif (info := _info_cache.get(f)) is not None: return info
+    info = _read_tool_info(f, localns)
+    return info if localns else _info_cache.set(f, info)
+
+def _read_tool_info(f, localns)->ToolInfo:
+    "What `tool_info` keeps: `f`'s signature, docments and docstring, read"
+    try: sig = inspect.signature(f)
+    except (TypeError, ValueError) as e: raise SchemaError(f"Cannot read the signature of {f!r}: {e}") from None
+    u = _underlying(f)
+    comments,ret_doc = _signature_comments(u)
+    if not (comments or ret_doc or inspect.isclass(f)) and _has_no_source(u):
+        warnings.warn(f"{_tool_name(f)!r}: its source could not be read (made by `exec`, or only its compiled code is installed), "
+                      "so the comments on its parameters (docments) are not in its schema", stacklevel=4)
+    doc = _tool_doc(f)
+    description,doc_params = parse_docstring(doc)
+    extra = dict(localns or {})
+    if inspect.isclass(f): extra.setdefault(f.__name__, f)
+    glb,loc = _namespaces(f, extra)
+    params,var_kw = _read_params(f, sig, u, comments, doc_params, glb, loc)
+    try: ret = _resolve(sig.return_annotation, glb, loc)
+    except Exception: ret = sig.return_annotation
+    wants = bool(getattr(f, _globals_attr, False) or getattr(u, _globals_attr, False))
+    return ToolInfo(_tool_name(f), doc, description, params, ret, ret_doc, var_kw, _is_async(f), wants)
 
 # %% ../nbs/11_typekinds.ipynb #e372eb28
 def _plain(v):
