@@ -497,10 +497,14 @@ def _shown_key(o)->str:
 
 def _path_str(path): return ''.join(f'[{o!r}]' if type(o) is int else f'.{_shown_key(o)}' for o in path)
 
+# %% ../nbs/11_typekinds.ipynb #196dc403
 class BadValue(Exception):
     "One problem converting a value: where (`path`) and what"
-    def __init__(self, msg, path=()): self.msg,self.path = msg,tuple(path); super().__init__(msg)
-    def at(self, *prefix): return BadValue(self.msg, prefix + self.path)
+    def __init__(self, msg:str, # What is wrong, e.g. "expected an integer, got 'x' (a string)"
+                 path:tuple=() # Where: the keys and indexes down to the value
+                ): self.msg,self.path = msg,tuple(path); super().__init__(msg)
+    def at(self, *prefix)->'BadValue': # The same problem, `prefix` further out
+        return BadValue(self.msg, prefix + self.path)
     def __str__(self):
         p = _path_str(self.path).lstrip('.')
         return f"{p}: {self.msg}" if p else self.msg
@@ -528,21 +532,33 @@ class _ShortRepr(reprlib.Repr):
         except Exception: return f"<{type(x).__name__}>"
 _short_repr = _ShortRepr()
 
-def show_value(v, n=60):
+def show_value(v, # Anything: a value a model or a caller sent
+               n:int=60 # The most characters to show
+              )->str:
     "`repr(v)`, cut to `n` characters; safe for anything a model or a caller sends (huge, deep, odd `__repr__`)"
     r = _short_repr.repr(v)
     return r if len(r) <= n else r[:n-3]+'...'
 
-def got_value(v):
+def got_value(v # What was sent
+             )->str:
     "What was sent, in words for an error message: `got 'x' (a string)`"
     return f"got {show_value(v)} ({_json_type(v)})" if v is not None else "got null"
 
+# %% ../nbs/11_typekinds.ipynb #f67c6f9e
 class TypeKind:
     "A family of annotations: `match` it, give its `schema`, `convert` a JSON value to it, and `describe` it in words"
-    def match(self, tp, origin)->bool: return False
-    def schema(self, tp, b:'SchemaBuilder')->dict: raise NotImplementedError
-    def convert(self, v, tp, c:'Converter'): return v
-    def describe(self, tp)->str: return getattr(tp, '__name__', str(tp))
+    def match(self, tp, # An annotation, without `Annotated` around it
+              origin # `typing.get_origin(tp)`
+             )->bool: return False # Does this family handle `tp`?
+    def schema(self, tp, # An annotation this family matched
+               b:'SchemaBuilder' # Makes the schemas of the types inside, and keeps `$defs`
+              )->dict: raise NotImplementedError # Its JSON schema
+    def convert(self, v, # The JSON value a model sent
+                tp, # The annotation to convert it to
+                c:'Converter' # Converts the values inside; `c.strict` turns off lax coercions
+               ): return v # The value; raises `BadValue` naming what is wrong
+    def describe(self, tp # An annotation this family matched
+                )->str: return getattr(tp, '__name__', str(tp)) # It in words, for error messages
 
 # %% ../nbs/11_typekinds.ipynb #299d20ee
 class AnyKind(TypeKind):
@@ -558,6 +574,7 @@ class NoneKind(TypeKind):
         return None
     def describe(self, tp): return 'null'
 
+# %% ../nbs/11_typekinds.ipynb #d7ab611b
 class UnionKind(TypeKind):
     def match(self, tp, origin): return origin in (Union, types.UnionType) or (isinstance(tp, typing.TypeVar) and tp.__constraints__)
     def _args(self, tp): return tp.__constraints__ if isinstance(tp, typing.TypeVar) else get_args(tp)
@@ -582,9 +599,11 @@ class UnionKind(TypeKind):
         raise BadValue(f"expected {self.describe(tp)}, {got_value(v)}")
     def describe(self, tp): return ' or '.join(describe_type(a) for a in self._args(tp))
 
+# %% ../nbs/11_typekinds.ipynb #2d9c5e17
 def _is_uuid(v): return (m := sys.modules.get('uuid')) is not None and isinstance(v, m.UUID) # not imported here: see `type_formats`
 
-def to_jsonable(v):
+def to_jsonable(v # A value a tool works with (a default, an output)
+               ):
     "`v` as plain JSON (enums, dataclasses, tuples, sets, `Path`s, dates... converted), or raise `TypeError` when it has no JSON form"
     if v is None or isinstance(v, (bool, str)): return v
     if isinstance(v, int): return int(v)
@@ -604,6 +623,7 @@ def to_jsonable(v):
     if hasattr(v, 'model_dump') and not isinstance(v, type): return v.model_dump(mode='json')
     raise TypeError(f"{type(v).__name__} value {v!r} is not JSON")
 
+# %% ../nbs/11_typekinds.ipynb #ace7b6f5
 class LiteralKind(TypeKind):
     def match(self, tp, origin): return origin is Literal
     def schema(self, tp, b):
@@ -623,6 +643,7 @@ def _is_num(v): return isinstance(v, (int, float)) and not isinstance(v, bool)
 def _schema_type_of(v):
     return {bool: 'boolean', int: 'integer', float: 'number', str: 'string', type(None): 'null'}.get(type(v))
 
+# %% ../nbs/11_typekinds.ipynb #deefded7
 class EnumKind(TypeKind):
     def match(self, tp, origin): return isinstance(tp, type) and issubclass(tp, enum.Enum)
     def schema(self, tp, b):
@@ -658,6 +679,7 @@ def _add_loaded_formats():
         tp,entry = make(sys.modules[nm])
         type_formats.setdefault(tp, entry); custom_types.add(tp)
 
+# %% ../nbs/11_typekinds.ipynb #c388f2db
 class FormatKind(TypeKind):
     def _entry(self, tp):
         if tp in type_formats: return type_formats[tp]
@@ -682,6 +704,7 @@ class FormatKind(TypeKind):
         return {'date': 'a date as YYYY-MM-DD', 'date-time': 'a date and time in ISO 8601 format', 'time': 'a time as HH:MM[:SS]',
                 'uuid': 'a UUID string', 'decimal': 'a decimal number as a string', 'Path': 'a path string'}.get(fmt, f'a string ({fmt})')
 
+# %% ../nbs/11_typekinds.ipynb #677eb03f
 _MAX_INT_BITS = int(MAX_INT_DIGITS * 3.3219) # `MAX_INT_DIGITS` decimal digits, in bits: checked without converting to text
 
 def _number_text(v, c):
@@ -695,6 +718,7 @@ def _finite_decimal(d, c):
 
 _num_re = re.compile(r'\s*[-+]?(\d+(\.\d*)?|\.\d+)([eE][-+]?\d+)?\s*')
 
+# %% ../nbs/11_typekinds.ipynb #28b300fc
 class PrimitiveKind(TypeKind):
     names = {bool: ('boolean', 'true or false'), int: ('integer', 'an integer'), float: ('number', 'a number'), str: ('string', 'a string')}
     def _base(self, tp):
@@ -737,6 +761,7 @@ _list_origins = (list, abc.Sequence, abc.MutableSequence, abc.Iterable, abc.Coll
 _set_origins = (set, frozenset, abc.Set, abc.MutableSet)
 _map_origins = (dict, abc.Mapping, abc.MutableMapping)
 
+# %% ../nbs/11_typekinds.ipynb #7b88d9c2
 class TupleKind(TypeKind):
     def match(self, tp, origin): return tp is tuple or origin is tuple
     def schema(self, tp, b):
@@ -761,6 +786,7 @@ class TupleKind(TypeKind):
         if len(args) == 2 and args[1] is Ellipsis: return f"a list (each {describe_type(args[0])})"
         return f"a list of exactly {len(args)} items ({', '.join(describe_type(a) for a in args)})"
 
+# %% ../nbs/11_typekinds.ipynb #78d6eed8
 class ArrayKind(TypeKind):
     def _origin(self, tp): return get_origin(tp) or tp
     def match(self, tp, origin):
@@ -790,6 +816,7 @@ class ArrayKind(TypeKind):
         kind = 'a list of unique items' if self._unique(tp) else 'a list'
         return f"{kind} (each {describe_type(args[0])})" if args else kind
 
+# %% ../nbs/11_typekinds.ipynb #820d3136
 class MappingKind(TypeKind):
     def match(self, tp, origin):
         o = origin or tp
@@ -828,6 +855,7 @@ class Field:
     @property
     def required(self): return self.default is _empty
 
+# %% ../nbs/11_typekinds.ipynb #2412ddbf
 class ClassKind(TypeKind):
     "Base for types that become a closed object in `$defs`: subclasses say what their `fields` are and how to `build` one"
     def fields(self, tp)->list[Field]: raise NotImplementedError
@@ -851,6 +879,7 @@ class ClassKind(TypeKind):
         except Exception as e: raise BadValue(f"could not build {tp.__name__}: {type(e).__name__}: {e}") from None
     def describe(self, tp): return f"an object ({tp.__name__})"
 
+# %% ../nbs/11_typekinds.ipynb #4c34d654
 def _is_instance(v, tp):
     try: return isinstance(tp, type) and isinstance(v, tp)
     except TypeError: return False # TypedDict refuses isinstance checks
@@ -886,6 +915,7 @@ class _Optional:
     def __repr__(self): return 'optional'
 _OPTIONAL = _Optional()
 
+# %% ../nbs/11_typekinds.ipynb #5c5678e3
 class NamedTupleKind(ClassKind):
     def match(self, tp, origin): return _is_namedtuple(tp)
     def fields(self, tp):
@@ -928,6 +958,7 @@ def _documenting_generator():
         def call_schema(self, schema): return self._mark(super().call_schema(schema), schema.get('function')) # a NamedTuple before
     return Documenting
 
+# %% ../nbs/11_typekinds.ipynb #4b9d36ba
 def _pydantic_schema(tp)->tuple[dict,list]:
     "pydantic's JSON schema of model `tp` (`$defs` refs as `#/$defs/name`) and the classes its marks point to"
     if not getattr(tp, '__pydantic_complete__', True): tp.model_rebuild()
@@ -940,6 +971,17 @@ def _unmark(o, classes):
     if not isinstance(o, dict): return o,None
     i = o.get(_CLASS_MARK)
     return {k: _unmark(v, classes)[0] for k,v in o.items() if k != _CLASS_MARK},(classes[i] if i is not None else None)
+
+# %% ../nbs/11_typekinds.ipynb #5c116f0b
+def _rename_refs(o, renames):
+    "Copy of schema `o` with `#/$defs/old` refs pointing at their new names"
+    if isinstance(o, dict):
+        out = {k: _rename_refs(v, renames) for k,v in o.items()}
+        if isinstance(r := o.get('$ref'), str) and r.startswith('#/$defs/'): out['$ref'] = '#/$defs/' + renames.get(r[8:], r[8:])
+        return out
+    if isinstance(o, list): return [_rename_refs(v, renames) for v in o]
+    return o
+
 
 # %% ../nbs/11_typekinds.ipynb #c732faea
 class PydanticKind(ClassKind):
@@ -973,6 +1015,7 @@ class PydanticKind(ClassKind):
                 except Exception as e: err = e
         raise _pydantic_problem(err, tp)
 
+# %% ../nbs/11_typekinds.ipynb #5ddd6323
 @functools.lru_cache(maxsize=256)
 def _plain_pydantic_schema(tp): return _unmark(*_pydantic_schema(tp))[0]
 
@@ -984,17 +1027,6 @@ def _pydantic_problem(e, tp)->BadValue:
     first,more = es[0],(f" (and {len(es)-1} more problems)" if len(es) > 1 else '')
     got = f", {got_value(first['input'])}" if 'input' in first and not isinstance(first['input'], dict) else ''
     return BadValue(f"{first.get('msg', 'invalid')}{got}{more}", tuple(first.get('loc', ())))
-
-# %% ../nbs/11_typekinds.ipynb #5c116f0b
-def _rename_refs(o, renames):
-    "Copy of schema `o` with `#/$defs/old` refs pointing at their new names"
-    if isinstance(o, dict):
-        out = {k: _rename_refs(v, renames) for k,v in o.items()}
-        if isinstance(r := o.get('$ref'), str) and r.startswith('#/$defs/'): out['$ref'] = '#/$defs/' + renames.get(r[8:], r[8:])
-        return out
-    if isinstance(o, list): return [_rename_refs(v, renames) for v in o]
-    return o
-
 
 # %% ../nbs/11_typekinds.ipynb #548b1647
 class CallableKind(ClassKind):
