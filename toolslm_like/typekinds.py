@@ -1076,22 +1076,35 @@ def _find_kind(tp):
         if k.match(tp, origin): return k
     return None
 
-def kind_of(tp)->TypeKind|None:
+# %% ../nbs/11_typekinds.ipynb #a68c9110
+def kind_of(tp # An annotation
+           )->TypeKind|None:
     "The `TypeKind` that handles annotation `tp`, or `None`"
     try: return _kind_of_cached(tp, len(type_kinds), len(custom_types)) # a kind or custom type added later is seen
     except TypeError: return _find_kind(tp)
 
-def add_type_kind(kind:TypeKind, before:type|None=None):
+def add_type_kind(kind:TypeKind, # An instance of your `TypeKind` subclass
+                  before:type|None=None # The family (a `TypeKind` subclass) to put it ahead of; default: ahead of all
+                 ):
     "Register `kind` (a `TypeKind`), ahead of the family `before` (default: ahead of all, so it can override)"
     i = next((i for i,k in enumerate(type_kinds) if before is not None and isinstance(k, before)), 0)
     type_kinds.insert(i, kind)
     _kind_of_cached.cache_clear()
 
-def describe_type(tp)->str:
+def describe_type(tp # An annotation
+                 )->str:
     "Annotation `tp` in words a model understands, e.g. 'a list of an integer'"
     tp = _unannotate(tp)
     k = kind_of(tp)
     return k.describe(tp) if k else getattr(tp, '__name__', str(tp))
+
+# %% ../nbs/11_typekinds.ipynb #925584e7
+def _json_types(s)->set:
+    "The JSON types schema `s` says at its top (`type`, or those of its `anyOf` members); empty when it does not say"
+    ts = s.get('type')
+    out = set(ts if isinstance(ts, list) else [ts] if ts else [])
+    for sub in s.get('anyOf', ()): out |= _json_types(sub) or {'string', 'array', 'object'}
+    return out
 
 # %% ../nbs/11_typekinds.ipynb #4ca251bd
 _NUMBER_KEYWORDS = {'gt': 'exclusiveMinimum', 'ge': 'minimum', 'lt': 'exclusiveMaximum', 'le': 'maximum', 'multiple_of': 'multipleOf'}
@@ -1100,7 +1113,8 @@ _NUMBER_CHECKS = {'gt': (operator.gt, '>'), 'ge': (operator.ge, '>='), 'lt': (op
 
 class Constraints:
     "Constraints in `Annotated` metadata (annotated-types' `Ge`, `MaxLen`..., pydantic's `Field(ge=...)`): published as JSON-schema keywords, checked on values"
-    def __init__(self, metadata):
+    def __init__(self, metadata # The metadata of an `Annotated` type
+                ):
         self.bounds,self.lengths,self.pattern,self.nonfinite = {},{},None,None
         for m in metadata:
             if isinstance(m, str): continue
@@ -1110,7 +1124,8 @@ class Constraints:
                 if (p := getattr(sub, 'pattern', None)) is not None: self.pattern = re.compile(p) if isinstance(p, str) else p
                 if (x := getattr(sub, 'allow_inf_nan', None)) is not None: self.nonfinite = bool(x)
     def __bool__(self): return bool(self.bounds or self.lengths or self.pattern or self.nonfinite)
-    def publish(self, s:dict)->dict:
+    def publish(self, s:dict # A schema
+               )->dict:
         "Schema `s` with these constraints added as JSON-schema keywords (lengths for each JSON type `s` may take)"
         s = {**s, **{_NUMBER_KEYWORDS[a]: x for a,x in self.bounds.items()}}
         types = _json_types(s)
@@ -1120,32 +1135,28 @@ class Constraints:
             if 'max_length' in self.lengths: s[hi] = self.lengths['max_length']
         if self.pattern is not None: s['pattern'] = self.pattern.pattern
         return s
-    def check(self, v):
-        "Raise `BadValue` unless `v` (a converted value) keeps these constraints"
-        if (isinstance(v, (int, float, Decimal)) and not isinstance(v, bool)):
-            for a,x in self.bounds.items():
-                if a == 'multiple_of':
-                    if not _is_multiple(v, x): raise BadValue(f"must be a multiple of {x}, {got_value(v)}")
-                elif not _NUMBER_CHECKS[a][0](v, x): raise BadValue(f"must be {_NUMBER_CHECKS[a][1]} {x}, {got_value(v)}")
-        if isinstance(v, (str, list, tuple, set, frozenset, deque, dict)) and self.lengths:
-            n,what = len(v),('characters' if isinstance(v, str) else 'keys' if isinstance(v, dict) else 'items')
-            if n < self.lengths.get('min_length', 0): raise BadValue(f"must have at least {self.lengths['min_length']} {what}, got {n}")
-            if 'max_length' in self.lengths and n > self.lengths['max_length']: raise BadValue(f"must have at most {self.lengths['max_length']} {what}, got {n}")
-        if self.pattern is not None and isinstance(v, str) and not self.pattern.search(v):
-            raise BadValue(f"must match the pattern {show_value(self.pattern.pattern)}, {got_value(v)}")
+
+# %% ../nbs/11_typekinds.ipynb #e17243f2
+def _check_constraints(self, v):
+    "Raise `BadValue` unless `v` (a converted value) keeps these constraints"
+    if (isinstance(v, (int, float, Decimal)) and not isinstance(v, bool)):
+        for a,x in self.bounds.items():
+            if a == 'multiple_of':
+                if not _is_multiple(v, x): raise BadValue(f"must be a multiple of {x}, {got_value(v)}")
+            elif not _NUMBER_CHECKS[a][0](v, x): raise BadValue(f"must be {_NUMBER_CHECKS[a][1]} {x}, {got_value(v)}")
+    if isinstance(v, (str, list, tuple, set, frozenset, deque, dict)) and self.lengths:
+        n,what = len(v),('characters' if isinstance(v, str) else 'keys' if isinstance(v, dict) else 'items')
+        if n < self.lengths.get('min_length', 0): raise BadValue(f"must have at least {self.lengths['min_length']} {what}, got {n}")
+        if 'max_length' in self.lengths and n > self.lengths['max_length']: raise BadValue(f"must have at most {self.lengths['max_length']} {what}, got {n}")
+    if self.pattern is not None and isinstance(v, str) and not self.pattern.search(v):
+        raise BadValue(f"must match the pattern {show_value(self.pattern.pattern)}, {got_value(v)}")
+Constraints.check = _check_constraints # a method of `Constraints`, in a cell of its own
 
 def _is_multiple(v, x):
     if isinstance(v, float) or isinstance(x, float):
         try: return (v / x).is_integer() # as JSON-schema validators check it
         except (OverflowError, ZeroDivisionError): return False
     return v % x == 0
-
-def _json_types(s)->set:
-    "The JSON types schema `s` says at its top (`type`, or those of its `anyOf` members); empty when it does not say"
-    ts = s.get('type')
-    out = set(ts if isinstance(ts, list) else [ts] if ts else [])
-    for sub in s.get('anyOf', ()): out |= _json_types(sub) or {'string', 'array', 'object'}
-    return out
 
 @functools.lru_cache(maxsize=1024)
 def _constraints_cached(tp): return Constraints(tp.__metadata__) or None
@@ -1157,13 +1168,11 @@ def constraints_of(tp)->Constraints|None:
     except TypeError: return Constraints(tp.__metadata__) or None
 
 # %% ../nbs/11_typekinds.ipynb #f49b836f
-def _def_name(s): return re.sub(r'[^A-Za-z0-9_.-]', '_', s)
-def _qualname(tp): return f"{getattr(tp, '__module__', '')}.{getattr(tp, '__qualname__', '')}"
-
 class SchemaBuilder:
     "Schemas for the types of one tool, with all `$defs` collected at the root"
     def __init__(self): self.defs,self.names,self._todo,self._busy = {},{},deque(),False
-    def schema(self, tp)->dict:
+    def schema(self, tp # An annotation
+              )->dict:
         "JSON schema of annotation `tp`; the definitions it refers to are in `defs` once the outermost call returns"
         if self._busy: return self._schema(tp)
         self._busy = True
@@ -1183,39 +1192,59 @@ class SchemaBuilder:
         s = k.schema(tp, self)
         if cons: s = cons.publish(s)
         return {**s, 'description': desc} if desc and 'description' not in s else s
-    def _key(self, tp):
-        try: hash(tp); return tp
-        except TypeError: return id(tp)
-    def ref(self, tp, make)->dict:
-        "A `$ref` to the definition of `tp`, made by `make()` the first time (after the schema that refers to it)"
-        key = self._key(tp)
-        if key not in self.names: self._todo.append((self.add_def(getattr(tp, '__name__', 'Def'), None, key, qualname=_qualname(tp)), make))
-        return {'$ref': f"#/$defs/{self.names[key]}"}
-    def add_def(self, name, schema, key, qualname=None)->str:
-        "Store `schema` under a name for `key` that no other key has (a different class of the same name gets its qualified name); return it"
-        if key in self.names: return self.names[key]
-        nm = _def_name(name)
-        if nm in self.defs:
-            base = _def_name(qualname.replace('<locals>.', '')) if qualname else nm
-            nm,i = base,2
-            while nm in self.defs: nm,i = f"{base}_{i}",i+1
-        self.names[key] = nm
-        self.defs[nm] = schema
-        return nm
-    def properties(self, fields, owner='')->tuple[dict,list]:
-        "JSON schema `properties` and `required` for `fields`"
-        props,req = {},[]
-        for f in fields:
-            if f.annotation is _empty: raise SchemaError(f"{owner+'.' if owner else ''}{f.name}: has no type annotation; add one so the model knows what to send")
-            try: s = self.schema(f.annotation)
-            except SchemaError as e: raise SchemaError(f"{owner+'.' if owner else ''}{f.name}: {e}") from None
-            p = {**s, 'description': f.doc or s.get('description', '') or ''}
-            if f.required: req.append(f.name)
-            elif f.default is not _OPTIONAL:
-                try: p['default'] = to_jsonable(f.default)
-                except TypeError: pass
-            props[f.name] = p
-        return props,req
+
+# %% ../nbs/11_typekinds.ipynb #de2ba966
+def _def_name(s): return re.sub(r'[^A-Za-z0-9_.-]', '_', s)
+def _qualname(tp): return f"{getattr(tp, '__module__', '')}.{getattr(tp, '__qualname__', '')}"
+
+def _def_key(self, tp):
+    try: hash(tp); return tp
+    except TypeError: return id(tp)
+
+def _add_def(self, name:str, # The name wanted: the type's `__name__`
+             schema:dict|None, # The definition (`None`: made later)
+             key, # What the definition is for (a type, or a key for one)
+             qualname:str|None=None # The name to use if `name` is taken by another key
+            )->str:
+    "Store `schema` under a name for `key` that no other key has (a different class of the same name gets its qualified name); return it"
+    if key in self.names: return self.names[key]
+    nm = _def_name(name)
+    if nm in self.defs:
+        base = _def_name(qualname.replace('<locals>.', '')) if qualname else nm
+        nm,i = base,2
+        while nm in self.defs: nm,i = f"{base}_{i}",i+1
+    self.names[key] = nm
+    self.defs[nm] = schema
+    return nm
+
+def _ref(self, tp, # A structured type
+        make:typing.Callable # Makes its definition (a schema)
+       )->dict:
+    "A `$ref` to the definition of `tp`, made by `make()` the first time (after the schema that refers to it)"
+    key = self._key(tp)
+    if key not in self.names: self._todo.append((self.add_def(getattr(tp, '__name__', 'Def'), None, key, qualname=_qualname(tp)), make))
+    return {'$ref': f"#/$defs/{self.names[key]}"}
+
+SchemaBuilder._key,SchemaBuilder.add_def,SchemaBuilder.ref = _def_key,_add_def,_ref # methods of `SchemaBuilder`, in a cell of their own
+
+# %% ../nbs/11_typekinds.ipynb #06fea6bb
+def _properties(self, fields:list, # `Field`s
+                owner:str='' # The name of the type they belong to, for error messages
+               )->tuple[dict,list]:
+    "JSON schema `properties` and `required` for `fields`"
+    props,req = {},[]
+    for f in fields:
+        if f.annotation is _empty: raise SchemaError(f"{owner+'.' if owner else ''}{f.name}: has no type annotation; add one so the model knows what to send")
+        try: s = self.schema(f.annotation)
+        except SchemaError as e: raise SchemaError(f"{owner+'.' if owner else ''}{f.name}: {e}") from None
+        p = {**s, 'description': f.doc or s.get('description', '') or ''}
+        if f.required: req.append(f.name)
+        elif f.default is not _OPTIONAL:
+            try: p['default'] = to_jsonable(f.default)
+            except TypeError: pass
+        props[f.name] = p
+    return props,req
+SchemaBuilder.properties = _properties # a method of `SchemaBuilder`, in a cell of its own
 
 # %% ../nbs/11_typekinds.ipynb #9b4f4593
 _clean_re = re.compile(r'\W')
@@ -1223,8 +1252,13 @@ _BIG_INT = 10**MAX_INT_DIGITS
 
 class Converter:
     "Converts JSON values to annotated types; `strict` turns off lax coercions (used to pick a `Union` member); `nonfinite` lets NaN and ±Infinity in"
-    def __init__(self, strict=False, nonfinite=False): self.strict,self.nonfinite = strict,nonfinite
-    def convert(self, v, tp, strict=None):
+    def __init__(self, strict:bool=False, # Refuse lax coercions (`"4"` for an int, a JSON string for a list)?
+                 nonfinite:bool=False # Let NaN and ±Infinity in?
+                ): self.strict,self.nonfinite = strict,nonfinite
+    def convert(self, v, # A JSON value a model sent
+                tp, # The annotation to convert it to
+                strict:bool|None=None # Strict (or lax) for this value only
+               ):
         t = type(v)
         if t is tp and (t is str or t is bool or (t is int and -_BIG_INT < v < _BIG_INT) or (t is float and v - v == 0)): return v # the common case, kept cheap
         if strict is not None and strict != self.strict: return _converters[strict, self.nonfinite].convert(v, tp)
@@ -1237,21 +1271,29 @@ class Converter:
         if tp is _empty: return v
         k = kind_of(tp)
         return v if k is None else k.convert(v, tp, self)
-    def convert_at(self, v, tp, where, key=False):
+    def convert_at(self, v, tp, where, # The key or index `v` is at
+                   key:bool=False # Is `v` itself a key?
+                  ): # `convert`, with `where` added to the path of a problem
         try: return self.convert(v, tp)
         except BadValue as e: raise (BadValue(f"key {show_value(where)}: {e.msg}", e.path) if key else e.at(where)) from None
-    def bind(self, fields, inputs:dict, owner)->dict:
-        "kwargs for `fields` from the dict `inputs`: every field converted, required ones present, no unknown keys"
-        by_name,kw = {f.name: f for f in fields},{}
-        for k,v in inputs.items():
-            f = by_name.get(k) if type(k) is str else None
-            if f is None and isinstance(k, str) and len(k) <= MAX_INPUT_NAME_CHARS: f = by_name.get(_clean_re.sub('', _plain(k)))
-            if f is None: raise BadValue(f"unknown field {show_value(k)} (it takes: {', '.join(by_name) or 'nothing'})")
-            if v is None and not f.required and not accepts_none(f.annotation): continue # null for an optional field: use its default
-            kw[f.name] = self.convert_at(v, f.annotation, f.name) if f.annotation is not _empty else v
-        for f in fields:
-            if f.required and f.name not in kw: raise BadValue(f"missing required field {f.name!r} ({describe_type(f.annotation)})")
-        return kw
+
+# %% ../nbs/11_typekinds.ipynb #4b9ec647
+def _bind_fields(self, fields:list, # The `Field`s of a structured type
+                 inputs:dict, # The object a model sent for it
+                 owner:str # The type's name, for error messages
+                )->dict:
+    "kwargs for `fields` from the dict `inputs`: every field converted, required ones present, no unknown keys"
+    by_name,kw = {f.name: f for f in fields},{}
+    for k,v in inputs.items():
+        f = by_name.get(k) if type(k) is str else None
+        if f is None and isinstance(k, str) and len(k) <= MAX_INPUT_NAME_CHARS: f = by_name.get(_clean_re.sub('', _plain(k)))
+        if f is None: raise BadValue(f"unknown field {show_value(k)} (it takes: {', '.join(by_name) or 'nothing'})")
+        if v is None and not f.required and not accepts_none(f.annotation): continue # null for an optional field: use its default
+        kw[f.name] = self.convert_at(v, f.annotation, f.name) if f.annotation is not _empty else v
+    for f in fields:
+        if f.required and f.name not in kw: raise BadValue(f"missing required field {f.name!r} ({describe_type(f.annotation)})")
+    return kw
+Converter.bind = _bind_fields # a method of `Converter`, in a cell of its own
 
 # %% ../nbs/11_typekinds.ipynb #d69cd2aa
 _exact_types = frozenset({int, float, str, bool, type(None)})
@@ -1259,7 +1301,8 @@ _converters = {(s, n): Converter(s, n) for s in (False, True) for n in (False, T
 _lax,_strict = _converters[False, False],_converters[True, False]
 
 # %% ../nbs/11_typekinds.ipynb #0fb1b1b7
-def accepts_none(tp)->bool:
+def accepts_none(tp # An annotation
+                )->bool:
     "Does annotation `tp` take `None`?"
     if tp is _empty: return True
     try: _strict.convert(None, tp); return True
