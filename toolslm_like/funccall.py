@@ -56,7 +56,8 @@ def _returns_text(info):
 _json_names = {int: 'integer', float: 'number', str: 'string', bool: 'boolean', list: 'array', tuple: 'array', set: 'array', frozenset: 'array',
                dict: 'object', type(None): 'null'}
 
-def json_type_name(t)->str:
+def json_type_name(t:typing.Any # An annotation (a return type)
+                  )->str:
     "Return annotation `t` in JSON schema words, as toolslm and fastcore write it: `integer`, `array[integer]`, `object[string, number]`"
     if isinstance(t, (str, ForwardRef)): return getattr(t, '__forward_arg__', t)
     t,o = _unannotate(t),get_origin(_unannotate(t))
@@ -297,7 +298,8 @@ def caller_globals()->dict:
     return _caller_globals.get() or _user_globals(3)
 
 @contextlib.contextmanager
-def using_globals(glb:dict|None):
+def using_globals(glb:dict|None # Globals for `python` and other `uses_caller_globals` tools (`None`: no change)
+                 ):
     "Within this block (and calls it makes in this context), tools marked `uses_caller_globals` run in `glb`"
     tok = _caller_globals.set(glb) if glb is not None else None
     try: yield

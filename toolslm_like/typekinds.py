@@ -361,15 +361,29 @@ def _namespaces(f, extra=None):
 @dataclasses.dataclass
 class Param:
     "One parameter of a tool"
-    name:str; annotation:Any; default:Any; doc:str; kind:Any; hidden:bool=False
+    name:str # Its name
+    annotation:Any # Its type, string annotations resolved (`empty` when it has none)
+    default:Any # Its default (`empty` when it is required)
+    doc:str # Its description: its comment, `Annotated` text or docstring entry
+    kind:Any # `inspect.Parameter.kind`
+    hidden:bool=False # Kept from the model (`hide_params`)?
     @property
     def required(self): return self.default is _empty
 
 @dataclasses.dataclass
 class ToolInfo:
     "What a callable looks like as a tool: its name, description, parameters and return"
-    name:str; doc:str|None; description:str; params:list; returns:Any; returns_doc:str|None; var_kw:bool; is_async:bool; wants_globals:bool=False
-    def param(self, name): return self._by_name.get(name)
+    name:str # The tool's name
+    doc:str|None # Its docstring
+    description:str # The docstring without its parameter sections
+    params:list # Its `Param`s
+    returns:Any # Its return annotation
+    returns_doc:str|None # The comment on its return
+    var_kw:bool # Does it take `**kwargs`?
+    is_async:bool # Is it a coroutine function (or a callable whose `__call__` is)?
+    wants_globals:bool=False # Marked `uses_caller_globals`?
+    def param(self, name:str # A parameter's name
+             )->Param|None: return self._by_name.get(name)
     def __post_init__(self):
         self._by_name,self.all_names = {p.name:p for p in self.params},{p.name for p in self.params}
         self.named = {p.name:p for p in self.params if not p.hidden and p.kind not in (_VAR_POS, _VAR_KW, _POS_ONLY)} # what a model may send
@@ -503,7 +517,8 @@ class BadValue(Exception):
     def __init__(self, msg:str, # What is wrong, e.g. "expected an integer, got 'x' (a string)"
                  path:tuple=() # Where: the keys and indexes down to the value
                 ): self.msg,self.path = msg,tuple(path); super().__init__(msg)
-    def at(self, *prefix)->'BadValue': # The same problem, `prefix` further out
+    def at(self, *prefix:str|int # Keys and indexes further out
+          )->'BadValue': # The same problem, at `prefix` + its path
         return BadValue(self.msg, prefix + self.path)
     def __str__(self):
         p = _path_str(self.path).lstrip('.')
@@ -532,14 +547,14 @@ class _ShortRepr(reprlib.Repr):
         except Exception: return f"<{type(x).__name__}>"
 _short_repr = _ShortRepr()
 
-def show_value(v, # Anything: a value a model or a caller sent
+def show_value(v:Any, # Anything: a value a model or a caller sent
                n:int=60 # The most characters to show
               )->str:
     "`repr(v)`, cut to `n` characters; safe for anything a model or a caller sends (huge, deep, odd `__repr__`)"
     r = _short_repr.repr(v)
     return r if len(r) <= n else r[:n-3]+'...'
 
-def got_value(v # What was sent
+def got_value(v:Any # What was sent
              )->str:
     "What was sent, in words for an error message: `got 'x' (a string)`"
     return f"got {show_value(v)} ({_json_type(v)})" if v is not None else "got null"
@@ -547,17 +562,17 @@ def got_value(v # What was sent
 # %% ../nbs/11_typekinds.ipynb #f67c6f9e
 class TypeKind:
     "A family of annotations: `match` it, give its `schema`, `convert` a JSON value to it, and `describe` it in words"
-    def match(self, tp, # An annotation, without `Annotated` around it
-              origin # `typing.get_origin(tp)`
+    def match(self, tp:Any, # An annotation, without `Annotated` around it
+              origin:Any # `typing.get_origin(tp)`
              )->bool: return False # Does this family handle `tp`?
-    def schema(self, tp, # An annotation this family matched
+    def schema(self, tp:Any, # An annotation this family matched
                b:'SchemaBuilder' # Makes the schemas of the types inside, and keeps `$defs`
               )->dict: raise NotImplementedError # Its JSON schema
-    def convert(self, v, # The JSON value a model sent
-                tp, # The annotation to convert it to
+    def convert(self, v:Any, # The JSON value a model sent
+                tp:Any, # The annotation to convert it to
                 c:'Converter' # Converts the values inside; `c.strict` turns off lax coercions
                ): return v # The value; raises `BadValue` naming what is wrong
-    def describe(self, tp # An annotation this family matched
+    def describe(self, tp:Any # An annotation this family matched
                 )->str: return getattr(tp, '__name__', str(tp)) # It in words, for error messages
 
 # %% ../nbs/11_typekinds.ipynb #299d20ee
@@ -602,7 +617,7 @@ class UnionKind(TypeKind):
 # %% ../nbs/11_typekinds.ipynb #2d9c5e17
 def _is_uuid(v): return (m := sys.modules.get('uuid')) is not None and isinstance(v, m.UUID) # not imported here: see `type_formats`
 
-def to_jsonable(v # A value a tool works with (a default, an output)
+def to_jsonable(v:Any # A value a tool works with (a default, an output)
                ):
     "`v` as plain JSON (enums, dataclasses, tuples, sets, `Path`s, dates... converted), or raise `TypeError` when it has no JSON form"
     if v is None or isinstance(v, (bool, str)): return v
@@ -851,7 +866,10 @@ def _strip_required(t):
 @dataclasses.dataclass
 class Field:
     "A field of a structured type: name, annotation, default (or `empty`) and description"
-    name:str; annotation:Any; default:Any=_empty; doc:str=''
+    name:str # Its name
+    annotation:Any # Its type
+    default:Any=_empty # Its default (`empty`: required)
+    doc:str='' # Its description
     @property
     def required(self): return self.default is _empty
 
