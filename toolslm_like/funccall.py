@@ -168,7 +168,7 @@ def dateArg(
 ): return date.fromisoformat(datestr)
 
 # %% ../nbs/00_funccall.ipynb #e02fb007
-def mk_ns(fs:typing.Callable|list|abc.Mapping|None # A function, a list of functions and dicts, or a mapping (returned as it is)
+def mk_ns(fs:abc.Callable|list|abc.Mapping|None # A function, a list of functions and dicts, or a mapping (returned as it is)
          )->dict: # name -> callable
     "A namespace (name -> callable) from a function, a list of functions and dicts, or a mapping"
     if fs is None: return {}
@@ -308,7 +308,7 @@ def using_globals(glb:dict|None # Globals for `python` and other `uses_caller_gl
 
 # %% ../nbs/00_funccall.ipynb #6a3f6536
 def lookup_tool(fc_name:str|typing.Callable, # The name a model sent (or the function itself)
-                ns:abc.Mapping|list|typing.Callable|None # The namespace (anything `mk_ns` accepts)
+                ns:abc.Mapping|list|abc.Callable|None # The namespace (anything `mk_ns` accepts)
                )->typing.Callable:
     "The tool called `fc_name` in namespace `ns` (exact names only); raises `ToolNotFoundError` listing what is available"
     if type(fc_name) is str and type(ns) is dict and len(fc_name) <= MAX_INPUT_NAME_CHARS and not fc_name.startswith('__'): # the usual case, kept cheap
@@ -338,7 +338,7 @@ def tool_traceback(e:BaseException)->str:
 
 def prepare_call(fc_name:str|typing.Callable, # The tool's name, as the model sent it (or the function itself)
                  fc_inputs:dict|str, # Its arguments: a dict, or the JSON text of one
-                 ns:abc.Mapping|list|typing.Callable|None=None # The namespace to look `fc_name` up in (anything `mk_ns` accepts)
+                 ns:abc.Mapping|list|abc.Callable|None=None # The namespace to look `fc_name` up in (anything `mk_ns` accepts)
                 )->tuple:
     "`(function, ToolInfo, kwargs)` for a model's call, looked up and checked but not run (for runners that add timeouts, retries, ...)"
     f = lookup_tool(fc_name, ns)
@@ -348,7 +348,7 @@ def prepare_call(fc_name:str|typing.Callable, # The tool's name, as the model se
 # %% ../nbs/00_funccall.ipynb #34b1a0aa
 def call_func(fc_name:str|typing.Callable, # The tool's name, as the model sent it (or the function itself)
               fc_inputs:dict|str, # Its arguments: a dict, or the JSON text of one
-              ns:abc.Mapping|list|typing.Callable|None=None, # The namespace to look `fc_name` up in (anything `mk_ns` accepts)
+              ns:abc.Mapping|list|abc.Callable|None=None, # The namespace to look `fc_name` up in (anything `mk_ns` accepts)
               raise_on_err:bool=True): # Raise errors, or return them as text a model can read?
     "Call the tool `fc_name` in `ns` with `fc_inputs`, converted and checked against its annotations"
     try: f,info,kw = prepare_call(fc_name, fc_inputs, ns)
@@ -385,7 +385,7 @@ async def _fail(e, raise_on_err):
 
 def call_func_async(fc_name:str|typing.Callable, # The tool's name, as the model sent it (or the function itself)
                     fc_inputs:dict|str, # Its arguments: a dict, or the JSON text of one
-                    ns:abc.Mapping|list|typing.Callable|None=None, # The namespace to look `fc_name` up in (anything `mk_ns` accepts)
+                    ns:abc.Mapping|list|abc.Callable|None=None, # The namespace to look `fc_name` up in (anything `mk_ns` accepts)
                     raise_on_err:bool=True): # Raise errors, or return them as text?
     "Awaitable: call `fc_name` in `ns`, awaiting coroutine functions and running sync tools in a worker thread"
     try: f,info,kw = prepare_call(fc_name, fc_inputs, ns)
