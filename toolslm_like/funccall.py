@@ -26,7 +26,9 @@ from .typekinds import _exact_types, _clean_re, _path_str, _plain, _shown_key, _
 # %% ../nbs/00_funccall.ipynb #4dcc519f
 class ArgumentError(TypeError, ValueError):
     "The arguments a model sent do not fit the tool: each problem names the argument and what was expected"
-    def __init__(self, tool, problems):
+    def __init__(self, tool:str, # The tool's name
+                 problems:list[str] # One line per problem, each naming the argument
+                ):
         self.tool,self.problems = tool,problems
         shown = problems[:MAX_PROBLEMS_SHOWN] + ([f"(and {len(problems)-MAX_PROBLEMS_SHOWN} more)"] if len(problems) > MAX_PROBLEMS_SHOWN else [])
         super().__init__(f"Invalid arguments for tool {show_value(tool)}:\n" + '\n'.join(f"- {p}" for p in shown))
@@ -54,7 +56,8 @@ def _returns_text(info):
 _json_names = {int: 'integer', float: 'number', str: 'string', bool: 'boolean', list: 'array', tuple: 'array', set: 'array', frozenset: 'array',
                dict: 'object', type(None): 'null'}
 
-def json_type_name(t)->str:
+def json_type_name(t:typing.Any # An annotation (a return type)
+                  )->str:
     "Return annotation `t` in JSON schema words, as toolslm and fastcore write it: `integer`, `array[integer]`, `object[string, number]`"
     if isinstance(t, (str, ForwardRef)): return getattr(t, '__forward_arg__', t)
     t,o = _unannotate(t),get_origin(_unannotate(t))
@@ -64,21 +67,7 @@ def json_type_name(t)->str:
     args = [a for a in get_args(t) if a is not Ellipsis]
     return f"{base}[{', '.join(json_type_name(a) for a in args)}]" if args else base
 
-def _build_schema(f, skip_hidden=False)->dict:
-    "`{'name', 'description', 'input_schema'}` for `f`, as plain JSON"
-    info = tool_info(f)
-    if not (info.doc or '').strip(): raise SchemaError(f"{info.name!r} has no docstring: a model needs one to know what the tool does")
-    b = SchemaBuilder()
-    try:
-        if _is_pydantic(f): # a pydantic model as the tool: its own schema, `Field` descriptions and constraints kept
-            s = {k: v for k,v in PydanticKind().def_schema(f, b).items() if k != 'description'}
-        else: s = _params_schema(f, info, b, skip_hidden)
-    except RecursionError: # our own walk does not recurse into definitions; pydantic's does, for a chain of its models
-        raise SchemaError(f"{info.name!r}: its types nest too deeply to describe (pydantic recurses into each model it holds); "
-                          "make the chain of models shorter, or use dataclasses") from None
-    if b.defs: s['$defs'] = b.defs
-    return json.loads(json.dumps({'name': info.name, 'description': info.description + _returns_text(info), 'input_schema': s}))
-
+# %% ../nbs/00_funccall.ipynb #04e19722
 def _params_schema(f, info, b, skip_hidden)->dict:
     "The object schema of `f`'s parameters; closed, as `call_func` refuses names it does not know"
     fields = []
@@ -99,31 +88,75 @@ def _params_schema(f, info, b, skip_hidden)->dict:
     s['additionalProperties'] = False
     return s
 
+# %% ../nbs/00_funccall.ipynb #76f25748
+def _build_schema(f, skip_hidden=False)->dict:
+    "`{'name', 'description', 'input_schema'}` for `f`, as plain JSON"
+    info = tool_info(f)
+    if not (info.doc or '').strip(): raise SchemaError(f"{info.name!r} has no docstring: a model needs one to know what the tool does")
+    b = SchemaBuilder()
+    try:
+        if _is_pydantic(f): # a pydantic model as the tool: its own schema, `Field` descriptions and constraints kept
+            s = {k: v for k,v in PydanticKind().def_schema(f, b).items() if k != 'description'}
+        else: s = _params_schema(f, info, b, skip_hidden)
+    except RecursionError: # our own walk does not recurse into definitions; pydantic's does, for a chain of its models
+        raise SchemaError(f"{info.name!r}: its types nest too deeply to describe (pydantic recurses into each model it holds); "
+                          "make the chain of models shorter, or use dataclasses") from None
+    if b.defs: s['$defs'] = b.defs
+    return json.loads(json.dumps({'name': info.name, 'description': info.description + _returns_text(info), 'input_schema': s}))
+
+# %% ../nbs/00_funccall.ipynb #22b72108
+_COMPILE_AFTER = 100 # copies from `marshal` before a schema is compiled: compiling costs about as much as 100 of them
+
+def _copier(forms:dict, key, d:dict):
+    "A function making fresh copies of `d` from `marshal` bytes, which puts a compiled copier in `forms[key]` after `_COMPILE_AFTER` copies"
+    kept,n = marshal.dumps(d),0
+    def copy():
+        nonlocal n
+        n += 1
+        if n == _COMPILE_AFTER: forms[key] = _compiled_copier(marshal.loads(kept)) or copy
+        return marshal.loads(kept)
+    return copy
+
+def _literal(v, depth:int=0)->str:
+    "`v` (plain JSON) as a Python literal that evaluates to an equal value; ValueError where no literal spells it exactly"
+    t = type(v)
+    if t is str or t is int or t is bool or v is None or (t is float and math.isfinite(v)): return repr(v) # repr of a huge int: ValueError
+    if depth < MAX_JSON_DEPTH:
+        if t is list: return '[' + ','.join(_literal(x, depth+1) for x in v) + ']'
+        if t is dict and all(type(k) is str for k in v): return '{' + ','.join(f'{k!r}:{_literal(x, depth+1)}' for k,x in v.items()) + '}'
+    raise ValueError(f"no literal for {t.__name__} at depth {depth}")
+
+def _compiled_copier(d:dict):
+    "A function whose code builds `d` afresh from literals, or None where `d` cannot be written as one"
+    try: return eval(compile('lambda: ' + _literal(d), '<schema>', 'eval'), {'__builtins__': {}})
+    except (ValueError, SyntaxError, RecursionError, MemoryError): return None # stays with `marshal`
+
+# %% ../nbs/00_funccall.ipynb #50cc773f
 def get_schema(f:typing.Callable|dict, # The function (or class, method, partial, callable object) to describe; a dict is returned as it is
-               pname='input_schema', # Key for the parameters' schema (`'parameters'` for OpenAI)
-               skip_hidden=False, # Leave out parameters whose names start with `_`?
+               pname:str='input_schema', # Key for the parameters' schema (`'parameters'` for OpenAI)
+               skip_hidden:bool=False, # Leave out parameters whose names start with `_`?
                name:str|None=None # The tool name, if not the function's own
               )->dict: # `{'name', 'description', pname: schema}`
     "JSON schema for a function a model may call, read from its signature, docments and docstring"
-    if isinstance(f, dict): return f
-    if not callable(f): raise SchemaError(f"get_schema needs a function or other callable, not {type(f).__name__}")
-    forms = _schema_cache.get(f)
-    kept = forms.get((skip_hidden, pname)) if forms is not None else None
-    d = marshal.loads(kept if kept is not None else _keep_schema(f, forms, skip_hidden, pname))
+    forms = _schema_cache.get(f) # first, as a warm call's cost is what it does before its copy is made (a dict is never kept)
+    make = forms.get((skip_hidden, pname)) if forms is not None else None
+    if make is not None: d = make()
+    elif isinstance(f, dict): return f
+    elif not callable(f): raise SchemaError(f"get_schema needs a function or other callable, not {type(f).__name__}")
+    else: d = _keep_schema(f, forms, skip_hidden, pname)
     if name: d['name'] = name
     return d
 
-def _keep_schema(f, forms:dict|None, skip_hidden, pname)->bytes:
-    "Build the schema of `f` (or re-key one built for another `pname`) and keep it as `marshal` bytes"
-    # `marshal.loads` makes each caller a fresh copy quicker than `pickle.loads` (1.5 against 2.1 us on bench_scale.py's corpus) or `json.loads`
+def _keep_schema(f, forms:dict|None, skip_hidden, pname)->dict:
+    "Build the schema of `f` (or re-key one built for another `pname`), keep a maker of fresh copies, and return one"
     base = forms.get((skip_hidden, 'input_schema')) if forms is not None else None
-    d = _build_schema(f, skip_hidden) if base is None else marshal.loads(base)
+    d = _build_schema(f, skip_hidden) if base is None else base()
     if forms is None: forms = _schema_cache.set(f, {}) # the dict kept (a fresh one where `f` cannot be kept)
-    if base is None: base = forms[skip_hidden, 'input_schema'] = marshal.dumps(d)
-    if pname == 'input_schema': return base
-    d[pname] = d.pop('input_schema')
-    kept = forms[skip_hidden, pname] = marshal.dumps(d)
-    return kept
+    if base is None: forms[skip_hidden, 'input_schema'] = _copier(forms, (skip_hidden, 'input_schema'), d)
+    if pname != 'input_schema':
+        d[pname] = d.pop('input_schema')
+        forms[skip_hidden, pname] = _copier(forms, (skip_hidden, pname), d)
+    return d # built here, so the caller's own
 
 # %% ../nbs/00_funccall.ipynb #878e63cb
 def PathArg(
@@ -135,7 +168,8 @@ def dateArg(
 ): return date.fromisoformat(datestr)
 
 # %% ../nbs/00_funccall.ipynb #e02fb007
-def mk_ns(fs)->dict:
+def mk_ns(fs:abc.Callable|list|abc.Mapping|None # A function, a list of functions and dicts, or a mapping (returned as it is)
+         )->dict: # name -> callable
     "A namespace (name -> callable) from a function, a list of functions and dicts, or a mapping"
     if fs is None: return {}
     if isinstance(fs, abc.Mapping): return fs
@@ -165,6 +199,7 @@ def _parse_int(s):
     if len(s) > MAX_INT_DIGITS: raise ValueError(f"an integer of {len(s)} digits, more than {MAX_INT_DIGITS}")
     return int(s)
 
+# %% ../nbs/00_funccall.ipynb #21e1094b
 def _inputs_dict(inputs, tool)->dict:
     "A model's arguments as a dict: JSON text is parsed (bounded, duplicate keys refused), `None` is no arguments, anything else is an error"
     if isinstance(inputs, (str, bytes, bytearray)):
@@ -203,25 +238,30 @@ def _bind(f, inputs, strict=False)->tuple:
         # the common case first, kept cheap: a known name with a value of exactly its (simple) type; NaN, ±Infinity and huge ints go the long way
         if p is not None and t is p.annotation and k not in kw and (t is str or t is bool or (t is int and -_BIG_INT < v < _BIG_INT) or (t is float and v - v == 0)):
             kw[k] = v; continue
-        if isinstance(v, (dict, list, tuple)) and _too_deep(v):
-            failed.add(k); problems.append(f"{_shown_key(k)}: nested more than {MAX_JSON_DEPTH} levels deep; send a flatter value"); continue
-        if p is None and len(k) <= MAX_INPUT_NAME_CHARS: p = named.get(_clean_re.sub('', k))
-        if p is None:
-            if info.var_kw and k.isidentifier() and k not in info.all_names: kw[k] = v; continue
-            problems.append(f"{_shown_key(k)}: unknown argument; this tool takes: {', '.join(named) or 'no arguments'}"); continue
-        nm,ann = p.name,p.annotation
-        if nm in kw: problems.append(f"{nm}: given twice"); continue
-        if ann is _empty: kw[nm] = v; continue # unannotated: passed through unchecked
-        if v is None and not p.required and not accepts_none(ann): continue # null for an optional argument: use its default
-        try: kw[nm] = (_strict if strict else _lax).convert(v, ann)
-        except BadValue as e: failed.add(nm); problems.append(f"{nm}{_path_str(e.path)}: {e.msg}")
-        except RecursionError: failed.add(nm); problems.append(f"{nm}: nested too deeply to check; send a flatter value")
+        _bind_slowly(info, k, v, p, kw, problems, failed, strict)
     for p in info.required:
         if p.name not in kw and p.name not in failed:
             what = describe_type(p.annotation) if p.annotation is not _empty else 'any value'
             problems.append(f"{p.name}: missing required argument ({what}{': ' + p.doc if p.doc else ''})")
     if problems: raise ArgumentError(info.name, problems)
     return info,kw
+
+# %% ../nbs/00_funccall.ipynb #deb90ed7
+def _bind_slowly(info, k:str, v, p, kw:dict, problems:list, failed:set, strict:bool):
+    "One argument the long way (into `kw`, or a line in `problems`): a deep value, a cleaned or unknown name, a repeat, `null`, a conversion"
+    if isinstance(v, (dict, list, tuple)) and _too_deep(v):
+        failed.add(k); problems.append(f"{_shown_key(k)}: nested more than {MAX_JSON_DEPTH} levels deep; send a flatter value"); return
+    if p is None and len(k) <= MAX_INPUT_NAME_CHARS: p = info.named.get(_clean_re.sub('', k))
+    if p is None:
+        if info.var_kw and k.isidentifier() and k not in info.all_names: kw[k] = v; return
+        problems.append(f"{_shown_key(k)}: unknown argument; this tool takes: {', '.join(info.named) or 'no arguments'}"); return
+    nm,ann = p.name,p.annotation
+    if nm in kw: problems.append(f"{nm}: given twice"); return
+    if ann is _empty: kw[nm] = v; return # unannotated: passed through unchecked
+    if v is None and not p.required and not accepts_none(ann): return # null for an optional argument: use its default
+    try: kw[nm] = (_strict if strict else _lax).convert(v, ann)
+    except BadValue as e: failed.add(nm); problems.append(f"{nm}{_path_str(e.path)}: {e.msg}")
+    except RecursionError: failed.add(nm); problems.append(f"{nm}: nested too deeply to check; send a flatter value")
 
 # %% ../nbs/00_funccall.ipynb #7182f81c
 def _bind_model(f, info, inputs, strict)->tuple:
@@ -232,9 +272,9 @@ def _bind_model(f, info, inputs, strict)->tuple:
     except BadValue as e: raise ArgumentError(info.name, [str(e)]) from None
     except RecursionError: raise ArgumentError(info.name, ["the arguments are nested too deeply to check; send a flatter value"]) from None
 
-def bind_arguments(f, # The tool
+def bind_arguments(f:typing.Callable, # The tool
                    inputs:dict|str, # A model's arguments: a dict, or the JSON text of one
-                   strict=False # Refuse lax coercions (`"4"` for an int, a JSON string for a list)?
+                   strict:bool=False # Refuse lax coercions (`"4"` for an int, a JSON string for a list)?
                   )->dict: # Keyword arguments, converted to what the annotations ask for
     "Keyword arguments for calling `f`, converted from a model's `inputs`; raises `ArgumentError` naming each bad argument"
     return _bind(f, inputs, strict)[1]
@@ -258,7 +298,8 @@ def caller_globals()->dict:
     return _caller_globals.get() or _user_globals(3)
 
 @contextlib.contextmanager
-def using_globals(glb:dict|None):
+def using_globals(glb:dict|None # Globals for `python` and other `uses_caller_globals` tools (`None`: no change)
+                 ):
     "Within this block (and calls it makes in this context), tools marked `uses_caller_globals` run in `glb`"
     tok = _caller_globals.set(glb) if glb is not None else None
     try: yield
@@ -266,7 +307,9 @@ def using_globals(glb:dict|None):
         if tok is not None: _caller_globals.reset(tok)
 
 # %% ../nbs/00_funccall.ipynb #6a3f6536
-def lookup_tool(fc_name, ns):
+def lookup_tool(fc_name:str|typing.Callable, # The name a model sent (or the function itself)
+                ns:abc.Mapping|list|abc.Callable|None # The namespace (anything `mk_ns` accepts)
+               )->typing.Callable:
     "The tool called `fc_name` in namespace `ns` (exact names only); raises `ToolNotFoundError` listing what is available"
     if type(fc_name) is str and type(ns) is dict and len(fc_name) <= MAX_INPUT_NAME_CHARS and not fc_name.startswith('__'): # the usual case, kept cheap
         f = ns.get(fc_name)
@@ -283,28 +326,30 @@ def lookup_tool(fc_name, ns):
         raise ToolNotFoundError(f"There is no tool named {show_value(fc_name)}. Available tools: {', '.join(avail[:40]) or 'none'}{more}")
     return f
 
+# %% ../nbs/00_funccall.ipynb #ccf88cce
 # Frames of these modules come before the tool's own when it ran in a thread or a loop: a model has no use for them
 _RUNNER_MODULES = ('toolslm_like', 'asyncio', 'concurrent.futures', 'threading')
 
-def tool_traceback(e):
+def tool_traceback(e:BaseException)->str:
     "Traceback text of `e`, starting at the tool (our own frames, and those of the thread or loop it ran in, left out)"
     tb = e.__traceback__
     while tb is not None and tb.tb_frame.f_globals.get('__name__', '').startswith(_RUNNER_MODULES): tb = tb.tb_next
     return ''.join(traceback.format_exception(type(e), e, tb))
 
-def prepare_call(fc_name, # The tool's name, as the model sent it (or the function itself)
+def prepare_call(fc_name:str|typing.Callable, # The tool's name, as the model sent it (or the function itself)
                  fc_inputs:dict|str, # Its arguments: a dict, or the JSON text of one
-                 ns=None): # The namespace to look `fc_name` up in
+                 ns:abc.Mapping|list|abc.Callable|None=None # The namespace to look `fc_name` up in (anything `mk_ns` accepts)
+                )->tuple:
     "`(function, ToolInfo, kwargs)` for a model's call, looked up and checked but not run (for runners that add timeouts, retries, ...)"
     f = lookup_tool(fc_name, ns)
     info,kw = _bind(f, fc_inputs)
     return f,info,kw
 
 # %% ../nbs/00_funccall.ipynb #34b1a0aa
-def call_func(fc_name:str, # The tool's name, as the model sent it (or the function itself)
+def call_func(fc_name:str|typing.Callable, # The tool's name, as the model sent it (or the function itself)
               fc_inputs:dict|str, # Its arguments: a dict, or the JSON text of one
-              ns=None, # The namespace to look `fc_name` up in (anything `mk_ns` accepts)
-              raise_on_err=True): # Raise errors, or return them as text a model can read?
+              ns:abc.Mapping|list|abc.Callable|None=None, # The namespace to look `fc_name` up in (anything `mk_ns` accepts)
+              raise_on_err:bool=True): # Raise errors, or return them as text a model can read?
     "Call the tool `fc_name` in `ns` with `fc_inputs`, converted and checked against its annotations"
     try: f,info,kw = prepare_call(fc_name, fc_inputs, ns)
     except Exception as e: # bad input never crashes the caller's loop
@@ -338,10 +383,10 @@ async def _fail(e, raise_on_err):
     if raise_on_err: raise e
     return f"{type(e).__name__}: {e}"
 
-def call_func_async(fc_name:str, # The tool's name, as the model sent it (or the function itself)
+def call_func_async(fc_name:str|typing.Callable, # The tool's name, as the model sent it (or the function itself)
                     fc_inputs:dict|str, # Its arguments: a dict, or the JSON text of one
-                    ns=None, # The namespace to look `fc_name` up in
-                    raise_on_err=True): # Raise errors, or return them as text?
+                    ns:abc.Mapping|list|abc.Callable|None=None, # The namespace to look `fc_name` up in (anything `mk_ns` accepts)
+                    raise_on_err:bool=True): # Raise errors, or return them as text?
     "Awaitable: call `fc_name` in `ns`, awaiting coroutine functions and running sync tools in a worker thread"
     try: f,info,kw = prepare_call(fc_name, fc_inputs, ns)
     except Exception as e: return _fail(e, raise_on_err)
@@ -396,7 +441,11 @@ def _remember_source(code:str)->str:
         while len(_sources) > _MAX_SOURCES: linecache.cache.pop(_sources.popleft(), None)
     return name
 
-def run_code(code:str, glb:dict, loc:dict|None=None):
+# %% ../nbs/00_funccall.ipynb #8fdddbe0
+def run_code(code:str, # Python source: statements, the last of which may be an expression
+             glb:dict, # Globals to run it in
+             loc:dict|None=None # Locals to run it in (default: `glb`)
+            )->tuple: # (value of a final expression or None, printed output)
     "Run `code` in `glb`/`loc`; return (value of a final expression or None, printed output)"
     fname = _remember_source(code)
     body,last = _compile_code(code, fname)
@@ -437,25 +486,7 @@ def _signal_ok():
     try: return _raw_signal.getsignal(signal.SIGALRM) is not None
     except ValueError: return False
 
-def run_with_timeout(fn, timeout:float|None):
-    "Call `fn()`, raising `CodeTimeout` in it once `timeout` seconds have passed (any thread)"
-    if not timeout or timeout <= 0: return fn()
-    return (_run_signal if _signal_ok() else _run_watchdog)(fn, float(timeout))
-
-def _run_signal(fn, timeout):
-    done = [False]
-    def handler(signum, frame):
-        if not done[0]: raise CodeTimeout()
-    old_handler = _raw_signal.signal(signal.SIGALRM, handler)
-    old_delay,old_interval = signal.setitimer(signal.ITIMER_REAL, timeout, _refire)
-    start = time.monotonic()
-    try: return fn()
-    finally:
-        done[0] = True
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        _raw_signal.signal(signal.SIGALRM, old_handler)
-        if old_delay: signal.setitimer(signal.ITIMER_REAL, max(old_delay - (time.monotonic()-start), 1e-3), old_interval)
-
+# %% ../nbs/00_funccall.ipynb #6b0fcbba
 class _Interrupter:
     "Raises `CodeTimeout` in one thread, again every `_refire` seconds, until that thread says its code is `done`"
     def __init__(self): self.lock,self.is_done,self.fired = threading.Lock(),False,False
@@ -483,16 +514,36 @@ def _run_watchdog(fn, timeout):
         intr.done()
         stop.set()
 
+# %% ../nbs/00_funccall.ipynb #d9027c8f
+def run_with_timeout(fn:typing.Callable, # Called with no arguments
+                     timeout:float|None # Seconds it may run (`None` or <= 0: no limit)
+                    ):
+    "Call `fn()`, raising `CodeTimeout` in it once `timeout` seconds have passed (any thread)"
+    if not timeout or timeout <= 0: return fn()
+    return (_run_signal if _signal_ok() else _run_watchdog)(fn, float(timeout))
+
+def _run_signal(fn, timeout):
+    done = [False]
+    def handler(signum, frame):
+        if not done[0]: raise CodeTimeout()
+    old_handler = _raw_signal.signal(signal.SIGALRM, handler)
+    old_delay,old_interval = signal.setitimer(signal.ITIMER_REAL, timeout, _refire)
+    start = time.monotonic()
+    try: return fn()
+    finally:
+        done[0] = True
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        _raw_signal.signal(signal.SIGALRM, old_handler)
+        if old_delay: signal.setitimer(signal.ITIMER_REAL, max(old_delay - (time.monotonic()-start), 1e-3), old_interval)
+
+# %% ../nbs/00_funccall.ipynb #656a12f4
 from .limits import MAX_STUCK_THREADS
 _stuck,_stuck_lock = set(),threading.Lock() # helper threads of calls that timed out and have not ended (stuck in a blocking call)
 _TIMEOUT_GRACE = 0.2 # seconds past the limit the caller waits for the code to stop by itself, before it returns without it
 _WAIT_SLICE = 0.05 # the caller waits in slices this long, so that an exception raised in it (an outer time limit) is not held up
 
-def run_returning_on_time(fn, timeout:float):
-    "Call `fn()` in a helper thread, stopped at `timeout` seconds; raise `CodeTimeout` here on time even if `fn` is stuck in a blocking call"
-    if len(_stuck) >= MAX_STUCK_THREADS: # each holds a thread of this process until its blocking call returns
-        raise RuntimeError(f"{len(_stuck)} earlier calls timed out inside blocking calls and still hold threads of this process (at most "
-                           f"{MAX_STUCK_THREADS}): no more code runs here until they end. Run such code in toolslm_like.sandbox.Sandbox")
+def _start_helper(fn, timeout:float)->tuple:
+    "Run `fn` in a helper thread, in a copy of this context, with a watchdog that stops it at `timeout` or once woken: (helper, finished, wake, box)"
     ctx,box,intr = contextvars.copy_context(),{},_Interrupter()
     finished,wake = threading.Event(),threading.Event() # `wake`: the code finished, or the caller gave up on it
     def run():
@@ -509,6 +560,17 @@ def run_returning_on_time(fn, timeout:float):
     helper = threading.Thread(target=run, daemon=True, name='toolslm_like-python')
     helper.start()
     threading.Thread(target=watch, daemon=True, name='toolslm_like-timeout').start()
+    return helper,finished,wake,box
+
+# %% ../nbs/00_funccall.ipynb #33503b74
+def run_returning_on_time(fn:typing.Callable, # Called with no arguments, in a helper thread
+                          timeout:float # Seconds it may run
+                         ):
+    "Call `fn()` in a helper thread, stopped at `timeout` seconds; raise `CodeTimeout` here on time even if `fn` is stuck in a blocking call"
+    if len(_stuck) >= MAX_STUCK_THREADS: # each holds a thread of this process until its blocking call returns
+        raise RuntimeError(f"{len(_stuck)} earlier calls timed out inside blocking calls and still hold threads of this process (at most "
+                           f"{MAX_STUCK_THREADS}): no more code runs here until they end. Run such code in toolslm_like.sandbox.Sandbox")
+    helper,finished,wake,box = _start_helper(fn, timeout)
     deadline = time.monotonic() + timeout + _TIMEOUT_GRACE
     try:
         while not finished.wait(max(min(_WAIT_SLICE, deadline - time.monotonic()), 0)):

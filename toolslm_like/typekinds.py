@@ -38,6 +38,7 @@ def _source_lines(f):
 
 def _clean_comment(s): return s.lstrip('#').strip()
 
+# %% ../nbs/11_typekinds.ipynb #cd5f97d6
 class _Unusual(Exception): "Source the quick scanner leaves to `tokenize`: f-strings, unfinished strings, non-ASCII names"
 
 _COMMENT,_NL,_NEWLINE,_OP,_NAME,_OTHER = tokenize.COMMENT,tokenize.NL,tokenize.NEWLINE,tokenize.OP,tokenize.NAME,tokenize.NUMBER
@@ -69,6 +70,7 @@ def _quick_tokens(text:str, first:int=1):
             if g == 's': ln += s.count('\n')
     if code and depth == 0 and not text.endswith('\n'): yield _NEWLINE,'',ln
 
+# %% ../nbs/11_typekinds.ipynb #b48673b8
 def _std_tokens(lines:list, start:int, stop:int|None=None):
     "The same from `tokenize` (slower; it reads what `_quick_tokens` leaves to it), ending quietly where the source is broken"
     it = iter(lines[start:stop])
@@ -85,11 +87,14 @@ def _scan(read, lines:list, start:int, stop:int|None=None):
         return out
     except _Unusual: return read(_std_tokens(lines, start, stop))[0]
 
-def _signature_comments(f)->tuple[dict,str|None]:
-    "Docments of `f`: {param: comment} and the comment on its return, read from the source of its signature only"
-    lines,start = _source_lines(f)
-    return ({},None) if lines is None else _scan(_read_signature, lines, start)
+def _note_comment(txt:str, ln:int, params:list, pending:list, docs:dict, line_has_code:dict):
+    "A comment in a signature: at the end of a line, the last parameter starting on it (else the one it continues); on a line of its own, the next one's"
+    if line_has_code.get(ln) and params:
+        nm = ([n for n,l in params if l == ln] or [params[-1][0]])[-1]
+        docs[nm] = f"{docs[nm]} {txt}" if nm in docs else txt
+    elif not line_has_code.get(ln): pending.append(txt)
 
+# %% ../nbs/11_typekinds.ipynb #deeb2760
 def _read_signature(tokens)->tuple:
     "`((docs, return comment), done)` from the tokens of a `def` (and its decorators), stopping at the end of its signature"
     params,pending,docs,ret = [],[],{},None
@@ -98,22 +103,15 @@ def _read_signature(tokens)->tuple:
         if typ == _COMMENT:
             txt = _clean_comment(s)
             if after_sig: ret = txt
-            elif not in_sig: continue
-            elif line_has_code.get(ln) and params: # a trailing comment: the last parameter starting on this line, else the one it continues
-                nm = ([n for n,l in params if l == ln] or [params[-1][0]])[-1]
-                docs[nm] = f"{docs[nm]} {txt}" if nm in docs else txt
-            elif not line_has_code.get(ln): pending.append(txt)
+            elif in_sig: _note_comment(txt, ln, params, pending, docs, line_has_code)
             continue
-        if typ == _NEWLINE:
-            if after_sig or in_sig: return (docs,ret),True
-            continue
-        if typ in _NOT_CODE: continue
+        if typ == _NEWLINE and (after_sig or in_sig): return (docs,ret),True
+        if typ == _NEWLINE or typ in _NOT_CODE: continue
         line_has_code[ln] = True
         if after_sig: continue
         if not in_sig:
             if typ == _NAME and s == 'def' and depth == 0: in_sig,expect_name = True,None
-            elif typ == _OP and s in '([{': depth += 1
-            elif typ == _OP and s in ')]}': depth -= 1
+            elif typ == _OP: depth += (s in '([{') - (s in ')]}') # brackets of decorators
             continue
         if typ == _OP and s in '([{':
             depth += 1
@@ -122,21 +120,18 @@ def _read_signature(tokens)->tuple:
             depth -= 1
             if depth == 0: after_sig = 'ret'
         elif depth == 1 and typ == _OP and s == ',': expect_name = True
-        elif depth == 1 and typ == _OP and s in ('*', '**', '/'): pass
         elif depth == 1 and expect_name and typ == _NAME:
             params.append((s, ln)); expect_name = False
             if pending: docs[s] = ' '.join(pending); pending = []
     return (docs,ret),False
 
-# %% ../nbs/11_typekinds.ipynb #183bfe23
-def _class_field_docs(cls)->dict:
-    "Field comments of class `cls` (and of its bases): {field: comment}"
-    docs = {}
-    skip = ('builtins', 'typing', 'typing_extensions', 'pydantic', 'abc', 'collections', 'enum')
-    for c in reversed([c for c in getattr(cls, '__mro__', (cls,)) if c.__module__.split('.')[0] not in skip]):
-        docs.update(_one_class_field_docs(c))
-    return docs
+# %% ../nbs/11_typekinds.ipynb #b7ec13c4
+def _signature_comments(f)->tuple[dict,str|None]:
+    "Docments of `f`: {param: comment} and the comment on its return, read from the source of its signature only"
+    lines,start = _source_lines(f)
+    return ({},None) if lines is None else _scan(_read_signature, lines, start)
 
+# %% ../nbs/11_typekinds.ipynb #183bfe23
 _parsed_files = {} # file name -> (its lines, {qualified name: class nodes}): a module of a hundred classes is parsed once, not once a class
 _MAX_PARSED_FILES = 32 # files whose class index is kept (the oldest is dropped): memory stays bounded
 
@@ -161,6 +156,7 @@ def _classes_in(fn:str, lines:list)->dict:
     for old in list(_parsed_files)[:-_MAX_PARSED_FILES]: _parsed_files.pop(old, None) # the oldest first (`list` of a dict: safe from other threads)
     return index
 
+# %% ../nbs/11_typekinds.ipynb #707164ad
 def _source_file_lines(cls)->tuple[str,list]|None:
     "The file that defines class `cls` and its lines, as `inspect` finds them (`linecache` checked for a changed file)"
     try:
@@ -176,6 +172,7 @@ def _source_file_lines(cls)->tuple[str,list]|None:
 
 def _first_line(node): return min([node.lineno, *(d.lineno for d in node.decorator_list)])
 
+# %% ../nbs/11_typekinds.ipynb #21a19a3d
 def _class_source(cls)->tuple[list,ast.ClassDef]|None:
     "Source lines and syntax tree node of class `cls`; also for classes made in notebook cells, which `inspect` cannot find before Python 3.13"
     if (found := _source_file_lines(cls)) is not None:
@@ -195,6 +192,7 @@ def _class_source(cls)->tuple[list,ast.ClassDef]|None:
                 if n.name == cls.__name__ and (names == own or (own and names >= own)): return lines, n
     return None
 
+# %% ../nbs/11_typekinds.ipynb #144823e5
 def _read_lines(tokens)->tuple:
     "`(({line: comment}, {lines with code}), False)` from tokens: what the field docments of a class body are read from"
     comments,code = {},set()
@@ -223,6 +221,15 @@ def _one_class_field_docs(cls)->dict:
             docs[nm] = inspect.cleandoc(nxt.value.value)
     return docs
 
+# %% ../nbs/11_typekinds.ipynb #7921e73d
+def _class_field_docs(cls)->dict:
+    "Field comments of class `cls` (and of its bases): {field: comment}"
+    docs = {}
+    skip = ('builtins', 'typing', 'typing_extensions', 'pydantic', 'abc', 'collections', 'enum')
+    for c in reversed([c for c in getattr(cls, '__mro__', (cls,)) if c.__module__.split('.')[0] not in skip]):
+        docs.update(_one_class_field_docs(c))
+    return docs
+
 # %% ../nbs/11_typekinds.ipynb #4126840b
 _google_hdr = re.compile(r'^(\s*)(Args|Arguments|Parameters|Params|Keyword Args|Keyword Arguments|Other Parameters)\s*:\s*$')
 _google_item = re.compile(r'^\s*\**([A-Za-z_]\w*)\s*(?:\(([^)]*)\))?\s*:\s*(.*)$')
@@ -231,38 +238,49 @@ _numpy_item = re.compile(r'^\s*\**([A-Za-z_]\w*)\s*(?::\s*(.*))?$')
 _rest_item = re.compile(r'^\s*:(param|parameter|arg|argument|key|keyword|type)\s+(?:([^:]*?)\s+)?\**([A-Za-z_]\w*)\s*:\s*(.*)$')
 _indent = lambda l: len(l) - len(l.lstrip())
 
-def parse_docstring(doc:str|None)->tuple[str,dict]:
+def _google_section(lines:list, i:int, params:dict)->int:
+    "Read the Google-style section whose header is `lines[i]` into `params`; the index of the line after it"
+    base,i,cur = _indent(lines[i]),i+1,None
+    while i < len(lines) and (not lines[i].strip() or _indent(lines[i]) > base):
+        s = lines[i]
+        if s.strip():
+            im = _google_item.match(s)
+            if im and (cur is None or _indent(s) <= item_ind): cur,item_ind = im[1],_indent(s); params[cur] = im[3].strip()
+            elif cur: params[cur] = f"{params[cur]} {s.strip()}".strip()
+        i += 1
+    return i
+
+# %% ../nbs/11_typekinds.ipynb #1b3aed36
+def _numpy_section(lines:list, i:int, params:dict)->int:
+    "Read the NumPy-style section whose header (and its underline) start at `lines[i]` into `params`; the index after it"
+    i,cur = i+2,None
+    while i < len(lines) and not (i+1 < len(lines) and lines[i].strip() and re.fullmatch(r'\s*-{3,}\s*', lines[i+1])):
+        s = lines[i]
+        if s.strip() and _indent(s) == 0 and (im := _numpy_item.match(s)): cur = im[1]; params.setdefault(cur, '')
+        elif s.strip() and cur: params[cur] = f"{params[cur]} {s.strip()}".strip()
+        i += 1
+    return i
+
+def _rest_field(lines:list, i:int, m:re.Match, params:dict)->int:
+    "Read the reST field `lines[i]` (matched as `m`) and its continuation lines into `params`; the index after them"
+    l,i,txt = lines[i],i+1,m[4].strip()
+    while i < len(lines) and lines[i].strip() and _indent(lines[i]) > _indent(l): txt += ' ' + lines[i].strip(); i += 1
+    if m[1] != 'type': params[m[3]] = txt
+    return i
+
+# %% ../nbs/11_typekinds.ipynb #4500753f
+def parse_docstring(doc:str|None # A docstring (Google, NumPy or reST style, or none of them)
+                   )->tuple[str,dict]: # (the description without its parameter sections, {param: description})
     "Split `doc` into (description without parameter sections, {param: description}) for Google, NumPy and reST styles"
     if not doc: return '', {}
     lines = inspect.cleandoc(doc).splitlines()
     keep,params,i = [],{},0
     while i < len(lines):
         l = lines[i]
-        if m := _google_hdr.match(l):
-            base,i,cur = _indent(l),i+1,None
-            while i < len(lines) and (not lines[i].strip() or _indent(lines[i]) > base):
-                s = lines[i]
-                if s.strip():
-                    im = _google_item.match(s)
-                    if im and (cur is None or _indent(s) <= item_ind): cur,item_ind = im[1],_indent(s); params[cur] = im[3].strip()
-                    elif cur: params[cur] = f"{params[cur]} {s.strip()}".strip()
-                i += 1
-            continue
-        if _numpy_hdr.match(l) and i+1 < len(lines) and re.fullmatch(r'\s*-{3,}\s*', lines[i+1]):
-            i,cur = i+2,None
-            while i < len(lines) and not (i+1 < len(lines) and lines[i].strip() and re.fullmatch(r'\s*-{3,}\s*', lines[i+1])):
-                s = lines[i]
-                if s.strip() and _indent(s) == 0 and (im := _numpy_item.match(s)): cur = im[1]; params.setdefault(cur, '')
-                elif s.strip() and cur: params[cur] = f"{params[cur]} {s.strip()}".strip()
-                i += 1
-            continue
-        if m := _rest_item.match(l):
-            i += 1
-            txt = m[4].strip()
-            while i < len(lines) and lines[i].strip() and _indent(lines[i]) > _indent(l): txt += ' ' + lines[i].strip(); i += 1
-            if m[1] != 'type': params[m[3]] = txt
-            continue
-        keep.append(l); i += 1
+        if _google_hdr.match(l): i = _google_section(lines, i, params)
+        elif _numpy_hdr.match(l) and i+1 < len(lines) and re.fullmatch(r'\s*-{3,}\s*', lines[i+1]): i = _numpy_section(lines, i, params)
+        elif m := _rest_item.match(l): i = _rest_field(lines, i, m, params)
+        else: keep.append(l); i += 1
     while keep and not keep[-1].strip(): keep.pop()
     return '\n'.join(keep), params
 
@@ -273,18 +291,21 @@ _hidden_attr = '__tool_hidden__'
 
 _globals_attr = '__tool_caller_globals__'
 
-def uses_caller_globals(f):
+def uses_caller_globals(f:typing.Callable # The tool
+                       )->typing.Callable: # `f` itself, marked
     "Decorator: `f` looks up its caller's globals (as `python` does), so `call_func` notes them before calling it"
     setattr(f, _globals_attr, True)
     return f
 
-def hide_params(*names):
+def hide_params(*names:str # Parameters a model may not see or send (each needs a default)
+               ):
     "Decorator: keep parameters `names` out of the schema a model sees, and refuse them from a model's calls"
     def _inner(f):
         setattr(f, _hidden_attr, frozenset(getattr(f, _hidden_attr, ())) | set(names))
         return f
     return _inner
 
+# %% ../nbs/11_typekinds.ipynb #1c83a265
 class _Holder: pass
 
 def _has_forward(ann)->bool:
@@ -313,6 +334,7 @@ def _resolve(ann, globalns, localns):
     h.__annotations__ = {'a': _refs_in_generics(ann) if sys.version_info < (3, 11) else ann}
     return get_type_hints(h, globalns, localns, include_extras=True)['a']
 
+# %% ../nbs/11_typekinds.ipynb #1e530f64
 def _underlying(f):
     "The plain function whose source, globals and docstring describe callable `f`"
     while isinstance(f, functools.partial): f = f.func
@@ -339,20 +361,35 @@ def _namespaces(f, extra=None):
 @dataclasses.dataclass
 class Param:
     "One parameter of a tool"
-    name:str; annotation:Any; default:Any; doc:str; kind:Any; hidden:bool=False
+    name:str # Its name
+    annotation:Any # Its type, string annotations resolved (`empty` when it has none)
+    default:Any # Its default (`empty` when it is required)
+    doc:str # Its description: its comment, `Annotated` text or docstring entry
+    kind:Any # `inspect.Parameter.kind`
+    hidden:bool=False # Kept from the model (`hide_params`)?
     @property
     def required(self): return self.default is _empty
 
 @dataclasses.dataclass
 class ToolInfo:
     "What a callable looks like as a tool: its name, description, parameters and return"
-    name:str; doc:str|None; description:str; params:list; returns:Any; returns_doc:str|None; var_kw:bool; is_async:bool; wants_globals:bool=False
-    def param(self, name): return self._by_name.get(name)
+    name:str # The tool's name
+    doc:str|None # Its docstring
+    description:str # The docstring without its parameter sections
+    params:list # Its `Param`s
+    returns:Any # Its return annotation
+    returns_doc:str|None # The comment on its return
+    var_kw:bool # Does it take `**kwargs`?
+    is_async:bool # Is it a coroutine function (or a callable whose `__call__` is)?
+    wants_globals:bool=False # Marked `uses_caller_globals`?
+    def param(self, name:str # A parameter's name
+             )->Param|None: return self._by_name.get(name)
     def __post_init__(self):
         self._by_name,self.all_names = {p.name:p for p in self.params},{p.name for p in self.params}
         self.named = {p.name:p for p in self.params if not p.hidden and p.kind not in (_VAR_POS, _VAR_KW, _POS_ONLY)} # what a model may send
         self.required = [p for p in self.params if p.required and p.kind not in (_VAR_POS, _VAR_KW)]
 
+# %% ../nbs/11_typekinds.ipynb #db76e42a
 def _cache_key(f):
     if inspect.ismethod(f): return f.__func__, type(f.__self__) if not inspect.isclass(f.__self__) else f.__self__
     if isinstance(f, functools.partial) or inspect.isfunction(f) or inspect.isclass(f): return f, None
@@ -381,6 +418,7 @@ class _WeakCache:
 _info_cache = _WeakCache()
 _function_infos = _info_cache._fn
 
+# %% ../nbs/11_typekinds.ipynb #00d56b09
 def _is_async(f):
     if inspect.iscoroutinefunction(f) or inspect.iscoroutinefunction(_underlying(f)): return True
     return not inspect.isfunction(f) and not inspect.isclass(f) and callable(f) and inspect.iscoroutinefunction(getattr(type(f), '__call__', None))
@@ -402,25 +440,9 @@ def _has_no_source(u)->bool:
     "Is `u` a function (not a lambda) whose source lines cannot be found?"
     return inspect.isfunction(u) and u.__code__.co_name != '<lambda>' and _source_lines(u)[0] is None
 
-def tool_info(f, localns=None)->ToolInfo:
-    "Everything about callable `f` that a schema or a call needs (cached)"
-    if localns is None:
-        if type(f) is types.FunctionType: # the usual tool: the cache's fast path, written out (this runs on every call)
-            e = _function_infos.get(id(f))
-            if e is not None and e[0]() is f: return e[1]
-        elif (info := _info_cache.get(f)) is not None: return info
-    try: sig = inspect.signature(f)
-    except (TypeError, ValueError) as e: raise SchemaError(f"Cannot read the signature of {f!r}: {e}") from None
-    u = _underlying(f)
-    comments,ret_doc = _signature_comments(u)
-    if not (comments or ret_doc or inspect.isclass(f)) and _has_no_source(u):
-        warnings.warn(f"{_tool_name(f)!r}: its source could not be read (made by `exec`, or only its compiled code is installed), "
-                      "so the comments on its parameters (docments) are not in its schema", stacklevel=3)
-    doc = _tool_doc(f)
-    description,doc_params = parse_docstring(doc)
-    extra = dict(localns or {})
-    if inspect.isclass(f): extra.setdefault(f.__name__, f)
-    glb,loc = _namespaces(f, extra)
+# %% ../nbs/11_typekinds.ipynb #1a1fe071
+def _read_params(f, sig, u, comments:dict, doc_params:dict, glb:dict, loc:dict)->tuple[list,bool]:
+    "The `Param`s of `f`, annotations resolved and each with its description, and whether it takes `**kwargs`"
     hidden = getattr(f, _hidden_attr, None) or getattr(u, _hidden_attr, frozenset())
     params,var_kw = [],False
     items = list(sig.parameters.values())
@@ -431,11 +453,7 @@ def tool_info(f, localns=None)->ToolInfo:
         except Exception as e: raise SchemaError(f"Parameter {p.name!r} of {_tool_name(f)!r}: cannot resolve its annotation {p.annotation!r} ({e})") from None
         d,ann = _annotated_doc(ann)
         params.append(Param(p.name, ann, p.default, comments.get(p.name) or d or doc_params.get(p.name, ''), p.kind, p.name in hidden))
-    try: ret = _resolve(sig.return_annotation, glb, loc)
-    except Exception: ret = sig.return_annotation
-    wants = bool(getattr(f, _globals_attr, False) or getattr(u, _globals_attr, False))
-    info = ToolInfo(_tool_name(f), doc, description, params, ret, ret_doc, var_kw, _is_async(f), wants)
-    return info if localns else _info_cache.set(f, info)
+    return params,var_kw
 
 def _annotated_doc(ann):
     "Description text carried by `Annotated[T, 'text']` (or a pydantic `Field(description=...)`), and `T`"
@@ -444,6 +462,39 @@ def _annotated_doc(ann):
             if isinstance(m, str): return m, ann
             if isinstance(getattr(m, 'description', None), str): return m.description, ann
     return None, ann
+
+# %% ../nbs/11_typekinds.ipynb #7f8f207f
+def tool_info(f:typing.Callable, # The function (or class, method, partial, callable object)
+              localns:dict|None=None # Extra names to resolve its annotations in (not cached then)
+             )->ToolInfo:
+    "Everything about callable `f` that a schema or a call needs (cached)"
+    if localns is None:
+        if type(f) is types.FunctionType: # the usual tool: the cache's fast path, written out (this runs on every call)
+            e = _function_infos.get(id(f))
+            if e is not None and e[0]() is f: return e[1]
+        elif (info := _info_cache.get(f)) is not None: return info
+    info = _read_tool_info(f, localns)
+    return info if localns else _info_cache.set(f, info)
+
+def _read_tool_info(f, localns)->ToolInfo:
+    "What `tool_info` keeps: `f`'s signature, docments and docstring, read"
+    try: sig = inspect.signature(f)
+    except (TypeError, ValueError) as e: raise SchemaError(f"Cannot read the signature of {f!r}: {e}") from None
+    u = _underlying(f)
+    comments,ret_doc = _signature_comments(u)
+    if not (comments or ret_doc or inspect.isclass(f)) and _has_no_source(u):
+        warnings.warn(f"{_tool_name(f)!r}: its source could not be read (made by `exec`, or only its compiled code is installed), "
+                      "so the comments on its parameters (docments) are not in its schema", stacklevel=4)
+    doc = _tool_doc(f)
+    description,doc_params = parse_docstring(doc)
+    extra = dict(localns or {})
+    if inspect.isclass(f): extra.setdefault(f.__name__, f)
+    glb,loc = _namespaces(f, extra)
+    params,var_kw = _read_params(f, sig, u, comments, doc_params, glb, loc)
+    try: ret = _resolve(sig.return_annotation, glb, loc)
+    except Exception: ret = sig.return_annotation
+    wants = bool(getattr(f, _globals_attr, False) or getattr(u, _globals_attr, False))
+    return ToolInfo(_tool_name(f), doc, description, params, ret, ret_doc, var_kw, _is_async(f), wants)
 
 # %% ../nbs/11_typekinds.ipynb #e372eb28
 def _plain(v):
@@ -460,10 +511,15 @@ def _shown_key(o)->str:
 
 def _path_str(path): return ''.join(f'[{o!r}]' if type(o) is int else f'.{_shown_key(o)}' for o in path)
 
+# %% ../nbs/11_typekinds.ipynb #196dc403
 class BadValue(Exception):
     "One problem converting a value: where (`path`) and what"
-    def __init__(self, msg, path=()): self.msg,self.path = msg,tuple(path); super().__init__(msg)
-    def at(self, *prefix): return BadValue(self.msg, prefix + self.path)
+    def __init__(self, msg:str, # What is wrong, e.g. "expected an integer, got 'x' (a string)"
+                 path:tuple=() # Where: the keys and indexes down to the value
+                ): self.msg,self.path = msg,tuple(path); super().__init__(msg)
+    def at(self, *prefix:str|int # Keys and indexes further out
+          )->'BadValue': # The same problem, at `prefix` + its path
+        return BadValue(self.msg, prefix + self.path)
     def __str__(self):
         p = _path_str(self.path).lstrip('.')
         return f"{p}: {self.msg}" if p else self.msg
@@ -491,21 +547,33 @@ class _ShortRepr(reprlib.Repr):
         except Exception: return f"<{type(x).__name__}>"
 _short_repr = _ShortRepr()
 
-def show_value(v, n=60):
+def show_value(v:Any, # Anything: a value a model or a caller sent
+               n:int=60 # The most characters to show
+              )->str:
     "`repr(v)`, cut to `n` characters; safe for anything a model or a caller sends (huge, deep, odd `__repr__`)"
     r = _short_repr.repr(v)
     return r if len(r) <= n else r[:n-3]+'...'
 
-def got_value(v):
+def got_value(v:Any # What was sent
+             )->str:
     "What was sent, in words for an error message: `got 'x' (a string)`"
     return f"got {show_value(v)} ({_json_type(v)})" if v is not None else "got null"
 
+# %% ../nbs/11_typekinds.ipynb #f67c6f9e
 class TypeKind:
     "A family of annotations: `match` it, give its `schema`, `convert` a JSON value to it, and `describe` it in words"
-    def match(self, tp, origin)->bool: return False
-    def schema(self, tp, b:'SchemaBuilder')->dict: raise NotImplementedError
-    def convert(self, v, tp, c:'Converter'): return v
-    def describe(self, tp)->str: return getattr(tp, '__name__', str(tp))
+    def match(self, tp:Any, # An annotation, without `Annotated` around it
+              origin:Any # `typing.get_origin(tp)`
+             )->bool: return False # Does this family handle `tp`?
+    def schema(self, tp:Any, # An annotation this family matched
+               b:'SchemaBuilder' # Makes the schemas of the types inside, and keeps `$defs`
+              )->dict: raise NotImplementedError # Its JSON schema
+    def convert(self, v:Any, # The JSON value a model sent
+                tp:Any, # The annotation to convert it to
+                c:'Converter' # Converts the values inside; `c.strict` turns off lax coercions
+               ): return v # The value; raises `BadValue` naming what is wrong
+    def describe(self, tp:Any # An annotation this family matched
+                )->str: return getattr(tp, '__name__', str(tp)) # It in words, for error messages
 
 # %% ../nbs/11_typekinds.ipynb #299d20ee
 class AnyKind(TypeKind):
@@ -521,6 +589,7 @@ class NoneKind(TypeKind):
         return None
     def describe(self, tp): return 'null'
 
+# %% ../nbs/11_typekinds.ipynb #d7ab611b
 class UnionKind(TypeKind):
     def match(self, tp, origin): return origin in (Union, types.UnionType) or (isinstance(tp, typing.TypeVar) and tp.__constraints__)
     def _args(self, tp): return tp.__constraints__ if isinstance(tp, typing.TypeVar) else get_args(tp)
@@ -545,9 +614,11 @@ class UnionKind(TypeKind):
         raise BadValue(f"expected {self.describe(tp)}, {got_value(v)}")
     def describe(self, tp): return ' or '.join(describe_type(a) for a in self._args(tp))
 
+# %% ../nbs/11_typekinds.ipynb #2d9c5e17
 def _is_uuid(v): return (m := sys.modules.get('uuid')) is not None and isinstance(v, m.UUID) # not imported here: see `type_formats`
 
-def to_jsonable(v):
+def to_jsonable(v:Any # A value a tool works with (a default, an output)
+               ):
     "`v` as plain JSON (enums, dataclasses, tuples, sets, `Path`s, dates... converted), or raise `TypeError` when it has no JSON form"
     if v is None or isinstance(v, (bool, str)): return v
     if isinstance(v, int): return int(v)
@@ -567,6 +638,7 @@ def to_jsonable(v):
     if hasattr(v, 'model_dump') and not isinstance(v, type): return v.model_dump(mode='json')
     raise TypeError(f"{type(v).__name__} value {v!r} is not JSON")
 
+# %% ../nbs/11_typekinds.ipynb #ace7b6f5
 class LiteralKind(TypeKind):
     def match(self, tp, origin): return origin is Literal
     def schema(self, tp, b):
@@ -586,6 +658,7 @@ def _is_num(v): return isinstance(v, (int, float)) and not isinstance(v, bool)
 def _schema_type_of(v):
     return {bool: 'boolean', int: 'integer', float: 'number', str: 'string', type(None): 'null'}.get(type(v))
 
+# %% ../nbs/11_typekinds.ipynb #deefded7
 class EnumKind(TypeKind):
     def match(self, tp, origin): return isinstance(tp, type) and issubclass(tp, enum.Enum)
     def schema(self, tp, b):
@@ -621,6 +694,7 @@ def _add_loaded_formats():
         tp,entry = make(sys.modules[nm])
         type_formats.setdefault(tp, entry); custom_types.add(tp)
 
+# %% ../nbs/11_typekinds.ipynb #c388f2db
 class FormatKind(TypeKind):
     def _entry(self, tp):
         if tp in type_formats: return type_formats[tp]
@@ -645,6 +719,7 @@ class FormatKind(TypeKind):
         return {'date': 'a date as YYYY-MM-DD', 'date-time': 'a date and time in ISO 8601 format', 'time': 'a time as HH:MM[:SS]',
                 'uuid': 'a UUID string', 'decimal': 'a decimal number as a string', 'Path': 'a path string'}.get(fmt, f'a string ({fmt})')
 
+# %% ../nbs/11_typekinds.ipynb #677eb03f
 _MAX_INT_BITS = int(MAX_INT_DIGITS * 3.3219) # `MAX_INT_DIGITS` decimal digits, in bits: checked without converting to text
 
 def _number_text(v, c):
@@ -658,6 +733,7 @@ def _finite_decimal(d, c):
 
 _num_re = re.compile(r'\s*[-+]?(\d+(\.\d*)?|\.\d+)([eE][-+]?\d+)?\s*')
 
+# %% ../nbs/11_typekinds.ipynb #28b300fc
 class PrimitiveKind(TypeKind):
     names = {bool: ('boolean', 'true or false'), int: ('integer', 'an integer'), float: ('number', 'a number'), str: ('string', 'a string')}
     def _base(self, tp):
@@ -700,6 +776,7 @@ _list_origins = (list, abc.Sequence, abc.MutableSequence, abc.Iterable, abc.Coll
 _set_origins = (set, frozenset, abc.Set, abc.MutableSet)
 _map_origins = (dict, abc.Mapping, abc.MutableMapping)
 
+# %% ../nbs/11_typekinds.ipynb #7b88d9c2
 class TupleKind(TypeKind):
     def match(self, tp, origin): return tp is tuple or origin is tuple
     def schema(self, tp, b):
@@ -724,6 +801,7 @@ class TupleKind(TypeKind):
         if len(args) == 2 and args[1] is Ellipsis: return f"a list (each {describe_type(args[0])})"
         return f"a list of exactly {len(args)} items ({', '.join(describe_type(a) for a in args)})"
 
+# %% ../nbs/11_typekinds.ipynb #78d6eed8
 class ArrayKind(TypeKind):
     def _origin(self, tp): return get_origin(tp) or tp
     def match(self, tp, origin):
@@ -753,6 +831,7 @@ class ArrayKind(TypeKind):
         kind = 'a list of unique items' if self._unique(tp) else 'a list'
         return f"{kind} (each {describe_type(args[0])})" if args else kind
 
+# %% ../nbs/11_typekinds.ipynb #820d3136
 class MappingKind(TypeKind):
     def match(self, tp, origin):
         o = origin or tp
@@ -787,10 +866,14 @@ def _strip_required(t):
 @dataclasses.dataclass
 class Field:
     "A field of a structured type: name, annotation, default (or `empty`) and description"
-    name:str; annotation:Any; default:Any=_empty; doc:str=''
+    name:str # Its name
+    annotation:Any # Its type
+    default:Any=_empty # Its default (`empty`: required)
+    doc:str='' # Its description
     @property
     def required(self): return self.default is _empty
 
+# %% ../nbs/11_typekinds.ipynb #2412ddbf
 class ClassKind(TypeKind):
     "Base for types that become a closed object in `$defs`: subclasses say what their `fields` are and how to `build` one"
     def fields(self, tp)->list[Field]: raise NotImplementedError
@@ -814,6 +897,7 @@ class ClassKind(TypeKind):
         except Exception as e: raise BadValue(f"could not build {tp.__name__}: {type(e).__name__}: {e}") from None
     def describe(self, tp): return f"an object ({tp.__name__})"
 
+# %% ../nbs/11_typekinds.ipynb #4c34d654
 def _is_instance(v, tp):
     try: return isinstance(tp, type) and isinstance(v, tp)
     except TypeError: return False # TypedDict refuses isinstance checks
@@ -849,6 +933,7 @@ class _Optional:
     def __repr__(self): return 'optional'
 _OPTIONAL = _Optional()
 
+# %% ../nbs/11_typekinds.ipynb #5c5678e3
 class NamedTupleKind(ClassKind):
     def match(self, tp, origin): return _is_namedtuple(tp)
     def fields(self, tp):
@@ -891,6 +976,7 @@ def _documenting_generator():
         def call_schema(self, schema): return self._mark(super().call_schema(schema), schema.get('function')) # a NamedTuple before
     return Documenting
 
+# %% ../nbs/11_typekinds.ipynb #4b9d36ba
 def _pydantic_schema(tp)->tuple[dict,list]:
     "pydantic's JSON schema of model `tp` (`$defs` refs as `#/$defs/name`) and the classes its marks point to"
     if not getattr(tp, '__pydantic_complete__', True): tp.model_rebuild()
@@ -903,6 +989,17 @@ def _unmark(o, classes):
     if not isinstance(o, dict): return o,None
     i = o.get(_CLASS_MARK)
     return {k: _unmark(v, classes)[0] for k,v in o.items() if k != _CLASS_MARK},(classes[i] if i is not None else None)
+
+# %% ../nbs/11_typekinds.ipynb #5c116f0b
+def _rename_refs(o, renames):
+    "Copy of schema `o` with `#/$defs/old` refs pointing at their new names"
+    if isinstance(o, dict):
+        out = {k: _rename_refs(v, renames) for k,v in o.items()}
+        if isinstance(r := o.get('$ref'), str) and r.startswith('#/$defs/'): out['$ref'] = '#/$defs/' + renames.get(r[8:], r[8:])
+        return out
+    if isinstance(o, list): return [_rename_refs(v, renames) for v in o]
+    return o
+
 
 # %% ../nbs/11_typekinds.ipynb #c732faea
 class PydanticKind(ClassKind):
@@ -936,6 +1033,7 @@ class PydanticKind(ClassKind):
                 except Exception as e: err = e
         raise _pydantic_problem(err, tp)
 
+# %% ../nbs/11_typekinds.ipynb #5ddd6323
 @functools.lru_cache(maxsize=256)
 def _plain_pydantic_schema(tp): return _unmark(*_pydantic_schema(tp))[0]
 
@@ -947,17 +1045,6 @@ def _pydantic_problem(e, tp)->BadValue:
     first,more = es[0],(f" (and {len(es)-1} more problems)" if len(es) > 1 else '')
     got = f", {got_value(first['input'])}" if 'input' in first and not isinstance(first['input'], dict) else ''
     return BadValue(f"{first.get('msg', 'invalid')}{got}{more}", tuple(first.get('loc', ())))
-
-# %% ../nbs/11_typekinds.ipynb #5c116f0b
-def _rename_refs(o, renames):
-    "Copy of schema `o` with `#/$defs/old` refs pointing at their new names"
-    if isinstance(o, dict):
-        out = {k: _rename_refs(v, renames) for k,v in o.items()}
-        if isinstance(r := o.get('$ref'), str) and r.startswith('#/$defs/'): out['$ref'] = '#/$defs/' + renames.get(r[8:], r[8:])
-        return out
-    if isinstance(o, list): return [_rename_refs(v, renames) for v in o]
-    return o
-
 
 # %% ../nbs/11_typekinds.ipynb #548b1647
 class CallableKind(ClassKind):
@@ -1007,22 +1094,35 @@ def _find_kind(tp):
         if k.match(tp, origin): return k
     return None
 
-def kind_of(tp)->TypeKind|None:
+# %% ../nbs/11_typekinds.ipynb #a68c9110
+def kind_of(tp # An annotation
+           )->TypeKind|None:
     "The `TypeKind` that handles annotation `tp`, or `None`"
     try: return _kind_of_cached(tp, len(type_kinds), len(custom_types)) # a kind or custom type added later is seen
     except TypeError: return _find_kind(tp)
 
-def add_type_kind(kind:TypeKind, before:type|None=None):
+def add_type_kind(kind:TypeKind, # An instance of your `TypeKind` subclass
+                  before:type|None=None # The family (a `TypeKind` subclass) to put it ahead of; default: ahead of all
+                 ):
     "Register `kind` (a `TypeKind`), ahead of the family `before` (default: ahead of all, so it can override)"
     i = next((i for i,k in enumerate(type_kinds) if before is not None and isinstance(k, before)), 0)
     type_kinds.insert(i, kind)
     _kind_of_cached.cache_clear()
 
-def describe_type(tp)->str:
+def describe_type(tp # An annotation
+                 )->str:
     "Annotation `tp` in words a model understands, e.g. 'a list of an integer'"
     tp = _unannotate(tp)
     k = kind_of(tp)
     return k.describe(tp) if k else getattr(tp, '__name__', str(tp))
+
+# %% ../nbs/11_typekinds.ipynb #925584e7
+def _json_types(s)->set:
+    "The JSON types schema `s` says at its top (`type`, or those of its `anyOf` members); empty when it does not say"
+    ts = s.get('type')
+    out = set(ts if isinstance(ts, list) else [ts] if ts else [])
+    for sub in s.get('anyOf', ()): out |= _json_types(sub) or {'string', 'array', 'object'}
+    return out
 
 # %% ../nbs/11_typekinds.ipynb #4ca251bd
 _NUMBER_KEYWORDS = {'gt': 'exclusiveMinimum', 'ge': 'minimum', 'lt': 'exclusiveMaximum', 'le': 'maximum', 'multiple_of': 'multipleOf'}
@@ -1031,7 +1131,8 @@ _NUMBER_CHECKS = {'gt': (operator.gt, '>'), 'ge': (operator.ge, '>='), 'lt': (op
 
 class Constraints:
     "Constraints in `Annotated` metadata (annotated-types' `Ge`, `MaxLen`..., pydantic's `Field(ge=...)`): published as JSON-schema keywords, checked on values"
-    def __init__(self, metadata):
+    def __init__(self, metadata # The metadata of an `Annotated` type
+                ):
         self.bounds,self.lengths,self.pattern,self.nonfinite = {},{},None,None
         for m in metadata:
             if isinstance(m, str): continue
@@ -1041,7 +1142,8 @@ class Constraints:
                 if (p := getattr(sub, 'pattern', None)) is not None: self.pattern = re.compile(p) if isinstance(p, str) else p
                 if (x := getattr(sub, 'allow_inf_nan', None)) is not None: self.nonfinite = bool(x)
     def __bool__(self): return bool(self.bounds or self.lengths or self.pattern or self.nonfinite)
-    def publish(self, s:dict)->dict:
+    def publish(self, s:dict # A schema
+               )->dict:
         "Schema `s` with these constraints added as JSON-schema keywords (lengths for each JSON type `s` may take)"
         s = {**s, **{_NUMBER_KEYWORDS[a]: x for a,x in self.bounds.items()}}
         types = _json_types(s)
@@ -1051,32 +1153,28 @@ class Constraints:
             if 'max_length' in self.lengths: s[hi] = self.lengths['max_length']
         if self.pattern is not None: s['pattern'] = self.pattern.pattern
         return s
-    def check(self, v):
-        "Raise `BadValue` unless `v` (a converted value) keeps these constraints"
-        if (isinstance(v, (int, float, Decimal)) and not isinstance(v, bool)):
-            for a,x in self.bounds.items():
-                if a == 'multiple_of':
-                    if not _is_multiple(v, x): raise BadValue(f"must be a multiple of {x}, {got_value(v)}")
-                elif not _NUMBER_CHECKS[a][0](v, x): raise BadValue(f"must be {_NUMBER_CHECKS[a][1]} {x}, {got_value(v)}")
-        if isinstance(v, (str, list, tuple, set, frozenset, deque, dict)) and self.lengths:
-            n,what = len(v),('characters' if isinstance(v, str) else 'keys' if isinstance(v, dict) else 'items')
-            if n < self.lengths.get('min_length', 0): raise BadValue(f"must have at least {self.lengths['min_length']} {what}, got {n}")
-            if 'max_length' in self.lengths and n > self.lengths['max_length']: raise BadValue(f"must have at most {self.lengths['max_length']} {what}, got {n}")
-        if self.pattern is not None and isinstance(v, str) and not self.pattern.search(v):
-            raise BadValue(f"must match the pattern {show_value(self.pattern.pattern)}, {got_value(v)}")
+
+# %% ../nbs/11_typekinds.ipynb #e17243f2
+def _check_constraints(self, v):
+    "Raise `BadValue` unless `v` (a converted value) keeps these constraints"
+    if (isinstance(v, (int, float, Decimal)) and not isinstance(v, bool)):
+        for a,x in self.bounds.items():
+            if a == 'multiple_of':
+                if not _is_multiple(v, x): raise BadValue(f"must be a multiple of {x}, {got_value(v)}")
+            elif not _NUMBER_CHECKS[a][0](v, x): raise BadValue(f"must be {_NUMBER_CHECKS[a][1]} {x}, {got_value(v)}")
+    if isinstance(v, (str, list, tuple, set, frozenset, deque, dict)) and self.lengths:
+        n,what = len(v),('characters' if isinstance(v, str) else 'keys' if isinstance(v, dict) else 'items')
+        if n < self.lengths.get('min_length', 0): raise BadValue(f"must have at least {self.lengths['min_length']} {what}, got {n}")
+        if 'max_length' in self.lengths and n > self.lengths['max_length']: raise BadValue(f"must have at most {self.lengths['max_length']} {what}, got {n}")
+    if self.pattern is not None and isinstance(v, str) and not self.pattern.search(v):
+        raise BadValue(f"must match the pattern {show_value(self.pattern.pattern)}, {got_value(v)}")
+Constraints.check = _check_constraints # a method of `Constraints`, in a cell of its own
 
 def _is_multiple(v, x):
     if isinstance(v, float) or isinstance(x, float):
         try: return (v / x).is_integer() # as JSON-schema validators check it
         except (OverflowError, ZeroDivisionError): return False
     return v % x == 0
-
-def _json_types(s)->set:
-    "The JSON types schema `s` says at its top (`type`, or those of its `anyOf` members); empty when it does not say"
-    ts = s.get('type')
-    out = set(ts if isinstance(ts, list) else [ts] if ts else [])
-    for sub in s.get('anyOf', ()): out |= _json_types(sub) or {'string', 'array', 'object'}
-    return out
 
 @functools.lru_cache(maxsize=1024)
 def _constraints_cached(tp): return Constraints(tp.__metadata__) or None
@@ -1088,13 +1186,11 @@ def constraints_of(tp)->Constraints|None:
     except TypeError: return Constraints(tp.__metadata__) or None
 
 # %% ../nbs/11_typekinds.ipynb #f49b836f
-def _def_name(s): return re.sub(r'[^A-Za-z0-9_.-]', '_', s)
-def _qualname(tp): return f"{getattr(tp, '__module__', '')}.{getattr(tp, '__qualname__', '')}"
-
 class SchemaBuilder:
     "Schemas for the types of one tool, with all `$defs` collected at the root"
     def __init__(self): self.defs,self.names,self._todo,self._busy = {},{},deque(),False
-    def schema(self, tp)->dict:
+    def schema(self, tp # An annotation
+              )->dict:
         "JSON schema of annotation `tp`; the definitions it refers to are in `defs` once the outermost call returns"
         if self._busy: return self._schema(tp)
         self._busy = True
@@ -1114,39 +1210,59 @@ class SchemaBuilder:
         s = k.schema(tp, self)
         if cons: s = cons.publish(s)
         return {**s, 'description': desc} if desc and 'description' not in s else s
-    def _key(self, tp):
-        try: hash(tp); return tp
-        except TypeError: return id(tp)
-    def ref(self, tp, make)->dict:
-        "A `$ref` to the definition of `tp`, made by `make()` the first time (after the schema that refers to it)"
-        key = self._key(tp)
-        if key not in self.names: self._todo.append((self.add_def(getattr(tp, '__name__', 'Def'), None, key, qualname=_qualname(tp)), make))
-        return {'$ref': f"#/$defs/{self.names[key]}"}
-    def add_def(self, name, schema, key, qualname=None)->str:
-        "Store `schema` under a name for `key` that no other key has (a different class of the same name gets its qualified name); return it"
-        if key in self.names: return self.names[key]
-        nm = _def_name(name)
-        if nm in self.defs:
-            base = _def_name(qualname.replace('<locals>.', '')) if qualname else nm
-            nm,i = base,2
-            while nm in self.defs: nm,i = f"{base}_{i}",i+1
-        self.names[key] = nm
-        self.defs[nm] = schema
-        return nm
-    def properties(self, fields, owner='')->tuple[dict,list]:
-        "JSON schema `properties` and `required` for `fields`"
-        props,req = {},[]
-        for f in fields:
-            if f.annotation is _empty: raise SchemaError(f"{owner+'.' if owner else ''}{f.name}: has no type annotation; add one so the model knows what to send")
-            try: s = self.schema(f.annotation)
-            except SchemaError as e: raise SchemaError(f"{owner+'.' if owner else ''}{f.name}: {e}") from None
-            p = {**s, 'description': f.doc or s.get('description', '') or ''}
-            if f.required: req.append(f.name)
-            elif f.default is not _OPTIONAL:
-                try: p['default'] = to_jsonable(f.default)
-                except TypeError: pass
-            props[f.name] = p
-        return props,req
+
+# %% ../nbs/11_typekinds.ipynb #de2ba966
+def _def_name(s): return re.sub(r'[^A-Za-z0-9_.-]', '_', s)
+def _qualname(tp): return f"{getattr(tp, '__module__', '')}.{getattr(tp, '__qualname__', '')}"
+
+def _def_key(self, tp):
+    try: hash(tp); return tp
+    except TypeError: return id(tp)
+
+def _add_def(self, name:str, # The name wanted: the type's `__name__`
+             schema:dict|None, # The definition (`None`: made later)
+             key, # What the definition is for (a type, or a key for one)
+             qualname:str|None=None # The name to use if `name` is taken by another key
+            )->str:
+    "Store `schema` under a name for `key` that no other key has (a different class of the same name gets its qualified name); return it"
+    if key in self.names: return self.names[key]
+    nm = _def_name(name)
+    if nm in self.defs:
+        base = _def_name(qualname.replace('<locals>.', '')) if qualname else nm
+        nm,i = base,2
+        while nm in self.defs: nm,i = f"{base}_{i}",i+1
+    self.names[key] = nm
+    self.defs[nm] = schema
+    return nm
+
+def _ref(self, tp, # A structured type
+        make:typing.Callable # Makes its definition (a schema)
+       )->dict:
+    "A `$ref` to the definition of `tp`, made by `make()` the first time (after the schema that refers to it)"
+    key = self._key(tp)
+    if key not in self.names: self._todo.append((self.add_def(getattr(tp, '__name__', 'Def'), None, key, qualname=_qualname(tp)), make))
+    return {'$ref': f"#/$defs/{self.names[key]}"}
+
+SchemaBuilder._key,SchemaBuilder.add_def,SchemaBuilder.ref = _def_key,_add_def,_ref # methods of `SchemaBuilder`, in a cell of their own
+
+# %% ../nbs/11_typekinds.ipynb #06fea6bb
+def _properties(self, fields:list, # `Field`s
+                owner:str='' # The name of the type they belong to, for error messages
+               )->tuple[dict,list]:
+    "JSON schema `properties` and `required` for `fields`"
+    props,req = {},[]
+    for f in fields:
+        if f.annotation is _empty: raise SchemaError(f"{owner+'.' if owner else ''}{f.name}: has no type annotation; add one so the model knows what to send")
+        try: s = self.schema(f.annotation)
+        except SchemaError as e: raise SchemaError(f"{owner+'.' if owner else ''}{f.name}: {e}") from None
+        p = {**s, 'description': f.doc or s.get('description', '') or ''}
+        if f.required: req.append(f.name)
+        elif f.default is not _OPTIONAL:
+            try: p['default'] = to_jsonable(f.default)
+            except TypeError: pass
+        props[f.name] = p
+    return props,req
+SchemaBuilder.properties = _properties # a method of `SchemaBuilder`, in a cell of its own
 
 # %% ../nbs/11_typekinds.ipynb #9b4f4593
 _clean_re = re.compile(r'\W')
@@ -1154,8 +1270,13 @@ _BIG_INT = 10**MAX_INT_DIGITS
 
 class Converter:
     "Converts JSON values to annotated types; `strict` turns off lax coercions (used to pick a `Union` member); `nonfinite` lets NaN and ±Infinity in"
-    def __init__(self, strict=False, nonfinite=False): self.strict,self.nonfinite = strict,nonfinite
-    def convert(self, v, tp, strict=None):
+    def __init__(self, strict:bool=False, # Refuse lax coercions (`"4"` for an int, a JSON string for a list)?
+                 nonfinite:bool=False # Let NaN and ±Infinity in?
+                ): self.strict,self.nonfinite = strict,nonfinite
+    def convert(self, v, # A JSON value a model sent
+                tp, # The annotation to convert it to
+                strict:bool|None=None # Strict (or lax) for this value only
+               ):
         t = type(v)
         if t is tp and (t is str or t is bool or (t is int and -_BIG_INT < v < _BIG_INT) or (t is float and v - v == 0)): return v # the common case, kept cheap
         if strict is not None and strict != self.strict: return _converters[strict, self.nonfinite].convert(v, tp)
@@ -1168,21 +1289,29 @@ class Converter:
         if tp is _empty: return v
         k = kind_of(tp)
         return v if k is None else k.convert(v, tp, self)
-    def convert_at(self, v, tp, where, key=False):
+    def convert_at(self, v, tp, where, # The key or index `v` is at
+                   key:bool=False # Is `v` itself a key?
+                  ): # `convert`, with `where` added to the path of a problem
         try: return self.convert(v, tp)
         except BadValue as e: raise (BadValue(f"key {show_value(where)}: {e.msg}", e.path) if key else e.at(where)) from None
-    def bind(self, fields, inputs:dict, owner)->dict:
-        "kwargs for `fields` from the dict `inputs`: every field converted, required ones present, no unknown keys"
-        by_name,kw = {f.name: f for f in fields},{}
-        for k,v in inputs.items():
-            f = by_name.get(k) if type(k) is str else None
-            if f is None and isinstance(k, str) and len(k) <= MAX_INPUT_NAME_CHARS: f = by_name.get(_clean_re.sub('', _plain(k)))
-            if f is None: raise BadValue(f"unknown field {show_value(k)} (it takes: {', '.join(by_name) or 'nothing'})")
-            if v is None and not f.required and not accepts_none(f.annotation): continue # null for an optional field: use its default
-            kw[f.name] = self.convert_at(v, f.annotation, f.name) if f.annotation is not _empty else v
-        for f in fields:
-            if f.required and f.name not in kw: raise BadValue(f"missing required field {f.name!r} ({describe_type(f.annotation)})")
-        return kw
+
+# %% ../nbs/11_typekinds.ipynb #4b9ec647
+def _bind_fields(self, fields:list, # The `Field`s of a structured type
+                 inputs:dict, # The object a model sent for it
+                 owner:str # The type's name, for error messages
+                )->dict:
+    "kwargs for `fields` from the dict `inputs`: every field converted, required ones present, no unknown keys"
+    by_name,kw = {f.name: f for f in fields},{}
+    for k,v in inputs.items():
+        f = by_name.get(k) if type(k) is str else None
+        if f is None and isinstance(k, str) and len(k) <= MAX_INPUT_NAME_CHARS: f = by_name.get(_clean_re.sub('', _plain(k)))
+        if f is None: raise BadValue(f"unknown field {show_value(k)} (it takes: {', '.join(by_name) or 'nothing'})")
+        if v is None and not f.required and not accepts_none(f.annotation): continue # null for an optional field: use its default
+        kw[f.name] = self.convert_at(v, f.annotation, f.name) if f.annotation is not _empty else v
+    for f in fields:
+        if f.required and f.name not in kw: raise BadValue(f"missing required field {f.name!r} ({describe_type(f.annotation)})")
+    return kw
+Converter.bind = _bind_fields # a method of `Converter`, in a cell of its own
 
 # %% ../nbs/11_typekinds.ipynb #d69cd2aa
 _exact_types = frozenset({int, float, str, bool, type(None)})
@@ -1190,7 +1319,8 @@ _converters = {(s, n): Converter(s, n) for s in (False, True) for n in (False, T
 _lax,_strict = _converters[False, False],_converters[True, False]
 
 # %% ../nbs/11_typekinds.ipynb #0fb1b1b7
-def accepts_none(tp)->bool:
+def accepts_none(tp # An annotation
+                )->bool:
     "Does annotation `tp` take `None`?"
     if tp is _empty: return True
     try: _strict.convert(None, tp); return True
