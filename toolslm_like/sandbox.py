@@ -43,7 +43,7 @@ class SandboxError(RuntimeError):
 class SandboxWarning(UserWarning):
     "A protection that was asked for could not be put in place on this machine (for example the network could not be turned off)"
 
-# %% ../nbs/03_sandbox.ipynb #1bdea723
+# %% ../nbs/03_sandbox.ipynb #18bdca14
 def cut_text(text:str, # Text to send back to the model
              max_chars:int): # The most characters to keep
     "`text` cut to its first and last characters, `max_chars` in all, with a note saying how much was left out"
@@ -51,7 +51,9 @@ def cut_text(text:str, # Text to send back to the model
     tail = max_chars // 4 # the end of a traceback (the error itself) or of a long printout matters too
     return f"{text[:max_chars-tail]}\n[output cut: {len(text)-max_chars:,} of {len(text):,} characters left out here]\n{text[len(text)-tail:]}"
 
-def is_plain_json(v, depth:int=0)->bool:
+def is_plain_json(v:object, # Any value
+                  depth:int=0, # How deep `v` sits in the value being checked
+                 )->bool:
     "Is `v` made only of JSON values (None, bool, int, finite float, str, list, dict with str keys), not nested too deep?"
     t = type(v)
     if t in (str, bool, int, type(None)): return True
@@ -61,12 +63,14 @@ def is_plain_json(v, depth:int=0)->bool:
     if t is dict: return all(type(k) is str and is_plain_json(o, depth+1) for k,o in v.items())
     return False
 
-def safe_repr(v)->str:
+# %% ../nbs/03_sandbox.ipynb #026bb9b0
+def safe_repr(v:object, # Any value
+              )->str:
     "`repr(v)`, or a note saying why it could not be made"
     try: return repr(v)
     except BaseException as e: return f"<{type(v).__name__} object; its repr failed: {type(e).__name__}: {e}>"
 
-def encode_result(v, # A run's result: the final expression's value, or printed output / traceback text
+def encode_result(v:object, # A run's result: the final expression's value, or printed output / traceback text
                   max_chars:int=DEFAULT_MAX_OUTPUT, # Longest text (or JSON text of a value) to send
                   is_text:bool=False): # Is `v` printed output or a traceback rather than a value?
     "The reply for result `v`: `{'value': v}` when `v` is plain JSON that fits, else `{'text': ...}` with its repr, cut to `max_chars`"
@@ -92,7 +96,8 @@ def site_dirs()->list:
     return sorted({os.path.realpath(p) for p in cands if os.path.isdir(p)})
 
 def python_binds(packages:bool=True, # Also the installed packages (site-packages)?
-                 expose=())->list: # More folders to show, read-only
+                 expose:list|tuple=(), # More folders to show, read-only
+                )->list:
     "[(host path, path in the sandbox)]: the Python installation, our package, and what the caller allows; never the rest of `sys.path`"
     base = os.path.realpath(sys.base_prefix)
     binds = [(base, base)]
@@ -116,7 +121,8 @@ def bwrap_args(bwrap:str, # The bwrap program
                binds:list, # [(host path, sandbox path)] to show read-only, from `python_binds`
                tmp_mb:float|None, # Size of its private /tmp, /var/tmp and /dev/shm
                network:bool=False, # Keep the host's network?
-               as_root:bool=False)->list: # Are we root (no user namespace; the worker drops to its own uid itself)?
+               as_root:bool=False, # Are we root (no user namespace; the worker drops to its own uid itself)?
+              )->list:
     "The bwrap command line for a worker: new namespaces, a minimal root of read-only binds, private tmp, the working folder"
     a = [bwrap, '--unshare-pid', '--unshare-ipc', '--unshare-uts', '--unshare-cgroup-try', '--hostname', 'sandbox', '--new-session']
     if not network: a.append('--unshare-net')
@@ -136,7 +142,7 @@ def bwrap_args(bwrap:str, # The bwrap program
     return a + ['--bind', workdir, workdir, '--remount-ro', '/', '--'] # its root itself is read-only too; the worker enters it once it is the sandbox user
 
 # %% ../nbs/03_sandbox.ipynb #150a976b
-def set_limits(limits:dict):
+def set_limits(limits:dict): # {name: (soft, hard)}, e.g. {'RLIMIT_NOFILE': (64, 64)}
     "Set `resource` limits {name: (soft, hard)}, never above what this process may set"
     for nm,(soft,hard) in limits.items():
         r = getattr(resource, nm)
@@ -146,14 +152,16 @@ def set_limits(limits:dict):
             soft = min(soft, hard) if soft != resource.RLIM_INFINITY else hard
         resource.setrlimit(r, (soft, hard))
 
-def cpu_budget(cpu_s:float|None)->float:
+def cpu_budget(cpu_s:float|None, # CPU seconds the next run may use (None: no limit)
+              )->float:
     "Let this process use `cpu_s` more CPU seconds from now (SIGXCPU ends it then); the CPU seconds used so far"
     ru = resource.getrusage(resource.RUSAGE_SELF)
     used = ru.ru_utime + ru.ru_stime
     if cpu_s: set_limits({'RLIMIT_CPU': (math.ceil(used) + math.ceil(cpu_s), resource.RLIM_INFINITY)})
     return used
 
-def drop_privileges(uid:int, gid:int):
+def drop_privileges(uid:int, # The user to become
+                    gid:int): # Its group
     "Become `uid`/`gid` for good, with no supplementary groups and no way back"
     os.setgroups([])
     os.setresgid(gid, gid, gid)
@@ -201,7 +209,8 @@ def end_others(in_pid_namespace:bool, # Do we have a pid namespace (and its /pro
 
 # %% ../nbs/03_sandbox.ipynb #9a49888e
 def limit_hint(e:BaseException, # The error a run ended with
-               limits:dict)->str|None: # The sandbox's limits: memory_mb, file_mb, open_files, max_procs
+               limits:dict, # The sandbox's limits: memory_mb, file_mb, open_files, max_procs, tmp_mb
+              )->str|None:
     "A note naming the sandbox limit that error `e` (or one it arose from) ran into, or None"
     while e is not None:
         if isinstance(e, MemoryError) and limits.get('memory_mb'): return f"the sandbox's memory limit is {limits['memory_mb']:g} MB"
@@ -235,7 +244,7 @@ def run_request(code:str, # The code to run
     return reply
 
 # %% ../nbs/03_sandbox.ipynb #0dd4b919
-def worker_main(cfg:dict):
+def worker_main(cfg:dict): # The settings the parent sends (see `Sandbox._command`): user, folder, limits
     "The worker process: drop to the sandbox user, set limits, then answer `{'code': ...}` requests (see `worker.serve`)"
     faulthandler.enable() # a crash leaves a Python traceback on stderr, which the parent shows
     signal.signal(signal.SIGXFSZ, signal.SIG_IGN) # too large a file is an OSError, not death
@@ -320,7 +329,8 @@ def kill_user_processes(uid:int, # The sandbox user
 
 # %% ../nbs/03_sandbox.ipynb #660de6ce
 def disk_usage(folder:str, # The folder to measure
-               max_files:int)->tuple[int,int]: # Stop counting past this many files
+               max_files:int, # Stop counting past this many files
+              )->tuple[int,int]:
     "(bytes on disk, files and folders) under `folder`, not following links; counting stops past `max_files`"
     size,n,todo = 0,0,[folder]
     while todo and n <= max_files:
@@ -336,7 +346,7 @@ def disk_usage(folder:str, # The folder to measure
                 except OSError: pass
     return size,n
 
-# %% ../nbs/03_sandbox.ipynb #0abb32f9
+# %% ../nbs/03_sandbox.ipynb #11d2630c
 _MB = 1 << 20
 
 def _positive(name, v, allow_none=True):
@@ -361,7 +371,7 @@ def _task_count(uid:int)->int:
             except OSError: pass
     return n
 
-# %% ../nbs/03_sandbox.ipynb #1f994b61
+# %% ../nbs/03_sandbox.ipynb #cc20e4be
 class Sandbox:
     "A persistent Python worker in a separate, isolated, resource-limited process; `run` returns what `funccall.python` would"
     def __init__(self, timeout:float=DEFAULT_TIMEOUT, # Wall-clock seconds per run; past it the worker and all it started are stopped
@@ -374,11 +384,11 @@ class Sandbox:
                  max_procs:int|None=DEFAULT_MAX_PROCS, # Processes and threads of the sandbox together
                  tmp_mb:float|None=DEFAULT_TMP_MB, # Size of its private /tmp, /var/tmp and /dev/shm, in MB each
                  max_output:int=DEFAULT_MAX_OUTPUT, # Characters of output, or of a value, sent back per run
-                 env_allow=(), # Names of our environment variables the worker may see, besides `worker.ENV_ALLOW`
+                 env_allow:list|tuple=(), # Names of our environment variables the worker may see, besides `worker.ENV_ALLOW`
                  env:dict|None=None, # Variables to set in the worker's environment
                  network:bool=False, # Allow network access? (Off by default)
                  user:int|str|None='auto', # 'auto': a uid of its own when we are root; a uid or name; None: stay who we are
-                 expose=(), # More folders the code may read (read-only)
+                 expose:list|tuple=(), # More folders the code may read (read-only)
                  packages:bool=True, # May the code import the packages installed in this Python (read-only)?
                  bwrap:str|None='auto', # The bubblewrap program ('auto': found on PATH; None: do without)
                  cgroups:bool=True, # Limit memory, processes and CPU of the sandbox as a whole with a cgroup, where we may?
@@ -393,7 +403,7 @@ class Sandbox:
         self._make_workdir(env_allow, env)
         self._first_start(require_isolation)
 
-# %% ../nbs/03_sandbox.ipynb #9cd425b6
+# %% ../nbs/03_sandbox.ipynb #e691de8d
 @patch
 def _check_args(self:Sandbox, timeout, memory_mb, cpu_s, file_mb, disk_mb, max_files, open_files, max_procs, tmp_mb, max_output):
     "Keep the limits, each checked (a clear error for a bad one); the sandbox needs Linux"
@@ -408,7 +418,7 @@ def unprotected(self:Sandbox)->list:
     "The protections that are off on this machine (their `isolation` text says why)"
     return [k for k,v in self.isolation.items() if v.startswith('NOT')]
 
-# %% ../nbs/03_sandbox.ipynb #c90a822f
+# %% ../nbs/03_sandbox.ipynb #577d1736
 @patch
 def _make_workdir(self:Sandbox, env_allow, env:dict|None):
     "Make the private working folder (its owner: the worker's user) and the worker's environment"
@@ -430,7 +440,7 @@ def _first_start(self:Sandbox, require_isolation:bool):
     if self.unprotected: # stacklevel 3: the warning points at the line that made the Sandbox
         warnings.warn(f"Sandbox: these protections are off here: {', '.join(self.unprotected)} (see Sandbox.isolation)", SandboxWarning, stacklevel=3)
 
-# %% ../nbs/03_sandbox.ipynb #16a381aa
+# %% ../nbs/03_sandbox.ipynb #e16b0482
 @patch
 def _choose_user(self:Sandbox, user):
     "(uid, gid) the worker drops to, or (None, None) to stay who we are"
@@ -448,7 +458,7 @@ def _choose_user(self:Sandbox, user):
     if pw.pw_uid == 0: raise SandboxError("user must not be root: the kernel ignores process limits for root")
     return pw.pw_uid,pw.pw_gid
 
-# %% ../nbs/03_sandbox.ipynb #fad05ac4
+# %% ../nbs/03_sandbox.ipynb #1dba2124
 @patch
 def _limits(self:Sandbox, cgroup:bool)->dict:
     "The `resource` limits for each of the worker's processes: {name: (soft, hard)}"
@@ -473,7 +483,7 @@ def _command(self:Sandbox, bwrap:str|None, cgroup:bool)->list:
     if not bwrap: return argv
     return bwrap_args(bwrap, self.workdir, python_binds(self.packages, self.expose), self.tmp_mb, self.network, as_root=os.geteuid() == 0) + argv
 
-# %% ../nbs/03_sandbox.ipynb #5fc57f87
+# %% ../nbs/03_sandbox.ipynb #de3bc630
 @patch
 def _start(self:Sandbox, cgroups:bool|None=None)->Worker:
     "Start a fresh worker (in bwrap, in a cgroup of its own, where we can) and wait until it is ready"
@@ -500,7 +510,7 @@ def _start(self:Sandbox, cgroups:bool|None=None)->Worker:
     self.isolation = self._describe(w)
     return w
 
-# %% ../nbs/03_sandbox.ipynb #9bc2c23f
+# %% ../nbs/03_sandbox.ipynb #9a102e97
 @patch
 def _describe(self:Sandbox, w:Worker)->dict:
     "What protects us from the code, in words; a protection that is off starts with NOT and says why"
@@ -530,7 +540,7 @@ def _describe(self:Sandbox, w:Worker)->dict:
     d['environment'] = ', '.join(sorted(self._env))
     return d
 
-# %% ../nbs/03_sandbox.ipynb #732c8633
+# %% ../nbs/03_sandbox.ipynb #6a62a9bf
 @patch(as_prop=True)
 def pid(self:Sandbox)->int|None:
     "Process id of the current worker, as we see it (None until the next run starts a fresh one)"
@@ -554,7 +564,7 @@ def _cpu_now(self:Sandbox, w:Worker)->float:
     try: return cg.cpu_seconds() if cg is not None else _cpu_seconds(w.tree[-1])
     except (OSError, ValueError, IndexError): return self._cpu_end
 
-# %% ../nbs/03_sandbox.ipynb #9b60b782
+# %% ../nbs/03_sandbox.ipynb #abfe82cb
 @patch
 def restart(self:Sandbox):
     "A fresh worker: all variables and imports are forgotten (files in `workdir` stay)"
@@ -578,7 +588,7 @@ def _shutdown(state:dict, _close=os.close, _rmtree=shutil.rmtree):
     if (fd := state.pop('uid_lock', None)) is not None: _close(fd)
     if (d := state.pop('workdir', None)) is not None: _rmtree(d, ignore_errors=True)
 
-# %% ../nbs/03_sandbox.ipynb #89b35c0a
+# %% ../nbs/03_sandbox.ipynb #beb0b16a
 class _LimitHit(Exception): "The sandbox went past a limit the parent checks (CPU time, disk); the message says which"
 
 _LOST = "A fresh worker starts with the next run; the previous state (variables, imports) was lost."
@@ -596,7 +606,7 @@ def _check(self:Sandbox, w:Worker, cpu_start:float, disk_start:tuple):
         if self.max_files and n > max(self.max_files, disk_start[1]):
             raise _LimitHit(f"made more files in its working folder than it may ({self.max_files:,})")
 
-# %% ../nbs/03_sandbox.ipynb #796b74f1
+# %% ../nbs/03_sandbox.ipynb #a6bc6e3d
 @patch
 def _crashed(self:Sandbox, w:Worker, e:WorkerError)->str:
     "The error text for a worker that ended, or broke the protocol, during a run"
@@ -615,7 +625,7 @@ def _crashed(self:Sandbox, w:Worker, e:WorkerError)->str:
     msg = f"SandboxCrashed: the sandbox worker {what} while running the code. {_LOST}"
     return f"{msg}\nIts last raw output:\n{tail[-2000:]}" if tail else msg
 
-# %% ../nbs/03_sandbox.ipynb #dd9aedd3
+# %% ../nbs/03_sandbox.ipynb #7aec47c6
 @patch
 def _fresh_if_needed(self:Sandbox)->tuple[Worker,str,float]:
     "The worker for the next run, a note when the last one had died or used up its CPU time between runs, and its CPU time now"
@@ -630,7 +640,7 @@ def _fresh_if_needed(self:Sandbox)->tuple[Worker,str,float]:
     w = self._start()
     return w,f"[The sandbox worker had {why}; a fresh one ran this code. The previous state (variables, imports) was lost.]",self._cpu_end
 
-# %% ../nbs/03_sandbox.ipynb #387518fc
+# %% ../nbs/03_sandbox.ipynb #0efccb56
 @patch
 def run(self:Sandbox,
         code:str, # Python code; the value of its last line (if an expression) is returned, else what it printed
@@ -685,7 +695,7 @@ def tool(self:Sandbox, name:str='python'): # The tool's name, as the model sees 
     "A `python` tool for a model that runs code in this sandbox: its schema shows only `code` and `timeout`"
     return _make_tool(self.run, self.timeout, f"{_tool_doc} {self.describe_limits()}", name)
 
-# %% ../nbs/03_sandbox.ipynb #c8065ba6
+# %% ../nbs/03_sandbox.ipynb #729eb036
 def _tool_timeout(timeout, limit):
     "The seconds a tool call may run: the model's `timeout`, never above `limit`"
     if timeout is None: return limit
@@ -710,7 +720,7 @@ def _make_tool(run, limit, doc, name='python'):
 _tool_doc = ("Run Python `code` and return its final expression's value (like IPython), or else its printed output. "
              "Errors come back as traceback text. Variables, functions and imports stay defined between calls.")
 
-# %% ../nbs/03_sandbox.ipynb #9d7d4c39
+# %% ../nbs/03_sandbox.ipynb #d172c88c
 def python_tool(ns:dict, # The namespace the code runs in; its variables stay there between calls
                 timeout:float=DEFAULT_TIMEOUT, # Most seconds one call may run
                 name:str='python'): # The tool's name, as the model sees it
