@@ -43,7 +43,7 @@ class SandboxError(RuntimeError):
 class SandboxWarning(UserWarning):
     "A protection that was asked for could not be put in place on this machine (for example the network could not be turned off)"
 
-# %% ../nbs/03_sandbox.ipynb #67b1b0c3
+# %% ../nbs/03_sandbox.ipynb #a26fb7b0
 def cut_text(text:str, # Text to send back to the model
              max_chars:int): # The most characters to keep
     "`text` cut to its first and last characters, `max_chars` in all, with a note saying how much was left out"
@@ -63,7 +63,7 @@ def is_plain_json(v:object, # Any value
     if t is dict: return all(type(k) is str and is_plain_json(o, depth+1) for k,o in v.items())
     return False
 
-# %% ../nbs/03_sandbox.ipynb #f07536b0
+# %% ../nbs/03_sandbox.ipynb #b1adfebf
 def safe_repr(v:object, # Any value
               )->str:
     "`repr(v)`, or a note saying why it could not be made"
@@ -346,7 +346,7 @@ def disk_usage(folder:str, # The folder to measure
                 except OSError: pass
     return size,n
 
-# %% ../nbs/03_sandbox.ipynb #950d98e1
+# %% ../nbs/03_sandbox.ipynb #28da1926
 _MB = 1 << 20
 
 def _positive(name, v, allow_none=True):
@@ -371,7 +371,7 @@ def _task_count(uid:int)->int:
             except OSError: pass
     return n
 
-# %% ../nbs/03_sandbox.ipynb #d424c024
+# %% ../nbs/03_sandbox.ipynb #ae6ce61a
 class Sandbox:
     "A persistent Python worker in a separate, isolated, resource-limited process; `run` returns what `funccall.python` would"
     def __init__(self, timeout:float=DEFAULT_TIMEOUT, # Wall-clock seconds per run; past it the worker and all it started are stopped
@@ -403,7 +403,7 @@ class Sandbox:
         self._make_workdir(env_allow, env)
         self._first_start(require_isolation)
 
-# %% ../nbs/03_sandbox.ipynb #64da9af1
+# %% ../nbs/03_sandbox.ipynb #c8436dd0
 @patch
 def _check_args(self:Sandbox, timeout, memory_mb, cpu_s, file_mb, disk_mb, max_files, open_files, max_procs, tmp_mb, max_output):
     "Keep the limits, each checked (a clear error for a bad one); the sandbox needs Linux"
@@ -418,7 +418,7 @@ def unprotected(self:Sandbox)->list:
     "The protections that are off on this machine (their `isolation` text says why)"
     return [k for k,v in self.isolation.items() if v.startswith('NOT')]
 
-# %% ../nbs/03_sandbox.ipynb #b3468edf
+# %% ../nbs/03_sandbox.ipynb #ac712047
 @patch
 def _make_workdir(self:Sandbox, env_allow, env:dict|None):
     "Make the private working folder (its owner: the worker's user) and the worker's environment"
@@ -440,7 +440,7 @@ def _first_start(self:Sandbox, require_isolation:bool):
     if self.unprotected: # stacklevel 3: the warning points at the line that made the Sandbox
         warnings.warn(f"Sandbox: these protections are off here: {', '.join(self.unprotected)} (see Sandbox.isolation)", SandboxWarning, stacklevel=3)
 
-# %% ../nbs/03_sandbox.ipynb #6800a749
+# %% ../nbs/03_sandbox.ipynb #d79302fe
 @patch
 def _choose_user(self:Sandbox, user):
     "(uid, gid) the worker drops to, or (None, None) to stay who we are"
@@ -458,7 +458,7 @@ def _choose_user(self:Sandbox, user):
     if pw.pw_uid == 0: raise SandboxError("user must not be root: the kernel ignores process limits for root")
     return pw.pw_uid,pw.pw_gid
 
-# %% ../nbs/03_sandbox.ipynb #0553bf2d
+# %% ../nbs/03_sandbox.ipynb #1c9a0f73
 @patch
 def _limits(self:Sandbox, cgroup:bool)->dict:
     "The `resource` limits for each of the worker's processes: {name: (soft, hard)}"
@@ -483,7 +483,7 @@ def _command(self:Sandbox, bwrap:str|None, cgroup:bool)->list:
     if not bwrap: return argv
     return bwrap_args(bwrap, self.workdir, python_binds(self.packages, self.expose), self.tmp_mb, self.network, as_root=os.geteuid() == 0) + argv
 
-# %% ../nbs/03_sandbox.ipynb #f69d7433
+# %% ../nbs/03_sandbox.ipynb #bc780453
 @patch
 def _start(self:Sandbox, cgroups:bool|None=None)->Worker:
     "Start a fresh worker (in bwrap, in a cgroup of its own, where we can) and wait until it is ready"
@@ -510,7 +510,7 @@ def _start(self:Sandbox, cgroups:bool|None=None)->Worker:
     self.isolation = self._describe(w)
     return w
 
-# %% ../nbs/03_sandbox.ipynb #d56fcd11
+# %% ../nbs/03_sandbox.ipynb #7b6d0dbf
 @patch
 def _describe(self:Sandbox, w:Worker)->dict:
     "What protects us from the code, in words; a protection that is off starts with NOT and says why"
@@ -540,7 +540,7 @@ def _describe(self:Sandbox, w:Worker)->dict:
     d['environment'] = ', '.join(sorted(self._env))
     return d
 
-# %% ../nbs/03_sandbox.ipynb #5fbd6e46
+# %% ../nbs/03_sandbox.ipynb #d2aa0095
 @patch(as_prop=True)
 def pid(self:Sandbox)->int|None:
     "Process id of the current worker, as we see it (None until the next run starts a fresh one)"
@@ -564,7 +564,7 @@ def _cpu_now(self:Sandbox, w:Worker)->float:
     try: return cg.cpu_seconds() if cg is not None else _cpu_seconds(w.tree[-1])
     except (OSError, ValueError, IndexError): return self._cpu_end
 
-# %% ../nbs/03_sandbox.ipynb #515704bb
+# %% ../nbs/03_sandbox.ipynb #e998bdcc
 @patch
 def restart(self:Sandbox):
     "A fresh worker: all variables and imports are forgotten (files in `workdir` stay)"
@@ -588,7 +588,7 @@ def _shutdown(state:dict, _close=os.close, _rmtree=shutil.rmtree):
     if (fd := state.pop('uid_lock', None)) is not None: _close(fd)
     if (d := state.pop('workdir', None)) is not None: _rmtree(d, ignore_errors=True)
 
-# %% ../nbs/03_sandbox.ipynb #681ad3fa
+# %% ../nbs/03_sandbox.ipynb #43e5292f
 class _LimitHit(Exception): "The sandbox went past a limit the parent checks (CPU time, disk); the message says which"
 
 _LOST = "A fresh worker starts with the next run; the previous state (variables, imports) was lost."
@@ -606,7 +606,7 @@ def _check(self:Sandbox, w:Worker, cpu_start:float, disk_start:tuple):
         if self.max_files and n > max(self.max_files, disk_start[1]):
             raise _LimitHit(f"made more files in its working folder than it may ({self.max_files:,})")
 
-# %% ../nbs/03_sandbox.ipynb #f5cc2420
+# %% ../nbs/03_sandbox.ipynb #44dbd3ab
 @patch
 def _crashed(self:Sandbox, w:Worker, e:WorkerError)->str:
     "The error text for a worker that ended, or broke the protocol, during a run"
@@ -625,7 +625,7 @@ def _crashed(self:Sandbox, w:Worker, e:WorkerError)->str:
     msg = f"SandboxCrashed: the sandbox worker {what} while running the code. {_LOST}"
     return f"{msg}\nIts last raw output:\n{tail[-2000:]}" if tail else msg
 
-# %% ../nbs/03_sandbox.ipynb #00aee4bd
+# %% ../nbs/03_sandbox.ipynb #8957ce9f
 @patch
 def _fresh_if_needed(self:Sandbox)->tuple[Worker,str,float]:
     "The worker for the next run, a note when the last one had died or used up its CPU time between runs, and its CPU time now"
@@ -640,7 +640,7 @@ def _fresh_if_needed(self:Sandbox)->tuple[Worker,str,float]:
     w = self._start()
     return w,f"[The sandbox worker had {why}; a fresh one ran this code. The previous state (variables, imports) was lost.]",self._cpu_end
 
-# %% ../nbs/03_sandbox.ipynb #c74225de
+# %% ../nbs/03_sandbox.ipynb #003c6b7c
 @patch
 def run(self:Sandbox,
         code:str, # Python code; the value of its last line (if an expression) is returned, else what it printed
@@ -695,7 +695,7 @@ def tool(self:Sandbox, name:str='python'): # The tool's name, as the model sees 
     "A `python` tool for a model that runs code in this sandbox: its schema shows only `code` and `timeout`"
     return _make_tool(self.run, self.timeout, f"{_tool_doc} {self.describe_limits()}", name)
 
-# %% ../nbs/03_sandbox.ipynb #7ded731a
+# %% ../nbs/03_sandbox.ipynb #ef5376ac
 def _tool_timeout(timeout, limit):
     "The seconds a tool call may run: the model's `timeout`, never above `limit`"
     if timeout is None: return limit
@@ -720,7 +720,7 @@ def _make_tool(run, limit, doc, name='python'):
 _tool_doc = ("Run Python `code` and return its final expression's value (like IPython), or else its printed output. "
              "Errors come back as traceback text. Variables, functions and imports stay defined between calls.")
 
-# %% ../nbs/03_sandbox.ipynb #821f0e61
+# %% ../nbs/03_sandbox.ipynb #8449c8ee
 def python_tool(ns:dict, # The namespace the code runs in; its variables stay there between calls
                 timeout:float=DEFAULT_TIMEOUT, # Most seconds one call may run
                 name:str='python'): # The tool's name, as the model sees it
