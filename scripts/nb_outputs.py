@@ -23,7 +23,8 @@ _re_export = re.compile(r'^\s*#\|\s*export', re.M)
 _re_directive = re.compile(r'^\s*#\|')
 # What no output may show: where the build ran, how IPython ran it, or what only this process knows
 BAD_OUTPUT = [
-    (re.compile(r'(?<![\w.])(?:/work|/root|/home|/tmp|/var/folders|/usr/lib/python|/usr/local/lib|[A-Z]:\\Users)/?[\w.~-]*'), 'a path of the build machine'),
+    # a folder's bare name (`/tmp`, `/root`: what a sandbox sees or may not see) is no path of the build machine; what lies in it is
+    (re.compile(r'(?<![\w.])(?:(?:/work|/root|/home|/tmp|/var/folders)/[\w.~-]+|(?:/usr/lib/python|/usr/local/lib|[A-Z]:\\Users)[\w.~/-]*)'), 'a path of the build machine'),
     (re.compile(r'site-packages|\.venv/|\.pyenv/'), 'a path of the build machine'),
     (re.compile(r'<ipython-input-\d+|Cell In\[\d+\]|/tmp/ipykernel_|File "<string>"'), 'an IPython frame'),
     (re.compile(r'__main__\.'), '`__main__.`'),

@@ -10,7 +10,7 @@ __all__ = ['DEFAULT_TIMEOUT', 'DEFAULT_MEMORY_MB', 'DEFAULT_CPU_S', 'DEFAULT_FIL
            'SANDBOX_UIDS', 'SandboxError', 'SandboxWarning', 'cut_text', 'is_plain_json', 'safe_repr', 'encode_result',
            'site_dirs', 'python_binds', 'find_bwrap', 'bwrap_args', 'set_limits', 'cpu_budget', 'drop_privileges',
            'no_new_privileges', 'end_others', 'limit_hint', 'run_request', 'worker_main', 'claim_uid',
-           'kill_user_processes', 'disk_usage', 'python_tool', 'Sandbox', 'MAX_CODE_CHARS']
+           'kill_user_processes', 'disk_usage', 'Sandbox', 'python_tool', 'MAX_CODE_CHARS']
 
 # %% ../nbs/03_sandbox.ipynb #3e6c2833
 import builtins, ctypes, errno, faulthandler, fcntl, functools, importlib, json, math, os, pwd, re, resource, shutil
@@ -43,7 +43,7 @@ class SandboxError(RuntimeError):
 class SandboxWarning(UserWarning):
     "A protection that was asked for could not be put in place on this machine (for example the network could not be turned off)"
 
-# %% ../nbs/03_sandbox.ipynb #1bdea723
+# %% ../nbs/03_sandbox.ipynb #a26fb7b0
 def cut_text(text:str, # Text to send back to the model
              max_chars:int): # The most characters to keep
     "`text` cut to its first and last characters, `max_chars` in all, with a note saying how much was left out"
@@ -51,7 +51,9 @@ def cut_text(text:str, # Text to send back to the model
     tail = max_chars // 4 # the end of a traceback (the error itself) or of a long printout matters too
     return f"{text[:max_chars-tail]}\n[output cut: {len(text)-max_chars:,} of {len(text):,} characters left out here]\n{text[len(text)-tail:]}"
 
-def is_plain_json(v, depth:int=0)->bool:
+def is_plain_json(v:object, # Any value
+                  depth:int=0, # How deep `v` sits in the value being checked
+                 )->bool:
     "Is `v` made only of JSON values (None, bool, int, finite float, str, list, dict with str keys), not nested too deep?"
     t = type(v)
     if t in (str, bool, int, type(None)): return True
@@ -61,12 +63,14 @@ def is_plain_json(v, depth:int=0)->bool:
     if t is dict: return all(type(k) is str and is_plain_json(o, depth+1) for k,o in v.items())
     return False
 
-def safe_repr(v)->str:
+# %% ../nbs/03_sandbox.ipynb #b1adfebf
+def safe_repr(v:object, # Any value
+              )->str:
     "`repr(v)`, or a note saying why it could not be made"
     try: return repr(v)
     except BaseException as e: return f"<{type(v).__name__} object; its repr failed: {type(e).__name__}: {e}>"
 
-def encode_result(v, # A run's result: the final expression's value, or printed output / traceback text
+def encode_result(v:object, # A run's result: the final expression's value, or printed output / traceback text
                   max_chars:int=DEFAULT_MAX_OUTPUT, # Longest text (or JSON text of a value) to send
                   is_text:bool=False): # Is `v` printed output or a traceback rather than a value?
     "The reply for result `v`: `{'value': v}` when `v` is plain JSON that fits, else `{'text': ...}` with its repr, cut to `max_chars`"
@@ -92,7 +96,8 @@ def site_dirs()->list:
     return sorted({os.path.realpath(p) for p in cands if os.path.isdir(p)})
 
 def python_binds(packages:bool=True, # Also the installed packages (site-packages)?
-                 expose=())->list: # More folders to show, read-only
+                 expose:list|tuple=(), # More folders to show, read-only
+                )->list:
     "[(host path, path in the sandbox)]: the Python installation, our package, and what the caller allows; never the rest of `sys.path`"
     base = os.path.realpath(sys.base_prefix)
     binds = [(base, base)]
@@ -116,7 +121,8 @@ def bwrap_args(bwrap:str, # The bwrap program
                binds:list, # [(host path, sandbox path)] to show read-only, from `python_binds`
                tmp_mb:float|None, # Size of its private /tmp, /var/tmp and /dev/shm
                network:bool=False, # Keep the host's network?
-               as_root:bool=False)->list: # Are we root (no user namespace; the worker drops to its own uid itself)?
+               as_root:bool=False, # Are we root (no user namespace; the worker drops to its own uid itself)?
+              )->list:
     "The bwrap command line for a worker: new namespaces, a minimal root of read-only binds, private tmp, the working folder"
     a = [bwrap, '--unshare-pid', '--unshare-ipc', '--unshare-uts', '--unshare-cgroup-try', '--hostname', 'sandbox', '--new-session']
     if not network: a.append('--unshare-net')
@@ -133,10 +139,10 @@ def bwrap_args(bwrap:str, # The bwrap program
     for d in sorted(p for p in parents if p not in tmpfs and not any(p == m or p.startswith(m + '/') for m in read_only)):
         a += ['--perms', '0755', '--dir', d] # bwrap's own folder, readable by the sandbox user (not the host's, maybe 0700)
     for src,dst in binds: a += ['--ro-bind', src, dst]
-    return a + ['--bind', workdir, workdir, '--remount-ro', '/', '--'] # its root itself is read-only too # the worker enters it once it is the sandbox user
+    return a + ['--bind', workdir, workdir, '--remount-ro', '/', '--'] # its root itself is read-only too; the worker enters it once it is the sandbox user
 
 # %% ../nbs/03_sandbox.ipynb #150a976b
-def set_limits(limits:dict):
+def set_limits(limits:dict): # {name: (soft, hard)}, e.g. {'RLIMIT_NOFILE': (64, 64)}
     "Set `resource` limits {name: (soft, hard)}, never above what this process may set"
     for nm,(soft,hard) in limits.items():
         r = getattr(resource, nm)
@@ -146,14 +152,16 @@ def set_limits(limits:dict):
             soft = min(soft, hard) if soft != resource.RLIM_INFINITY else hard
         resource.setrlimit(r, (soft, hard))
 
-def cpu_budget(cpu_s:float|None)->float:
+def cpu_budget(cpu_s:float|None, # CPU seconds the next run may use (None: no limit)
+              )->float:
     "Let this process use `cpu_s` more CPU seconds from now (SIGXCPU ends it then); the CPU seconds used so far"
     ru = resource.getrusage(resource.RUSAGE_SELF)
     used = ru.ru_utime + ru.ru_stime
     if cpu_s: set_limits({'RLIMIT_CPU': (math.ceil(used) + math.ceil(cpu_s), resource.RLIM_INFINITY)})
     return used
 
-def drop_privileges(uid:int, gid:int):
+def drop_privileges(uid:int, # The user to become
+                    gid:int): # Its group
     "Become `uid`/`gid` for good, with no supplementary groups and no way back"
     os.setgroups([])
     os.setresgid(gid, gid, gid)
@@ -201,7 +209,8 @@ def end_others(in_pid_namespace:bool, # Do we have a pid namespace (and its /pro
 
 # %% ../nbs/03_sandbox.ipynb #9a49888e
 def limit_hint(e:BaseException, # The error a run ended with
-               limits:dict)->str|None: # The sandbox's limits: memory_mb, file_mb, open_files, max_procs
+               limits:dict, # The sandbox's limits: memory_mb, file_mb, open_files, max_procs, tmp_mb
+              )->str|None:
     "A note naming the sandbox limit that error `e` (or one it arose from) ran into, or None"
     while e is not None:
         if isinstance(e, MemoryError) and limits.get('memory_mb'): return f"the sandbox's memory limit is {limits['memory_mb']:g} MB"
@@ -235,7 +244,7 @@ def run_request(code:str, # The code to run
     return reply
 
 # %% ../nbs/03_sandbox.ipynb #0dd4b919
-def worker_main(cfg:dict):
+def worker_main(cfg:dict): # The settings the parent sends (see `Sandbox._command`): user, folder, limits
     "The worker process: drop to the sandbox user, set limits, then answer `{'code': ...}` requests (see `worker.serve`)"
     faulthandler.enable() # a crash leaves a Python traceback on stderr, which the parent shows
     signal.signal(signal.SIGXFSZ, signal.SIG_IGN) # too large a file is an OSError, not death
@@ -320,7 +329,8 @@ def kill_user_processes(uid:int, # The sandbox user
 
 # %% ../nbs/03_sandbox.ipynb #660de6ce
 def disk_usage(folder:str, # The folder to measure
-               max_files:int)->tuple[int,int]: # Stop counting past this many files
+               max_files:int, # Stop counting past this many files
+              )->tuple[int,int]:
     "(bytes on disk, files and folders) under `folder`, not following links; counting stops past `max_files`"
     size,n,todo = 0,0,[folder]
     while todo and n <= max_files:
@@ -336,48 +346,15 @@ def disk_usage(folder:str, # The folder to measure
                 except OSError: pass
     return size,n
 
-# %% ../nbs/03_sandbox.ipynb #0e778eeb
+# %% ../nbs/03_sandbox.ipynb #28da1926
+_MB = 1 << 20
+
 def _positive(name, v, allow_none=True):
+    "`v`, checked to be a positive number (or None, when `allow_none`): a clear error naming `name` otherwise"
     if v is None and allow_none: return v
     if isinstance(v, bool) or not isinstance(v, (int, float)) or not v > 0:
         raise ValueError(f"{name} must be a positive number{' or None (no limit)' if allow_none else ''}, got {v!r}")
     return v
-
-def _tool_timeout(timeout, limit):
-    "The seconds a tool call may run: the model's `timeout`, never above `limit`"
-    if timeout is None: return limit
-    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not timeout > 0:
-        raise ValueError(f"timeout must be a positive number of seconds (at most {limit:g}), got {timeout!r}")
-    return min(timeout, limit)
-
-_tool_name_re = re.compile(r'^[a-zA-Z_][a-zA-Z0-9_]{0,63}$') # a Python name every provider accepts as a tool name
-
-def _make_tool(run, limit, doc, name='python'):
-    "A function called `name` whose only parameters are `code` and `timeout`; it calls `run(code, seconds)`"
-    if not isinstance(name, str) or not _tool_name_re.match(name):
-        raise ValueError(f"name must be a Python identifier of at most 64 letters, digits and underscores, got {name!r}")
-    def python(code:str, # Python code to run; the value of its last line (if an expression) is returned, else what it printed
-               timeout:float|None=None, # Seconds the code may run before it is stopped (default and most: the limit the description gives)
-              ): # The final expression's value, or the printed output, or the traceback of an error
-        if not isinstance(code, str): raise TypeError(f"code must be a string of Python source, got {type(code).__name__}")
-        return run(code, _tool_timeout(timeout, limit))
-    python.__doc__,python.__name__,python.__qualname__ = doc,name,name
-    return python
-
-_tool_doc = ("Run Python `code` and return its final expression's value (like IPython), or else its printed output. "
-             "Errors come back as traceback text. Variables, functions and imports stay defined between calls.")
-
-def python_tool(ns:dict, # The namespace the code runs in; its variables stay there between calls
-                timeout:float=DEFAULT_TIMEOUT, # Most seconds one call may run
-                name:str='python'): # The tool's name, as the model sees it
-    "A `python` tool for a model that runs code in this process, in `ns`: its schema shows `code` and `timeout`, never `glb`/`loc`"
-    if not isinstance(ns, dict): raise TypeError(f"ns must be a dict to run the code in, got {type(ns).__name__}")
-    _positive('timeout', timeout, allow_none=False)
-    from toolslm_like.funccall import python as python_here
-    return _make_tool(lambda code, secs: python_here(code, glb=ns, timeout=secs), timeout, f"{_tool_doc} A call may run for {timeout:g} s at most.", name)
-
-# %% ../nbs/03_sandbox.ipynb #3d69c142
-_MB = 1 << 20
 
 def _cpu_seconds(pid:int)->float:
     "CPU time (user + system) process `pid` has used so far"
@@ -394,6 +371,7 @@ def _task_count(uid:int)->int:
             except OSError: pass
     return n
 
+# %% ../nbs/03_sandbox.ipynb #ae6ce61a
 class Sandbox:
     "A persistent Python worker in a separate, isolated, resource-limited process; `run` returns what `funccall.python` would"
     def __init__(self, timeout:float=DEFAULT_TIMEOUT, # Wall-clock seconds per run; past it the worker and all it started are stopped
@@ -406,47 +384,63 @@ class Sandbox:
                  max_procs:int|None=DEFAULT_MAX_PROCS, # Processes and threads of the sandbox together
                  tmp_mb:float|None=DEFAULT_TMP_MB, # Size of its private /tmp, /var/tmp and /dev/shm, in MB each
                  max_output:int=DEFAULT_MAX_OUTPUT, # Characters of output, or of a value, sent back per run
-                 env_allow=(), # Names of our environment variables the worker may see, besides `worker.ENV_ALLOW`
+                 env_allow:list|tuple=(), # Names of our environment variables the worker may see, besides `worker.ENV_ALLOW`
                  env:dict|None=None, # Variables to set in the worker's environment
                  network:bool=False, # Allow network access? (Off by default)
                  user:int|str|None='auto', # 'auto': a uid of its own when we are root; a uid or name; None: stay who we are
-                 expose=(), # More folders the code may read (read-only)
+                 expose:list|tuple=(), # More folders the code may read (read-only)
                  packages:bool=True, # May the code import the packages installed in this Python (read-only)?
                  bwrap:str|None='auto', # The bubblewrap program ('auto': found on PATH; None: do without)
                  cgroups:bool=True, # Limit memory, processes and CPU of the sandbox as a whole with a cgroup, where we may?
                  require_isolation:bool=False): # Refuse to start when any protection is off on this machine?
-        self.timeout = _positive('timeout', timeout, allow_none=False)
-        for k,v in dict(memory_mb=memory_mb, cpu_s=cpu_s, file_mb=file_mb, disk_mb=disk_mb, max_files=max_files, open_files=open_files,
-                        max_procs=max_procs, tmp_mb=tmp_mb).items(): setattr(self, k, _positive(k, v))
-        self.max_output = int(_positive('max_output', max_output, allow_none=False))
-        if not sys.platform.startswith('linux'): raise SandboxError(f"Sandbox needs Linux (namespaces, cgroups, /proc); this is {sys.platform}")
+        self._check_args(timeout, memory_mb, cpu_s, file_mb, disk_mb, max_files, open_files, max_procs, tmp_mb, max_output)
         self.network,self.expose,self.packages,self.use_cgroups = bool(network),[str(p) for p in expose],packages,cgroups
         self._bwrap = find_bwrap() if bwrap == 'auto' else bwrap
         self._no_bwrap = 'bwrap is not installed (Debian package bubblewrap)' if not self._bwrap else None
-        self._lock,self._cpu_end,self.isolation = threading.RLock(),0.0,{}
-        self._state = state = {}
-        self._finalizer = weakref.finalize(self, _shutdown, state)
+        self._lock,self._cpu_end,self.isolation,self._state = threading.RLock(),0.0,{},{}
+        self._finalizer = weakref.finalize(self, _shutdown, self._state)
         self._uid,self._gid = self._choose_user(user)
-        state['workdir'] = self.workdir = os.path.realpath(tempfile.mkdtemp(prefix='toolslm_like-sandbox-'))
-        if self._uid is not None: os.chown(self.workdir, self._uid, self._gid)
-        os.chmod(self.workdir, 0o700)
-        extra = {'HOME': self.workdir, 'PYTHONDONTWRITEBYTECODE': '1', **({} if self._bwrap else {'TMPDIR': self.workdir}), **(env or {})}
-        self._env = worker_env(env_allow, extra)
-        try: self._start()
-        except BaseException: self.close(); raise
-        if require_isolation and self.unprotected:
-            self.close()
-            raise SandboxError(f"require_isolation=True, and on this machine these protections are off: " +
-                               '; '.join(f"{k}: {self.isolation[k]}" for k in self.unprotected))
-        if self.unprotected:
-            warnings.warn(f"Sandbox: these protections are off here: {', '.join(self.unprotected)} (see Sandbox.isolation)", SandboxWarning, stacklevel=2)
+        self._make_workdir(env_allow, env)
+        self._first_start(require_isolation)
 
-    @property
-    def unprotected(self)->list:
-        "The protections that are off on this machine (their `isolation` text says why)"
-        return [k for k,v in self.isolation.items() if v.startswith('NOT')]
+# %% ../nbs/03_sandbox.ipynb #c8436dd0
+@patch
+def _check_args(self:Sandbox, timeout, memory_mb, cpu_s, file_mb, disk_mb, max_files, open_files, max_procs, tmp_mb, max_output):
+    "Keep the limits, each checked (a clear error for a bad one); the sandbox needs Linux"
+    self.timeout = _positive('timeout', timeout, allow_none=False)
+    for k,v in dict(memory_mb=memory_mb, cpu_s=cpu_s, file_mb=file_mb, disk_mb=disk_mb, max_files=max_files, open_files=open_files,
+                    max_procs=max_procs, tmp_mb=tmp_mb).items(): setattr(self, k, _positive(k, v))
+    self.max_output = int(_positive('max_output', max_output, allow_none=False))
+    if not sys.platform.startswith('linux'): raise SandboxError(f"Sandbox needs Linux (namespaces, cgroups, /proc); this is {sys.platform}")
 
-# %% ../nbs/03_sandbox.ipynb #bba9d465
+@patch(as_prop=True)
+def unprotected(self:Sandbox)->list:
+    "The protections that are off on this machine (their `isolation` text says why)"
+    return [k for k,v in self.isolation.items() if v.startswith('NOT')]
+
+# %% ../nbs/03_sandbox.ipynb #ac712047
+@patch
+def _make_workdir(self:Sandbox, env_allow, env:dict|None):
+    "Make the private working folder (its owner: the worker's user) and the worker's environment"
+    self._state['workdir'] = self.workdir = os.path.realpath(tempfile.mkdtemp(prefix='toolslm_like-sandbox-'))
+    if self._uid is not None: os.chown(self.workdir, self._uid, self._gid)
+    os.chmod(self.workdir, 0o700)
+    extra = {'HOME': self.workdir, 'PYTHONDONTWRITEBYTECODE': '1', **({} if self._bwrap else {'TMPDIR': self.workdir}), **(env or {})}
+    self._env = worker_env(env_allow, extra)
+
+@patch
+def _first_start(self:Sandbox, require_isolation:bool):
+    "Start the first worker; then refuse (`require_isolation`) or warn when a protection is off"
+    try: self._start()
+    except BaseException: self.close(); raise
+    if require_isolation and self.unprotected:
+        self.close()
+        raise SandboxError(f"require_isolation=True, and on this machine these protections are off: " +
+                           '; '.join(f"{k}: {self.isolation[k]}" for k in self.unprotected))
+    if self.unprotected: # stacklevel 3: the warning points at the line that made the Sandbox
+        warnings.warn(f"Sandbox: these protections are off here: {', '.join(self.unprotected)} (see Sandbox.isolation)", SandboxWarning, stacklevel=3)
+
+# %% ../nbs/03_sandbox.ipynb #d79302fe
 @patch
 def _choose_user(self:Sandbox, user):
     "(uid, gid) the worker drops to, or (None, None) to stay who we are"
@@ -464,6 +458,7 @@ def _choose_user(self:Sandbox, user):
     if pw.pw_uid == 0: raise SandboxError("user must not be root: the kernel ignores process limits for root")
     return pw.pw_uid,pw.pw_gid
 
+# %% ../nbs/03_sandbox.ipynb #1c9a0f73
 @patch
 def _limits(self:Sandbox, cgroup:bool)->dict:
     "The `resource` limits for each of the worker's processes: {name: (soft, hard)}"
@@ -488,7 +483,7 @@ def _command(self:Sandbox, bwrap:str|None, cgroup:bool)->list:
     if not bwrap: return argv
     return bwrap_args(bwrap, self.workdir, python_binds(self.packages, self.expose), self.tmp_mb, self.network, as_root=os.geteuid() == 0) + argv
 
-# %% ../nbs/03_sandbox.ipynb #d2d1b6ad
+# %% ../nbs/03_sandbox.ipynb #bc780453
 @patch
 def _start(self:Sandbox, cgroups:bool|None=None)->Worker:
     "Start a fresh worker (in bwrap, in a cgroup of its own, where we can) and wait until it is ready"
@@ -515,14 +510,7 @@ def _start(self:Sandbox, cgroups:bool|None=None)->Worker:
     self.isolation = self._describe(w)
     return w
 
-@patch
-def _cpu_now(self:Sandbox, w:Worker)->float:
-    "CPU seconds the sandbox has used: all its processes (cgroup), else its worker process"
-    cg = self._state.get('cgroup')
-    try: return cg.cpu_seconds() if cg is not None else _cpu_seconds(w.tree[-1])
-    except (OSError, ValueError, IndexError): return self._cpu_end
-
-# %% ../nbs/03_sandbox.ipynb #acb02b48
+# %% ../nbs/03_sandbox.ipynb #7b6d0dbf
 @patch
 def _describe(self:Sandbox, w:Worker)->dict:
     "What protects us from the code, in words; a protection that is off starts with NOT and says why"
@@ -550,10 +538,9 @@ def _describe(self:Sandbox, w:Worker)->dict:
     d['disk'] = (f"{mb(self.disk_mb) if self.disk_mb else 'any size'} and {f'{self.max_files:,}' if self.max_files else 'any number of'} files"
                  f" in its working folder (checked every {CHECK_EVERY:g} s while code runs); files up to {mb(self.file_mb) if self.file_mb else 'any size'}")
     d['environment'] = ', '.join(sorted(self._env))
-    d['workdir'] = self.workdir
     return d
 
-# %% ../nbs/03_sandbox.ipynb #e84d45ef
+# %% ../nbs/03_sandbox.ipynb #d2aa0095
 @patch(as_prop=True)
 def pid(self:Sandbox)->int|None:
     "Process id of the current worker, as we see it (None until the next run starts a fresh one)"
@@ -570,6 +557,14 @@ def _stop(state:dict):
     if (cg := state.pop('cgroup', None)) is not None: cg.remove()
     if state.get('dedicated'): kill_user_processes(state['uid']) # nothing of this uid outlives the worker, in a namespace or not
 
+@patch
+def _cpu_now(self:Sandbox, w:Worker)->float:
+    "CPU seconds the sandbox has used: all its processes (cgroup), else its worker process"
+    cg = self._state.get('cgroup')
+    try: return cg.cpu_seconds() if cg is not None else _cpu_seconds(w.tree[-1])
+    except (OSError, ValueError, IndexError): return self._cpu_end
+
+# %% ../nbs/03_sandbox.ipynb #e998bdcc
 @patch
 def restart(self:Sandbox):
     "A fresh worker: all variables and imports are forgotten (files in `workdir` stay)"
@@ -593,7 +588,7 @@ def _shutdown(state:dict, _close=os.close, _rmtree=shutil.rmtree):
     if (fd := state.pop('uid_lock', None)) is not None: _close(fd)
     if (d := state.pop('workdir', None)) is not None: _rmtree(d, ignore_errors=True)
 
-# %% ../nbs/03_sandbox.ipynb #19f80100
+# %% ../nbs/03_sandbox.ipynb #43e5292f
 class _LimitHit(Exception): "The sandbox went past a limit the parent checks (CPU time, disk); the message says which"
 
 _LOST = "A fresh worker starts with the next run; the previous state (variables, imports) was lost."
@@ -611,6 +606,7 @@ def _check(self:Sandbox, w:Worker, cpu_start:float, disk_start:tuple):
         if self.max_files and n > max(self.max_files, disk_start[1]):
             raise _LimitHit(f"made more files in its working folder than it may ({self.max_files:,})")
 
+# %% ../nbs/03_sandbox.ipynb #44dbd3ab
 @patch
 def _crashed(self:Sandbox, w:Worker, e:WorkerError)->str:
     "The error text for a worker that ended, or broke the protocol, during a run"
@@ -629,7 +625,7 @@ def _crashed(self:Sandbox, w:Worker, e:WorkerError)->str:
     msg = f"SandboxCrashed: the sandbox worker {what} while running the code. {_LOST}"
     return f"{msg}\nIts last raw output:\n{tail[-2000:]}" if tail else msg
 
-# %% ../nbs/03_sandbox.ipynb #c40c4945
+# %% ../nbs/03_sandbox.ipynb #8957ce9f
 @patch
 def _fresh_if_needed(self:Sandbox)->tuple[Worker,str,float]:
     "The worker for the next run, a note when the last one had died or used up its CPU time between runs, and its CPU time now"
@@ -644,6 +640,7 @@ def _fresh_if_needed(self:Sandbox)->tuple[Worker,str,float]:
     w = self._start()
     return w,f"[The sandbox worker had {why}; a fresh one ran this code. The previous state (variables, imports) was lost.]",self._cpu_end
 
+# %% ../nbs/03_sandbox.ipynb #003c6b7c
 @patch
 def run(self:Sandbox,
         code:str, # Python code; the value of its last line (if an expression) is returned, else what it printed
@@ -697,3 +694,38 @@ def describe_limits(self:Sandbox)->str:
 def tool(self:Sandbox, name:str='python'): # The tool's name, as the model sees it
     "A `python` tool for a model that runs code in this sandbox: its schema shows only `code` and `timeout`"
     return _make_tool(self.run, self.timeout, f"{_tool_doc} {self.describe_limits()}", name)
+
+# %% ../nbs/03_sandbox.ipynb #ef5376ac
+def _tool_timeout(timeout, limit):
+    "The seconds a tool call may run: the model's `timeout`, never above `limit`"
+    if timeout is None: return limit
+    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not timeout > 0:
+        raise ValueError(f"timeout must be a positive number of seconds (at most {limit:g}), got {timeout!r}")
+    return min(timeout, limit)
+
+_tool_name_re = re.compile(r'^[a-zA-Z_][a-zA-Z0-9_]{0,63}$') # a Python name every provider accepts as a tool name
+
+def _make_tool(run, limit, doc, name='python'):
+    "A function called `name` whose only parameters are `code` and `timeout`; it calls `run(code, seconds)`"
+    if not isinstance(name, str) or not _tool_name_re.match(name):
+        raise ValueError(f"name must be a Python identifier of at most 64 letters, digits and underscores, got {name!r}")
+    def python(code:str, # Python code to run; the value of its last line (if an expression) is returned, else what it printed
+               timeout:float|None=None, # Seconds the code may run before it is stopped (default and most: the limit the description gives)
+              ): # The final expression's value, or the printed output, or the traceback of an error
+        if not isinstance(code, str): raise TypeError(f"code must be a string of Python source, got {type(code).__name__}")
+        return run(code, _tool_timeout(timeout, limit))
+    python.__doc__,python.__name__,python.__qualname__ = doc,name,name
+    return python
+
+_tool_doc = ("Run Python `code` and return its final expression's value (like IPython), or else its printed output. "
+             "Errors come back as traceback text. Variables, functions and imports stay defined between calls.")
+
+# %% ../nbs/03_sandbox.ipynb #8449c8ee
+def python_tool(ns:dict, # The namespace the code runs in; its variables stay there between calls
+                timeout:float=DEFAULT_TIMEOUT, # Most seconds one call may run
+                name:str='python'): # The tool's name, as the model sees it
+    "A `python` tool for a model that runs code in this process, in `ns`: its schema shows `code` and `timeout`, never `glb`/`loc`"
+    if not isinstance(ns, dict): raise TypeError(f"ns must be a dict to run the code in, got {type(ns).__name__}")
+    _positive('timeout', timeout, allow_none=False)
+    from toolslm_like.funccall import python as python_here
+    return _make_tool(lambda code, secs: python_here(code, glb=ns, timeout=secs), timeout, f"{_tool_doc} A call may run for {timeout:g} s at most.", name)
