@@ -166,11 +166,16 @@ def process_notebook(src:Path, dest:Path):
     dest.parent.mkdir(parents=True, exist_ok=True)
     write_nb(nb, dest)
 
+_re_private_doc = re.compile(r'show_doc\((?:\w+\.)*_(?!_)\w*\.')
+
 def api_docs_in_source_order(cells:list)->list:
-    "`cells` with each run of `show_doc` cells nbdev added put in the order the names are defined (nbdev adds them reversed)"
+    """`cells` with each run of `show_doc` cells nbdev added put in the order the names are defined (nbdev adds them
+    reversed), less those of methods `@patch` adds to a private class (`_Strict.typed`): a reader cannot call those"""
     out,run = [],[]
     for c in cells + [None]:
-        if c is not None and getattr(c, 'has_sd', False): run.append(c); continue
+        if c is not None and getattr(c, 'has_sd', False):
+            if not _re_private_doc.match(c.source): run.append(c)
+            continue
         out += run[::-1] + ([c] if c is not None else [])
         run = []
     for i,c in enumerate(out): c.idx_ = i

@@ -41,8 +41,14 @@ def exported_names(nb:Path)->list[str]:
         try: tree = ast.parse(re.sub(r'^\s*[%!].*$', '', src, flags=re.M))
         except SyntaxError: continue
         names += [n.name for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
-                  and (not n.name.startswith('_') or n.name.startswith('__'))]
+                  and (not n.name.startswith('_') or n.name.startswith('__')) and not _patches_private_class(n)]
     return names
+
+def _patches_private_class(f)->bool:
+    "Whether `f` is a method fastcore's `@patch` adds to a private class (`def typed(self:_Strict)`): it has no API entry"
+    if not any('patch' in ast.unparse(d) for d in getattr(f, 'decorator_list', [])): return False
+    first = f.args.args[0].annotation if f.args.args else None
+    return bool(first is not None and re.match(r'_(?!_)', ast.unparse(first).split('.')[-1].strip('\'"')))
 
 @functools.cache
 def _builder():
