@@ -46,9 +46,11 @@ def exported_names(nb:Path)->list[str]:
 
 def _patches_private_class(f)->bool:
     "Whether `f` is a method fastcore's `@patch` adds to a private class (`def typed(self:_Strict)`): it has no API entry"
-    if not any('patch' in ast.unparse(d) for d in getattr(f, 'decorator_list', [])): return False
-    first = f.args.args[0].annotation if f.args.args else None
-    return bool(first is not None and re.match(r'_(?!_)', ast.unparse(first).split('.')[-1].strip('\'"')))
+    private = lambda node: node is not None and bool(re.match(r'_(?!_)', ast.unparse(node).split('.')[-1].strip('\'"')))
+    for d in getattr(f, 'decorator_list', []):
+        if isinstance(d, ast.Call) and 'patch_to' in ast.unparse(d.func) and d.args: return private(d.args[0])  # @patch_to(_Cls)
+        if 'patch' in ast.unparse(d): return private(f.args.args[0].annotation if f.args.args else None)  # @patch def m(self:_Cls)
+    return False
 
 @functools.cache
 def _builder():
