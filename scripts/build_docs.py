@@ -513,7 +513,9 @@ def mkdocs_build(pages:list[Page], cfg, docs_dir:Path, site_dir:Path, config_fil
                          site_description=cfg.description, site_url=Site(pages, cfg).site_url,
                          nav=[{p.title: p.md} for p in pages])
         mkdocs_build_site(mk)
-    except (Abort, ConfigurationError) as e: raise BuildError(f"MkDocs could not build the site: {e}\n" + '\n'.join(warnings)) from None
+    except (Abort, ConfigurationError) as e:
+        named = [f"{p.md} is made from nbs/{p.source}" for p in pages if f"'{p.md}'" in '\n'.join(warnings)]
+        raise BuildError(f"MkDocs could not build the site: {e}\n" + '\n'.join(warnings + named)) from None
     finally: log.removeHandler(handler)
 
 def build(dest:Path=None, proc:Path=None, readme:Path=None, check:bool=False, workers:int=None, path:Path=None,

@@ -170,6 +170,12 @@ def test_a_failing_notebook_fails_the_build_and_is_named(tmp_path):
     seen = subprocess.run([str(nbdev_test), *cmd[1:]], capture_output=True, text=True, timeout=300, cwd=tmp_path)
     assert 'ZeroDivisionError' in seen.stdout + seen.stderr and 'usage:' not in seen.stderr, seen.stderr[-3000:]
 
+def test_a_broken_link_fails_the_build_and_names_the_notebook(tmp_path):
+    "MkDocs checks links (strict): a link to a page or an anchor that is not there stops the build, naming the notebook"
+    r = _build_project(tmp_path, {'index.ipynb': [('md', '# miniproj\n\n> A small project'), ('md', 'See [x](nope.ipynb) and [y](#nowhere).')]})
+    assert r.returncode == 1 and "contains a link 'nope.ipynb', but the target is not found" in r.stderr, r.stderr[-3000:]
+    assert "contains a link '#nowhere', but there is no such anchor" in r.stderr and 'index.md is made from nbs/index.ipynb' in r.stderr
+
 def test_check_names_the_page_and_cell_of_what_a_page_must_not_show(tmp_path):
     "`--check` fails on a build machine's path, an IPython frame or `__main__.` in an output, naming page, cell and text"
     r = _build_project(tmp_path, {'index.ipynb': [('md', '# miniproj\n\n> A small project'),
