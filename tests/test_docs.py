@@ -532,6 +532,8 @@ _READER_VIEW = '''(() => {
     code_blocks: code.length, copy_buttons: code.filter(c => c.parentElement.querySelector('button[data-md-type=copy], button.md-clipboard')).length,
     anchors: [...article.querySelectorAll('h2[id],h3[id]')].filter(h => h.querySelector(`a.headerlink[href="#${CSS.escape(h.id)}"]`)).length,
     headings_23: article.querySelectorAll('h2[id],h3[id]').length,
+    api_entries: article.querySelectorAll('.api-name').length,
+    api_sources: [...article.querySelectorAll('.api-name')].filter(h => h.nextElementSibling && visible(h.nextElementSibling.querySelector('a.api-source[href^="https://github.com/"]'))).length,
     code_highlighted: [...article.querySelectorAll('.highlight .k, .highlight .kn')].some(e => getComputedStyle(e).color !== getComputedStyle(e.parentElement).color),
     broken_images: [...document.images].filter(i => !(i.complete && i.naturalWidth > 0)).map(i => i.src.slice(0, 80)),
   };
@@ -594,6 +596,7 @@ def test_pages_in_chromium(served, browser):
             assert s['toc'] and s['toc']['left'] >= s['article']['right'] - 1 and len(s['toc_links']) >= min(s['headings_23'], 3), (path, s['toc'], s['article'])
         assert s['copy_buttons'] == s['code_blocks'], f"{path}: {s['code_blocks'] - s['copy_buttons']} code blocks have no copy button"
         assert s['anchors'] == s['headings_23'], f"{path}: {s['headings_23'] - s['anchors']} headings have no anchor link"
+        assert s['api_sources'] == s['api_entries'] >= len(exported_names(nb)), f"{path}: {s['api_entries'] - s['api_sources']} API entries show no source link"
     # every link into the site, as the browser resolved it, lands on a page it has loaded, at an id that page has
     for url,s in list(seen.items()):
         for link in s['links']:
@@ -625,7 +628,8 @@ def test_linked_heading_is_below_the_header(served, browser, size):
     assert pos['scrolled'] > 0 and pos['header'] <= pos['top'] and pos['bottom'] < pos['height'], pos
 
 def test_phone_layout(served, browser):
-    "At 400 px: a small header, the page's text within the first screen, the navigation tucked away, no sideways scrolling"
+    """At 400 px: a small header, the page's text within the first screen, the navigation tucked away, no sideways
+    scrolling; copy buttons, heading anchors, source links and search work there too"""
     browser.viewport(*PHONE)
     for path in ('funccall.html', 'index.html', 'toolbox.html'):
         s = browser.open(served + path)
@@ -633,3 +637,6 @@ def test_phone_layout(served, browser):
         assert s['header']['bottom'] - s['header']['top'] <= 60, (path, s['header'])
         assert s['first_text'] and s['first_text']['top'] < PHONE[1] * 0.6, (path, s['first_text'])
         assert s['primary_nav'] is None or s['primary_nav']['right'] <= 0, (path, s['primary_nav'])
+        assert s['copy_buttons'] == s['code_blocks'] > 0 and s['anchors'] == s['headings_23'] and s['api_sources'] == s['api_entries'], (path, s)
+    hrefs = [re.sub(r'\?h=[^#]*', '', h) for h in browser.search('call_func')]
+    assert served + 'funccall.html#call_func' in hrefs, hrefs
