@@ -416,37 +416,39 @@ def heading_ids(md:str)->set:
 
 # ---------------------------------------------------------------------------------------------------------------
 # What no page may show (checked on the built site by `--check`), in the examples' outputs and the API entries
-# (prose and example code may name such things on purpose: "a private /tmp", `Path('/tmp')`)
-PAGE_RULES = [ # (pattern, what it is, True: only in API entries)
-    (re.compile(r'(?<![\w./-])(?:/work|/tmp|/root|/home|/var/folders|/private/var|/usr/local/lib|/usr/lib/python|[A-Z]:\\Users)(?=[/\\\s\'":)]|$)'), 'a path of the build machine', False),
-    (re.compile(r'/site-packages\b|\bsite-packages/|/\.venv/|/\.pyenv/'), 'a path of the build machine', False),
-    (re.compile(r'<ipython-input-\d+|Cell In\[\d+\]|/ipykernel_\d+/'), 'an IPython frame', False),
-    (re.compile(r'__main__\.'), '`__main__.`', False),
-    (re.compile(r'\bNoneType\b'), '`NoneType`', False),
-    (re.compile(r'(?<![\w.])(?:[a-z]\w*\.)+_[a-z]\w*\.[A-Za-z]\w*'), 'a private module path (write the public one)', True),
-]
+# (prose and example code may name such things on purpose: "a private /tmp", `Path('/tmp')`): the rules
+# `scripts/nb_outputs.py check` applies to the outputs saved in the notebooks, and in API entries no private module path
+def _nb_outputs():
+    spec = importlib.util.spec_from_file_location('toolslm_like_nb_outputs', root/'scripts'/'nb_outputs.py')
+    mod = importlib.util.module_from_spec(spec); spec.loader.exec_module(mod)
+    return mod
+PAGE_RULES = [(rx, what, False) for rx,what in _nb_outputs().BAD_OUTPUT] + [ # (pattern, what it is, only in API entries?)
+    (re.compile(r'(?<![\w.])(?:[a-z]\w*\.)+_[a-z]\w*\.[A-Za-z]\w*'), 'a private module path (write the public one)', True)]
 
 class _TextParser(html.parser.HTMLParser):
-    """A built page cut at the `<!-- cell: ... -->` comments into [cell label, text it shows]: the whole of an API
-    entry, and of any other cell its outputs (text blocks and HTML), not its code or prose"""
+    """A built page cut at the `<!-- cell: ... -->` comments into [cell label, text it shows]: of an example cell its
+    outputs (text blocks and HTML), of an API entry its signature less the comments (not prose, not example code)"""
+    _void = {'br', 'hr', 'img', 'input', 'link', 'meta', 'wbr', 'source', 'col', 'area', 'base', 'embed', 'track', 'param'}
     def __init__(self):
         super().__init__(convert_charrefs=True)
-        self.chunks,self._skip,self._divs = [['the page', []]],0,[]
-    def _shown(self): return 'API entry' in self.chunks[-1][0] or any(self._divs)
+        self.chunks,self._open = [['the page', []]],[]  # _open: (tag, what it is: 'output', 'code', 'comment' or '')
+    def _shown(self)->bool:
+        kinds = {k for _,k in self._open}
+        if len(self.chunks) < 2 or 'skip' in kinds: return False
+        return 'code' in kinds and 'comment' not in kinds if 'API entry' in self.chunks[-1][0] else 'output' in kinds
     def handle_starttag(self, tag, attrs):
-        a = dict(attrs)
-        if tag in ('script', 'style'): self._skip += 1
-        if tag == 'div': self._divs.append(bool(re.search(r'\b(language-text|cell-output-html)\b', a.get('class') or '')))
-        if self._shown() and len(self.chunks) > 1:
-            self.chunks[-1][1] += [f' {v} ' for k,v in attrs if k in ('href', 'src') and v and not v.startswith('data:')]
+        if tag in self._void: return
+        cls = dict(attrs).get('class') or ''
+        kind = ('skip' if tag in ('script', 'style') else 'output' if re.search(r'\b(language-text|cell-output-html)\b', cls)
+                else 'code' if 'language-python' in cls else 'comment' if tag == 'span' and re.fullmatch(r'c1?|cm|ch|cs', cls) else '')
+        self._open.append((tag, kind))
     def handle_endtag(self, tag):
-        if tag in ('script', 'style'): self._skip -= 1
-        if tag == 'div' and self._divs: self._divs.pop()
+        while self._open and self._open.pop()[0] != tag: pass
         if tag == 'article': self.chunks.append(['the page', []])  # the cells end with the page's content
     def handle_comment(self, data):
         if (m := re.match(r'\s*cell: (.*?)\s*$', data, re.S)): self.chunks.append([html.unescape(m[1]), []])
     def handle_data(self, data):
-        if not self._skip and self._shown() and len(self.chunks) > 1: self.chunks[-1][1].append(data)
+        if self._shown(): self.chunks[-1][1].append(data)
 
 def page_problems(page_html:str, name:str)->list[str]:
     "What built page `name` (its HTML `page_html`) shows that no page may: one line per cell and rule, naming the cell and the text around it"
@@ -459,7 +461,7 @@ def page_problems(page_html:str, name:str)->list[str]:
             seen.add(what)
             m = ms[0]
             around = re.sub(r'\s+', ' ', text[max(0, m.start()-60):m.end()+60]).strip()
-            found.append(f"{name}, {label}: shows {what}{f' ({len(ms)} times)' if len(ms) > 1 else ''}: ...{around}...")
+            found.append(f"{name}, {label}: shows {what}, {m[0]!r}{f' ({len(ms)} times)' if len(ms) > 1 else ''}: ...{around}...")
     return found
 
 def site_problems(site:Path)->list[str]:

@@ -184,8 +184,8 @@ def test_check_names_the_page_and_cell_of_what_a_page_must_not_show(tmp_path):
     assert r.returncode == 1, r.stderr[-3000:]
     lines = [l for l in r.stderr.splitlines() if l.startswith('index.html, ')]
     assert len(lines) == 2, r.stderr[-3000:]
-    assert lines[0].startswith("index.html, nbs/index.ipynb, cell id c2 ('from pathlib import Path'): shows a path of the build machine: ...")
-    assert lines[1].startswith("index.html, nbs/index.ipynb, cell id c3 ('class Point: pass'): shows `__main__.`: ...__main__.Point...")
+    assert lines[0].startswith("index.html, nbs/index.ipynb, cell id c2 ('from pathlib import Path'): shows a path of the build machine, '/tmp': ...")
+    assert lines[1].startswith("index.html, nbs/index.ipynb, cell id c3 ('class Point: pass'): shows `__main__.`, '__main__.': ...__main__.Point...")
     assert 'Docs check failed: pages show what they must not' in r.stderr
 
 def test_quarto_check_finds_what_nbdev_docs_would_fail_on(tmp_path):
@@ -295,7 +295,7 @@ def test_api_entries_read_as_python(tmp_path):
     assert '__main__' not in r.stdout and 'NoneType' not in r.stdout and '._base.' not in r.stdout
 
 def test_page_problems_name_the_cell():
-    "The page check reads outputs and API entries (not prose or example code), and names the cell of each problem"
+    "The page check reads outputs and API signatures (not prose, comments or example code), and names the cell of each problem"
     bd = _builder()
     page = ('<article><!-- cell: nbs/x.ipynb, cell id a1 (&#x27;run()&#x27;) -->'
             '<div class="language-python highlight"><pre><code>Path("/tmp")</code></pre></div>'
@@ -303,13 +303,14 @@ def test_page_problems_name_the_cell():
             '  File "&lt;ipython-input-3-ab&gt;", line 2\n</code></pre></div>'
             '<!-- cell: nbs/x.ipynb, cell id b2 (&#x27;## Prose&#x27;) --><p>A private /tmp; `NoneType`</p>'
             '<!-- cell: nbs/x.ipynb, the API entry of f (its signature or docstring) --><h3>f</h3>'
-            '<div class="language-python highlight"><pre><code>def f(x:NoneType=None, e:concurrent.futures._base.Executor)</code></pre></div>'
+            '<div class="language-python highlight"><pre><code><span class="k">def</span> f(x:NoneType=None, <span class="c1"># in /tmp</span>\n'
+            '  e:concurrent.futures._base.Executor)</code></pre></div><p><em>Writes to /tmp, never site-packages/</em></p>'
             '</article><footer>/home</footer>')
     assert bd.page_problems(page, 'x.html') == [
-        'x.html, nbs/x.ipynb, cell id a1 (\'run()\'): shows a path of the build machine: ...Traceback: File "/work/p/.venv/lib/python3.11/site-packages/m.py" File "<ipython...',
-        'x.html, nbs/x.ipynb, cell id a1 (\'run()\'): shows an IPython frame: ...e "/work/p/.venv/lib/python3.11/site-packages/m.py" File "<ipython-input-3-ab>", line 2...',
-        'x.html, nbs/x.ipynb, the API entry of f (its signature or docstring): shows `NoneType`: ...fdef f(x:NoneType=None, e:concurrent.futures._base.Executor)...',
-        'x.html, nbs/x.ipynb, the API entry of f (its signature or docstring): shows a private module path (write the public one): ...fdef f(x:NoneType=None, e:concurrent.futures._base.Executor)...']
+        'x.html, nbs/x.ipynb, cell id a1 (\'run()\'): shows a path of the build machine, \'/work/p\': ...Traceback: File "/work/p/.venv/lib/python3.11/site-packages/m.py" File "<ipython-i...',
+        'x.html, nbs/x.ipynb, cell id a1 (\'run()\'): shows an IPython frame, \'<ipython-input-3\': ...e "/work/p/.venv/lib/python3.11/site-packages/m.py" File "<ipython-input-3-ab>", line 2...',
+        "x.html, nbs/x.ipynb, the API entry of f (its signature or docstring): shows `NoneType`, 'NoneType': ...def f(x:NoneType=None, e:concurrent.futures._base.Executor)...",
+        "x.html, nbs/x.ipynb, the API entry of f (its signature or docstring): shows a private module path (write the public one), 'concurrent.futures._base.Executor': ...def f(x:NoneType=None, e:concurrent.futures._base.Executor)..."]
 
 # ---------------------------------------------------------------------------------------------------------------
 # The built site, read as files
