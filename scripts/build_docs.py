@@ -9,7 +9,8 @@ cells nbdev adds for every exported function and class, so the pages show the ex
 API docs. Then nbdev's own docs processors (the ones `nbdev-proc-nbs` applies: frontmatter, hidden and exported
 cells, links between names, ...) turn it into `_proc/<notebook>.ipynb`. Each processed notebook becomes one
 Markdown page in `_proc/_pages/`, and MkDocs with the Material theme (`mkdocs.yml`) renders them into the site:
-search over every page, a contents list beside the text, copy buttons, heading anchors, a phone layout.
+search over every page, a contents list beside the text, copy buttons, heading anchors, a phone layout. Search runs
+in a web worker, which browsers do not start for `file://` pages: serve the site (`.venv/bin/python -m http.server -d _docs`).
 
 `show_doc` renders with `ApiEntry` here: signatures as a reader writes them (`class SchemaError(ValueError)`, no
 `__main__.`, no `NoneType` made up for an unannotated `x=None`, public module paths instead of private ones).
