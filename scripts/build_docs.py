@@ -1,30 +1,33 @@
 #!/usr/bin/env python
-"""Build the docs site offline into `_docs/` from the notebooks, and README.md from `nbs/index.ipynb`.
+"""Build the docs site offline into `_docs/` from the notebooks (MkDocs, Material theme), and README.md from `nbs/index.ipynb`.
 
     .venv/bin/python scripts/build_docs.py           # writes _docs/ and README.md
-    .venv/bin/python scripts/build_docs.py --check   # writes _docs/; fails if README.md is not what it generates
+    .venv/bin/python scripts/build_docs.py --check   # also fails if README.md is stale or a page shows what it must not
 
-Publishing with Quarto (`nbdev-docs`) needs Quarto, which is not always at hand; this needs nothing from the
-network. Each notebook is run from top to bottom in a fresh interpreter (as `nbdev-test` runs it), with the
-`show_doc` cells nbdev adds for every exported function and class, so the pages show the examples' real
-outputs and the API docs. Then nbdev's own docs processors (the ones `nbdev-proc-nbs` applies: frontmatter,
-hidden and exported cells, links between names, ...) turn it into `_proc/<notebook>.ipynb`, and each processed
-notebook is rendered to one HTML page with markdown-it-py and Pygments: the page's prose, its code with outputs,
-and a sidebar linking every page. The pages load only local files (stylesheets next to them, images inline).
+Each notebook is run from top to bottom in a fresh interpreter (as `nbdev-test` runs it), with the `show_doc`
+cells nbdev adds for every exported function and class, so the pages show the examples' real outputs and the
+API docs. Then nbdev's own docs processors (the ones `nbdev-proc-nbs` applies: frontmatter, hidden and exported
+cells, links between names, ...) turn it into `_proc/<notebook>.ipynb`. Each processed notebook becomes one
+Markdown page in `_proc/_pages/`, and MkDocs with the Material theme (`mkdocs.yml`) renders them into the site:
+search over every page, a contents list beside the text, copy buttons, heading anchors, a phone layout. Search runs
+in a web worker, which browsers do not start for `file://` pages: serve the site (`.venv/bin/python -m http.server -d _docs`).
+
+`show_doc` renders with `ApiEntry` here: signatures as a reader writes them (`class SchemaError(ValueError)`, no
+`__main__.`, no `NoneType` made up for an unannotated `x=None`, public module paths instead of private ones).
 
 `nbdev-proc-nbs` itself is not called: before processing it tries to install Quarto (with `sudo` and `curl`), and
 its `show_doc` step runs only the import and export cells, so a page whose examples were never run has no outputs.
 `--quarto-check` also puts each notebook through exactly that processing, and fails on the notebooks that
 publishing with `nbdev-docs` would fail on.
 """
-import argparse, concurrent.futures, functools, difflib, html, json, os, posixpath, re, shutil, subprocess, sys
-from dataclasses import dataclass, field
+import argparse, concurrent.futures, difflib, html, html.parser, importlib, importlib.util, inspect, json, os, posixpath, re, shutil, subprocess, sys
+from dataclasses import dataclass
 from pathlib import Path
 
 root = Path(__file__).resolve().parent.parent
 
 # Files under `nbs/` that are the site's sources or config, never copied into the site as they are
-_not_assets = {'.ipynb', '.yml', '.yaml', '.qmd', '.md', '.py', '.pyc', '.toml'}
+_not_assets = {'.ipynb', '.yml', '.yaml', '.qmd', '.md', '.py', '.pyc', '.toml', '.css'}
 # Seconds one notebook may take to run before the build gives up on it (the notebooks run in seconds)
 NOTEBOOK_TIMEOUT = 900
 
@@ -35,6 +38,84 @@ class QuartoError(BuildError):
     "A notebook that this build renders but that publishing with `nbdev-docs` (Quarto) would fail on"
 # How a notebook's child process says which of the two went wrong
 _EXIT_FAILED,_EXIT_QUARTO = 1,3
+
+def _hooks():
+    "docs/hooks.py, the MkDocs hooks: its `slugify` is how the site makes heading ids"
+    spec = importlib.util.spec_from_file_location('toolslm_like_docs_hooks', root/'docs'/'hooks.py')
+    mod = importlib.util.module_from_spec(spec); spec.loader.exec_module(mod)
+    return mod
+slugify = _hooks().slugify
+
+# ---------------------------------------------------------------------------------------------------------------
+# API entries: what `show_doc` shows for a function or class
+
+_re_dotted = re.compile(r'(?<![\w.])(?:[A-Za-z_]\w*\.)+[A-Za-z_]\w*')
+
+def public_name(dotted:str)->str:
+    "The dotted name `dotted` as a reader imports it: no `__main__.`/`typing.`/`builtins.`, no private module in the path"
+    parts = dotted.split('.')
+    if parts[0] in ('__main__', 'typing', 'builtins'): return '.'.join(parts[1:])
+    private = next((i for i,p in enumerate(parts[:-1]) if p.startswith('_') and not p.startswith('__')), None)
+    if private is None or private == 0: return dotted
+    mod,name = '.'.join(parts[:private]),parts[-1]
+    try: found = hasattr(sys.modules.get(mod) or importlib.import_module(mod), name)
+    except Exception: found = False
+    return f'{mod}.{name}' if found else name  # `concurrent.futures._base.Executor` -> `concurrent.futures.Executor`
+
+def clean_names(sig:str)->str:
+    "Signature text `sig` with every dotted name made public (see `public_name`) and `NoneType` written `None`"
+    return re.sub(r'\bNoneType\b', 'None', _re_dotted.sub(lambda m: public_name(m[0]), sig))
+
+def _type_name(t)->str:
+    return t.__qualname__ if inspect.isclass(t) else clean_names(inspect.formatannotation(t))
+
+def class_signature(cls:type, name:str, text:str)->str:
+    """`class Name(Bases):`, and the constructor's parameters when the class has its own: `text` is fastcore's
+    signature of `cls` (`def Name(\\n    params...\\n):`), which reads like a function"""
+    bases = [b for b in getattr(cls, '__orig_bases__', cls.__bases__) if b is not object and not getattr(b, '__name__', 'x').startswith('_')]
+    head = f"class {name}{'(' + ', '.join(map(_type_name, bases)) + ')' if bases else ''}:"
+    try: params = list(inspect.signature(cls).parameters.values())
+    except (TypeError, ValueError): params = []
+    import enum
+    lines = text.split('\n')
+    var = (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD)
+    if (issubclass(cls, enum.Enum) or all(p.kind in var for p in params) or len(lines) < 3
+        or not re.match(rf'(async )?def {re.escape(name.split(".")[-1])}\($', lines[0])): return head
+    init = ['def __init__(', '    self, ' + lines[1].lstrip()] + lines[2:]
+    return head + '\n' + '\n'.join('    ' + l for l in init)
+
+def _drop_made_up_none(dm):
+    "fastcore annotates an unannotated `x=None` with the default's type, `NoneType`: such a parameter shows no type"
+    for p in dm.dm.values():
+        if p.get('anno') is type(None) and p.get('default', inspect.Parameter.empty) is None: p['anno'] = inspect.Parameter.empty
+
+def _md_escape(name:str)->str: return re.sub(r'([_*\[\]`\\])', r'\\\1', name)
+
+def api_entry_markdown(r)->str:
+    "The Markdown of one API entry: heading (with the id nbdev's links use), a link to its source, signature, docstring"
+    from fastcore.docments import DocmentText
+    from nbdev.doclinks import NbdevLookup
+    text = str(r.dm)
+    if isinstance(r.dm, DocmentText) and inspect.isclass(r.sym): text = class_signature(r.sym, r.nm, text)
+    h = '#' * r.title_level
+    md = f'{h} {_md_escape(r.nm)} {{ #{r.nm.lower()} .api-name }}\n\n'
+    if (src := NbdevLookup().code(r.fn)):
+        md += f'[source]({src}){{ .api-source title="The source of {r.nm} on GitHub" }}\n\n'
+    md += f"```python\n{clean_names(text)}\n```\n"
+    if r.docs: md += '\n' + re.sub(r'^(\s*)(.+)', r'\1*\2*', r.docs, count=1) + '\n'
+    return md
+
+def _api_entry_renderer():
+    "nbdev's `show_doc` renderer with `api_entry_markdown` as its Markdown (a class made when nbdev is imported)"
+    from fastcore.docments import DocmentText
+    from nbdev.showdoc import BasicMarkdownRenderer
+    class ApiEntry(BasicMarkdownRenderer):
+        "`show_doc`'s renderer for the site: see `api_entry_markdown`"
+        def __init__(self, sym, name=None, title_level=3, maxline=110):
+            super().__init__(sym, name=name, title_level=title_level, maxline=maxline)
+            if isinstance(self.dm, DocmentText): _drop_made_up_none(self.dm)
+        def _repr_markdown_(self): return api_entry_markdown(self)
+    return ApiEntry
 
 # ---------------------------------------------------------------------------------------------------------------
 # Processing: run one notebook and apply nbdev's docs processors (in a child interpreter, one per notebook)
@@ -53,9 +134,11 @@ def process_notebook(src:Path, dest:Path):
     from fastcore.nbio import read_nb, write_nb
     from fastcore.xtras import working_directory
     from execnb.shell import CaptureShell
+    import nbdev.showdoc
     from nbdev.config import get_config
     from nbdev.processors import FilterDefaults, add_show_docs, exec_show_docs
     from nbdev.test import _skip_cell
+    nbdev.showdoc.BasicMarkdownRenderer = _api_entry_renderer() # the renderer every `show_doc` call uses by default
     src = Path(src).resolve()
     cfg = get_config(src.parent)
     nb = read_nb(src)
@@ -84,11 +167,16 @@ def process_notebook(src:Path, dest:Path):
     dest.parent.mkdir(parents=True, exist_ok=True)
     write_nb(nb, dest)
 
+_re_private_doc = re.compile(r'show_doc\((?:\w+\.)*_(?!_)\w*\.')
+
 def api_docs_in_source_order(cells:list)->list:
-    "`cells` with each run of `show_doc` cells nbdev added put in the order the names are defined (nbdev adds them reversed)"
+    """`cells` with each run of `show_doc` cells nbdev added put in the order the names are defined (nbdev adds them
+    reversed), less those of methods `@patch` adds to a private class (`_Strict.typed`): a reader cannot call those"""
     out,run = [],[]
     for c in cells + [None]:
-        if c is not None and getattr(c, 'has_sd', False): run.append(c); continue
+        if c is not None and getattr(c, 'has_sd', False):
+            if not _re_private_doc.match(c.source): run.append(c)
+            continue
         out += run[::-1] + ([c] if c is not None else [])
         run = []
     for i,c in enumerate(out): c.idx_ = i
@@ -134,7 +222,7 @@ def process_all(nbs:Path, proc:Path, workers:int, quarto_check:bool=False)->list
     return dests
 
 # ---------------------------------------------------------------------------------------------------------------
-# Reading processed notebooks
+# Processed notebooks as Markdown pages (for MkDocs) and as README.md (for GitHub and PyPI)
 
 _re_directive = re.compile(r'^\s*#\|\s*([\w-]+)\s*:?\s*(.*?)\s*$')
 
@@ -156,43 +244,37 @@ class Page:
     title: str
     description: str = ''
     source: str = '' # the notebook it was made from, relative to nbs
-    toc: list = field(default_factory=list)
+    @property
+    def md(self)->str: return posixpath.splitext(self.path)[0] + '.md'  # its Markdown file, which MkDocs renders to `path`
 
 def read_page(proc_nb:Path, proc:Path)->Page:
     "The `Page` for processed notebook `proc_nb` (under `proc`): its frontmatter gives title, description and file name"
     import yaml
+    from nbdev.config import nbpath2html
     nb = json.loads(proc_nb.read_text())
     rel = proc_nb.relative_to(proc)
     fm,cells = {},nb['cells']
     if cells and cells[0]['cell_type'] == 'raw' and _as_text(cells[0]['source']).lstrip().startswith('---'):
         fm = yaml.safe_load(_as_text(cells[0]['source']).strip().strip('-')) or {}
         nb['cells'] = cells[1:]
-    from nbdev.config import nbpath2html
     out = fm.get('output-file') or nbpath2html(rel).name
-    return Page(nb, (rel.parent/out).as_posix(), str(fm.get('title') or rel.stem), str(fm.get('description') or ''),
-                rel.as_posix())
+    return Page(nb, (rel.parent/out).as_posix(), str(fm.get('title') or rel.stem), str(fm.get('description') or ''), rel.as_posix())
 
-# ---------------------------------------------------------------------------------------------------------------
-# Markdown
+_re_ansi = re.compile(r'\x1B(?:[@-Z\\-_]|\[[0-?]*[ -/]*[@-~])')
+def strip_ansi(s:str)->str: return _re_ansi.sub('', s)
 
-def slugify(text:str)->str:
-    "The id Pandoc (so Quarto) gives a heading, which is also the anchor nbdev's doc links point at"
-    s = re.sub(r'[^\w\s.-]', '', text.strip().lower())
-    s = re.sub(r'\s+', '-', s)
-    return re.sub(r'^[^a-z_]+', '', s) or 'section'
+def _fence(text:str, info:str='')->str:
+    "`text` as a fenced code block whose fence is longer than any run of backticks inside it"
+    n = max([3] + [len(m) + 1 for m in re.findall(r'`{3,}', text)])
+    return f"{'`'*n}{info}\n{text.rstrip()}\n{'`'*n}"
 
 _re_fence = re.compile(r'^\s*(`{3,}|~{3,})')
 _re_div_open = re.compile(r'^:::+\s*(?:\{([^}]*)\}|([\w-]+))\s*$')
 _re_div_close = re.compile(r'^:::+\s*$')
-
-def _div_attrs(spec:str)->str:
-    classes = [t[1:] for t in spec.split() if t.startswith('.')]
-    ids = [t[1:] for t in spec.split() if t.startswith('#')]
-    attrs = f' class="{html.escape(" ".join(classes))}"' if classes else ''
-    return attrs + (f' id="{html.escape(ids[0])}"' if ids else '')
+_callouts = {'note': 'Note', 'tip': 'Tip', 'warning': 'Warning', 'important': 'Important', 'caution': 'Caution'}
 
 def quarto_divs(md:str)->str:
-    "Pandoc fenced divs (`::: {.callout-note}` ... `:::`) as HTML divs, leaving code blocks alone"
+    "Pandoc fenced divs (`::: {.callout-note}` ... `:::`) as HTML divs whose content is Markdown; callouts as admonitions"
     out,fence = [],None
     for line in md.splitlines():
         m = _re_fence.match(line)
@@ -200,333 +282,198 @@ def quarto_divs(md:str)->str:
             if m and m[1][0] == fence[0] and len(m[1]) >= len(fence): fence = None
         elif m: fence = m[1]
         elif (d := _re_div_open.match(line)):
-            spec = d[1] if d[1] is not None else '.'+d[2]
-            out += ['', f'<div{_div_attrs(spec)}>', '']; continue
+            classes = [t[1:] for t in (d[1] if d[1] is not None else '.'+d[2]).split() if t.startswith('.')]
+            kind = next((c[8:] for c in classes if c[8:] in _callouts and c.startswith('callout-')), None)
+            if kind: out += ['', f'<div class="admonition {kind}" markdown>', f'<p class="admonition-title">{_callouts[kind]}</p>', '']
+            else: out += ['', f'<div class="{html.escape(" ".join(classes))}" markdown>', '']
+            continue
         elif _re_div_close.match(line):
             out += ['', '</div>', '']; continue
         out.append(line)
     return '\n'.join(out)
 
-_re_heading_attrs = re.compile(r'\s*\{([^}]*)\}\s*$')
-
-def _highlight(code, lang, attrs):
-    from pygments import highlight
-    from pygments.formatters import HtmlFormatter
-    from pygments.lexers import get_lexer_by_name
-    from pygments.util import ClassNotFound
-    try: lexer = get_lexer_by_name(lang or 'text')
-    except ClassNotFound: lexer = get_lexer_by_name('text')
-    return f'<pre class="highlight"><code>{highlight(code, lexer, HtmlFormatter(nowrap=True))}</code></pre>'
-
-def _tex_as_written(content:str, opts:dict)->str:
-    dollars = '$$' if opts.get('display_mode') else '$'
-    return f'{dollars}{html.escape(content)}{dollars}'
+_re_md_link = re.compile(r'(\]\()([^)\s]+)(\))')
+_re_code_link = re.compile(r'\[(`[^`\n]+`)\]\(([^)\s]+)\)')
 
 class Site:
-    "Renders processed notebooks into pages that link to each other"
+    "The pages and how a link from one to another is written: relative Markdown paths in the site, published URLs in README"
     def __init__(self, pages:list[Page], cfg):
         self.pages,self.cfg = pages,cfg
         self.by_source = {p.source: p for p in pages}
         self.site_url = f"{cfg.doc_host.rstrip('/')}{cfg.doc_baseurl.rstrip('/')}/" if cfg.doc_host else None
-        self.md = self._markdown()
-        self.ids = None # {page path: its element ids}, known once every page has been rendered
+        self.anchors = None # {page path: the ids of its headings}, once every page's Markdown is known
 
-    def _markdown(self):
-        from markdown_it import MarkdownIt
-        from mdit_py_plugins.attrs import attrs_plugin
-        from mdit_py_plugins.deflist import deflist_plugin
-        from mdit_py_plugins.dollarmath import dollarmath_plugin
-        from mdit_py_plugins.footnote import footnote_plugin
-        from mdit_py_plugins.tasklists import tasklists_plugin
-        md = (MarkdownIt('commonmark', {'html': True, 'highlight': _highlight}).enable(['table', 'strikethrough'])
-              .use(attrs_plugin).use(deflist_plugin).use(footnote_plugin).use(tasklists_plugin)
-              # TeX between dollars, as Pandoc reads it, kept out of emphasis and shown as written (no math fonts offline)
-              .use(dollarmath_plugin, allow_space=False, allow_digits=False, double_inline=True, renderer=_tex_as_written))
-        md.core.ruler.push('page_links', self._page_links)
-        return md
+    def target(self, href:str, page:Page):
+        "(the page `href` in `page` points at, its fragment), or None when it points outside the site's pages"
+        if self.site_url and href.startswith(self.site_url): path = href[len(self.site_url):]
+        elif re.match(r'^[a-z][a-z0-9+.-]*:|^//|^#', href, re.I) or not href: return None
+        else: path = posixpath.normpath(posixpath.join(posixpath.dirname(page.source), href))
+        path,_,frag = path.partition('#')
+        if path.endswith('.ipynb'): found = self.by_source.get(path)
+        else: found = next((p for p in self.pages if p.path == path), None)
+        return (found, frag) if found else None
 
-    def _local_href(self, href:str, page:Page)->str:
-        "`href` made relative to `page` when it points into this site (its published URL, or a notebook)"
-        if self.site_url and href.startswith(self.site_url): target = href[len(self.site_url):]
-        elif re.match(r'^[a-z][a-z0-9+.-]*:|^//|^#', href, re.I): return href
-        else: target = posixpath.normpath(posixpath.join(posixpath.dirname(page.source), href)) if href else href
-        path,_,frag = target.partition('#')
-        if path.endswith('.ipynb') and path in self.by_source: path = self.by_source[path].path
-        elif path.endswith('.ipynb'): return href
-        if not path: return href
-        rel = posixpath.relpath(path, posixpath.dirname(page.path) or '.')
-        return rel + ('#'+frag if frag else '')
+    def site_links(self, md:str, page:Page)->str:
+        "Links in `md` into the site as relative Markdown paths (MkDocs checks and rewrites them); a link to a name with no API entry becomes plain code"
+        def unlink(m):
+            t = self.target(m[2], page)
+            return m[1] if t and self.anchors is not None and t[1] and t[1] not in self.anchors.get(t[0].path, ()) else m[0]
+        def rel(m):
+            if not (t := self.target(m[2], page)): return m[0]
+            p = posixpath.relpath(t[0].md, posixpath.dirname(page.md) or '.')
+            return f"{m[1]}{p}{'#' + t[1] if t[1] else ''}{m[3]}"
+        return _re_md_link.sub(rel, _re_code_link.sub(unlink, md))
 
-    def _page_links(self, state):
-        "Markdown-it core rule: heading ids (and the page's contents), links into the site made relative"
-        page,ids = state.env['page'],state.env['ids']
-        toks = state.tokens
-        for i,tok in enumerate(toks):
-            if tok.type == 'heading_open':
-                inline = toks[i+1]
-                if inline.children and inline.children[-1].type == 'text' and (m := _re_heading_attrs.search(inline.children[-1].content)):
-                    inline.children[-1].content = inline.children[-1].content[:m.start()]
-                    for a in m[1].split():
-                        if a.startswith('#'): tok.attrSet('id', a[1:])
-                        elif a.startswith('.'): tok.attrJoin('class', a[1:])
-                text = ''.join(c.content for c in inline.children or [] if c.type in ('text', 'code_inline'))
-                hid = tok.attrGet('id') or slugify(text)
-                base,n = hid,1
-                # an API heading owns its name's id (nbdev's links point there), even when prose above uses the same words
-                taken = ids if state.env.get('api_docs') else ids | state.env['api_ids']
-                while hid in taken: hid,n = f'{base}-{n}',n+1
-                ids.add(hid)
-                tok.attrSet('id', hid)
-                if tok.tag in ('h2', 'h3'): page.toc.append((int(tok.tag[1]), text.strip(), hid))
-            for t in [tok, *(tok.children or [])]:
-                for attr in ('href', 'src'):
-                    v = t.attrGet(attr)
-                    if isinstance(v, str): t.attrSet(attr, self._local_href(v, page))
-                if t.type == 'image' and isinstance(t.attrGet('src'), str) and t.attrGet('src').startswith('attachment:'):
-                    t.attrSet('src', state.env['attachments'].get(t.attrGet('src')[11:], t.attrGet('src')))
-            if tok.children: tok.children = self._unlink_undocumented(tok.children, page)
+    def published_links(self, md:str, page:Page)->str:
+        "Links in `md` to a notebook go to its page on the published site (README.md is read on GitHub and PyPI)"
+        def published(m):
+            t = self.target(m[2], page) if m[2].split('#')[0].endswith('.ipynb') else None
+            if not t or not self.site_url: return m[0]
+            return f"{m[1]}{self.site_url}{t[0].path}{'#' + t[1] if t[1] else ''}{m[3]}"
+        return _re_md_link.sub(published, md)
 
-    def _unlink_undocumented(self, children:list, page:Page)->list:
-        "nbdev links every name it knows, also names without API docs (private ones): those stay code, without the link"
-        if self.ids is None: return children
-        drop = set()
-        for i,t in enumerate(children[:-2]):
-            if t.type != 'link_open' or children[i+1].type != 'code_inline' or children[i+2].type != 'link_close': continue
-            path,_,frag = (t.attrGet('href') or '').partition('#')
-            target = posixpath.normpath(posixpath.join(posixpath.dirname(page.path), path)) if path else page.path
-            if frag and target in self.ids and frag not in self.ids[target]: drop |= {i, i+2}
-        return [t for i,t in enumerate(children) if i not in drop]
-
-    def markdown(self, text:str, env:dict)->str: return self.md.render(quarto_divs(text), env)
-
-    # -- cells
-    def render_output(self, out:dict, opts:dict, env:dict)->str:
-        kind = out.get('output_type')
-        if kind == 'stream':
-            return f'<div class="cell-output cell-output-{out.get("name", "stdout")}"><pre><code>{html.escape(strip_ansi(_as_text(out["text"])))}</code></pre></div>'
-        if kind == 'error':
-            tb = strip_ansi('\n'.join(out.get('traceback') or [f"{out.get('ename')}: {out.get('evalue')}"]))
-            return f'<div class="cell-output cell-output-error"><pre><code>{html.escape(tb)}</code></pre></div>'
-        data = out.get('data') or {}
-        if 'text/markdown' in data and opts.get('output') == 'asis': return self.markdown(_as_text(data['text/markdown']), {**env, 'api_docs': True})
-        if 'text/html' in data: body = _as_text(data['text/html'])
-        elif 'image/svg+xml' in data: body = _as_text(data['image/svg+xml'])
-        elif (img := next((m for m in ('image/png', 'image/jpeg', 'image/gif', 'image/webp') if m in data), None)):
-            b64 = _as_text(data[img]).replace('\n', '')
-            body = f'<img src="data:{img};base64,{b64}" alt="output image">'
-        elif 'text/markdown' in data: body = self.markdown(_as_text(data['text/markdown']), env)
-        elif 'application/json' in data: body = f'<pre><code>{html.escape(json.dumps(data["application/json"], indent=2))}</code></pre>'
-        elif 'text/plain' in data: body = f'<pre><code>{html.escape(strip_ansi(_as_text(data["text/plain"])))}</code></pre>'
-        else: return ''
-        return f'<div class="cell-output cell-output-display">{body}</div>'
-
-    def render_cell(self, cell:dict, env:dict)->str:
-        src = _as_text(cell.get('source', ''))
-        env['attachments'] = {k: f'data:{m};base64,{v}' for k,d in (cell.get('attachments') or {}).items() for m,v in d.items()}
-        if cell['cell_type'] == 'markdown': return self.markdown(src, env)
-        if cell['cell_type'] == 'raw':
-            fmt = (cell.get('metadata') or {}).get('format', '')
-            return src if fmt in ('text/html', 'html') else ''
-        opts,code = split_directives(src)
-        if _false(opts.get('include')): return ''
-        parts = []
-        if code.strip() and not _false(opts.get('echo')):
-            code_html = _highlight(code, 'python', None)
-            if opts.get('code-fold') in ('show', 'true', 'hide'):
-                summary = html.escape(opts.get('code-summary') or 'Code')
-                code_html = f'<details class="code-fold"{" open" if opts["code-fold"] == "show" else ""}><summary>{summary}</summary>{code_html}</details>'
-            parts.append(f'<div class="sourceCode">{code_html}</div>')
-        if not _false(opts.get('output')): parts += [self.render_output(o, opts, env) for o in cell.get('outputs') or []]
-        parts = [p for p in parts if p]
-        if not parts: return ''
-        if opts.get('output') == 'asis' and _false(opts.get('echo')): return '\n'.join(parts)
-        return '<div class="cell">\n' + '\n'.join(parts) + '\n</div>'
-
-    def render_body(self, page:Page)->tuple[str,set]:
-        "The page's content and its element ids"
-        env = {'page': page, 'ids': {'content', 'sidebar', 'title'}, 'api_ids': api_ids(page.nb)}
-        page.toc.clear()
-        return '\n'.join(h for c in page.nb['cells'] if (h := self.render_cell(c, env))), env['ids']
-
-    def render_all(self)->dict:
-        "{page path: html} for every page; bodies are rendered twice: the first time finds each page's anchors"
-        self.ids = {p.path: self.render_body(p)[1] for p in self.pages}
-        return {p.path: self.render_page(p) for p in self.pages}
-
-    def render_page(self, page:Page)->str:
-        body = self.render_body(page)[0]
-        up = posixpath.relpath('.', posixpath.dirname(page.path) or '.')
-        up = '' if up == '.' else up + '/'
-        rel = lambda p: posixpath.relpath(p.path, posixpath.dirname(page.path) or '.')
-        i = self.pages.index(page)
-        prev_p,next_p = (self.pages[i-1] if i else None), (self.pages[i+1] if i+1 < len(self.pages) else None)
-        # the description is markdown to Quarto too (`code`, *emphasis*); the <meta> tag keeps its plain text
-        env = {'page': Page({'cells': []}, page.path, page.title, source=page.source), 'ids': set(), 'api_ids': set(), 'attachments': {}}
-        description_html = self.md.renderInline(page.description, env) if page.description else ''
-        return _page_template().render(page=page, body=body, up=up, pages=self.pages, rel=rel, prev_p=prev_p, next_p=next_p,
-                                       description_html=description_html,
-                                       site_title=self.cfg.title, site_description=self.cfg.description,
-                                       repo_url=self.cfg.git_url)
-
-_re_api_heading = re.compile(r'^#{2,6}\s+(\S.*?)\s*$', re.M)
-
-def api_ids(nb:dict)->set:
-    "The heading ids of the API docs (`show_doc` outputs) in processed notebook `nb`"
-    return {slugify(m[1]) for c in nb['cells'] for o in c.get('outputs') or []
-            for m in _re_api_heading.finditer(_as_text((o.get('data') or {}).get('text/markdown', '')))}
-
-_re_ansi = re.compile(r'\x1B(?:[@-Z\\-_]|\[[0-?]*[ -/]*[@-~])')
-def strip_ansi(s:str)->str: return _re_ansi.sub('', s)
-
-@functools.cache
-def _page_template():
-    import jinja2
-    return jinja2.Environment(autoescape=True, trim_blocks=True, lstrip_blocks=True).from_string(PAGE_TEMPLATE)
-
-PAGE_TEMPLATE = '''<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>{{ page.title }}{% if page.title != site_title %} – {{ site_title }}{% endif %}</title>
-{% if page.description %}<meta name="description" content="{{ page.description }}">{% endif %}
-<link rel="stylesheet" href="{{ up }}site.css">
-<link rel="stylesheet" href="{{ up }}pygments.css">
-<link rel="stylesheet" href="{{ up }}styles.css">
-</head>
-<body>
-<header class="site-header">
-  <a class="site-title" href="{{ up }}index.html">{{ site_title }}</a>
-  <span class="site-description">{{ site_description }}</span>
-  {% if repo_url %}<a class="site-repo" href="{{ repo_url }}">Repository</a>{% endif %}
-</header>
-<div class="layout">
-<nav id="sidebar" class="sidebar" aria-label="Pages">
-<ul>
-{% for p in pages %}
-  <li><a href="{{ rel(p) }}"{% if p is sameas page %} class="active" aria-current="page"{% endif %}>{{ p.title }}</a>
-  {% if p is sameas page and page.toc %}
-    <ul class="toc">
-    {% for level, text, hid in page.toc %}
-      <li class="toc-h{{ level }}"><a href="#{{ hid }}">{{ text }}</a></li>
-    {% endfor %}
-    </ul>
-  {% endif %}
-  </li>
-{% endfor %}
-</ul>
-</nav>
-<main id="content">
-<header id="title" class="page-header">
-<h1 class="title">{{ page.title }}</h1>
-{% if page.description %}<div class="description">{{ description_html | safe }}</div>{% endif %}
-</header>
-{{ body | safe }}
-<nav class="pager" aria-label="Previous and next page">
-{% if prev_p %}<a class="prev" rel="prev" href="{{ rel(prev_p) }}">← {{ prev_p.title }}</a>{% endif %}
-{% if next_p %}<a class="next" rel="next" href="{{ rel(next_p) }}">{{ next_p.title }} →</a>{% endif %}
-</nav>
-</main>
-</div>
-</body>
-</html>
-'''
-
-SITE_CSS = '''/* The offline site's layout; styles.css (the project's, shared with Quarto) comes after it. System fonts only. */
-:root { --fg: #1f2328; --muted: #59636e; --line: #d1d9e0; --bg-code: #f6f8fa; --accent: #0b5cad; }
-* { box-sizing: border-box; }
-html { scroll-padding-top: 4rem; }
-body { margin: 0; color: var(--fg); background: #fff; line-height: 1.55;
-       font: 16px/1.55 system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif; }
-a { color: var(--accent); text-decoration: none; } a:hover { text-decoration: underline; }
-code, pre { font-family: ui-monospace, SFMono-Regular, "DejaVu Sans Mono", Menlo, Consolas, monospace; font-size: 0.875em; }
-:not(pre) > code { background: var(--bg-code); padding: 0.1em 0.3em; border-radius: 4px; }
-pre { background: var(--bg-code); padding: 0.75rem 1rem; overflow-x: auto; border-radius: 6px; line-height: 1.45; }
-pre code { font-size: inherit; }
-.site-header { position: sticky; top: 0; z-index: 2; display: flex; gap: 1rem; align-items: baseline; flex-wrap: wrap;
-               padding: 0.6rem 1.5rem; background: #2c3e50; color: #fff; }
-.site-header a { color: #fff; } .site-title { font-weight: 700; font-size: 1.15rem; }
-.site-description { opacity: 0.8; font-size: 0.9rem; flex: 1; } .site-repo { font-size: 0.9rem; }
-.layout { display: grid; grid-template-columns: 16rem minmax(0, 1fr); gap: 2rem; max-width: 80rem; margin: 0 auto; padding: 0 1.5rem; }
-.sidebar { position: sticky; top: 3.5rem; align-self: start; max-height: calc(100vh - 4rem); overflow-y: auto; padding: 1.5rem 0; font-size: 0.92rem; }
-.sidebar ul { list-style: none; margin: 0; padding: 0; }
-.sidebar li { margin: 0.15rem 0; }
-.sidebar a { display: block; padding: 0.2rem 0.6rem; border-radius: 4px; color: var(--fg); }
-.sidebar a.active { background: #e7f0fa; color: var(--accent); font-weight: 600; }
-.sidebar .toc { margin: 0.2rem 0 0.5rem 0.6rem; border-left: 1px solid var(--line); }
-.sidebar .toc a { color: var(--muted); padding: 0.1rem 0.6rem; } .sidebar .toc .toc-h3 a { padding-left: 1.4rem; font-size: 0.85rem; }
-main { min-width: 0; padding: 1.5rem 0 4rem; }
-.page-header { margin-bottom: 1.5rem; } .page-header h1 { margin: 0 0 0.3rem; font-size: 2.2rem; }
-h2 { margin-top: 2.2rem; padding-bottom: 0.25rem; border-bottom: 1px solid var(--line); } h3 { margin-top: 1.6rem; }
-hr { border: 0; border-top: 1px solid var(--line); margin: 2rem 0 1rem; }
-table { border-collapse: collapse; margin: 1rem 0; display: block; overflow-x: auto; }
-th, td { border: 1px solid var(--line); padding: 0.3rem 0.7rem; text-align: left; vertical-align: top; }
-blockquote { margin: 1rem 0; padding: 0 1rem; color: var(--muted); border-left: 3px solid var(--line); }
-img { max-width: 100%; }
-.cell { margin: 1rem 0; }
-.cell .sourceCode pre { margin: 0; }
-.cell-output pre { margin: 0.25rem 0 0; }
-.cell-output-error pre { color: #a40000; }
-details.code-fold > summary { cursor: pointer; color: var(--muted); font-size: 0.9rem; margin-bottom: 0.3rem; }
-.callout-note, .callout-tip, .callout-warning, .callout-important, .callout-caution { border-left: 4px solid var(--accent); background: #f3f7fc; padding: 0.5rem 1rem; margin: 1rem 0; border-radius: 4px; }
-.callout-warning, .callout-caution, .callout-important { border-left-color: #c27c0e; background: #fdf8ee; }
-.pager { display: flex; justify-content: space-between; margin-top: 3rem; padding-top: 1rem; border-top: 1px solid var(--line); }
-.pager .next { margin-left: auto; }
-@media (max-width: 800px) {
-  .layout { grid-template-columns: 1fr; gap: 0; }
-  .sidebar { position: static; max-height: none; padding-bottom: 0; border-bottom: 1px solid var(--line); }
-}
-'''
-
-# ---------------------------------------------------------------------------------------------------------------
-# README.md
-
-def _fence(text:str, info:str='')->str:
-    "`text` as a fenced code block whose fence is longer than any run of backticks inside it"
-    n = max([3] + [len(m) + 1 for m in re.findall(r'`{3,}', text)])
-    return f"{'`'*n}{info}\n{text.rstrip()}\n{'`'*n}"
-
-def readme_output(out:dict, where:str)->str:
-    "One output as GitHub markdown"
+def output_markdown(out:dict, where:str, for_site:bool)->str:
+    "One output as Markdown: text in a code block, Markdown as it is, HTML and images inline (the site; README takes text)"
     kind = out.get('output_type')
-    if kind == 'stream': return _fence(strip_ansi(_as_text(out['text'])))
-    if kind == 'error': raise BuildError(f"{where} has an error output: README.md shows outputs that worked")
+    if kind == 'stream': return _fence(strip_ansi(_as_text(out['text'])), 'text')
+    if kind == 'error':
+        if not for_site: raise BuildError(f"{where} has an error output: README.md shows outputs that worked")
+        return _fence(strip_ansi('\n'.join(out.get('traceback') or [f"{out.get('ename')}: {out.get('evalue')}"])), 'text')
     data = out.get('data') or {}
     if 'text/markdown' in data: return _as_text(data['text/markdown']).strip()
-    if 'text/html' in data: return _as_text(data['text/html']).strip()
-    if 'text/plain' in data: return _fence(strip_ansi(_as_text(data['text/plain'])))
-    raise BuildError(f"{where} shows {', '.join(data)}: README.md can show text, markdown and HTML outputs; hide that cell "
-                     "from the README with `#| hide` or make its output text")
+    if 'text/html' in data: return f'<div class="cell-output-html" markdown="0">\n{_as_text(data["text/html"]).strip()}\n</div>'
+    img = next((m for m in ('image/png', 'image/jpeg', 'image/gif', 'image/webp') if m in data), None)
+    if img and for_site: return f'<img class="cell-output-image" alt="output image" src="data:{img};base64,{_as_text(data[img]).replace(chr(10), "")}">'
+    if 'text/plain' in data: return _fence(strip_ansi(_as_text(data['text/plain'])), 'text')
+    if not for_site:
+        raise BuildError(f"{where} shows {', '.join(data)}: README.md can show text, markdown and HTML outputs; hide that cell "
+                         "from the README with `#| hide` or make its output text")
+    return ''
 
-_re_md_link = re.compile(r'(\]\()([^)\s]+?\.ipynb)(#[^)\s]*)?(\))')
+def cell_markdown(cell:dict, where:str, for_site:bool)->str:
+    "One processed cell as Markdown: prose as it is, code in a Python block, then its outputs"
+    src = _as_text(cell.get('source', '')).strip()
+    if cell['cell_type'] == 'markdown':
+        for k,d in (cell.get('attachments') or {}).items():
+            for mime,b64 in d.items(): src = src.replace(f'attachment:{k}', f'data:{mime};base64,{b64}')
+        return quarto_divs(src) if for_site else src
+    if cell['cell_type'] != 'code': return ''
+    opts,code = split_directives(src)
+    if _false(opts.get('include')): return ''
+    parts = []
+    if code.strip() and not _false(opts.get('echo')):
+        block = _fence(code, 'python')
+        if for_site and opts.get('code-fold') in ('show', 'true', 'hide'):
+            block = (f'<details class="code-fold" markdown{" open" if opts["code-fold"] == "show" else ""}>\n'
+                     f'<summary>{html.escape(opts.get("code-summary") or "Code")}</summary>\n\n{block}\n\n</details>')
+        parts.append(block)
+    if not _false(opts.get('output')): parts += [output_markdown(o, where, for_site) for o in cell.get('outputs') or []]
+    return '\n\n'.join(p for p in parts if p)
 
-def readme_markdown(page:Page, site:'Site'=None)->str:
+def _cells(page:Page)->list:
+    "The page's cells after nbdev's autogenerated-file note (README keeps that note; a page shows it to no one)"
+    cells = page.nb['cells']
+    note = bool(cells) and cells[0]['cell_type'] == 'markdown' and _as_text(cells[0]['source']).lstrip().startswith('<!--')
+    return cells[1:] if note else cells
+
+def cell_label(page:Page, i:int, cell:dict)->str:
+    "Which cell of which notebook cell `i` of `page` is, as its owner finds it: its id, or the API entry `show_doc` made"
+    src = _as_text(cell.get('source', ''))
+    if (m := re.search(r'^\s*show_doc\((.*)\)\s*$', src, re.M)): return f"nbs/{page.source}, the API entry of {m[1]} (its signature or docstring)"
+    first = next((l for l in src.splitlines() if l.strip() and not l.lstrip().startswith('#|')), '')[:60]
+    return f"nbs/{page.source}, cell id {cell.get('id', '?')} ({first!r})"
+
+def page_markdown(page:Page, site:Site)->str:
+    "The Markdown page MkDocs renders: title, description, then each cell; each cell starts with a comment naming it for `page_problems`"
+    fm = {'title': page.title, **({'description': page.description} if page.description else {})}
+    parts = ['---\n' + ''.join(f'{k}: {json.dumps(v)}\n' for k,v in fm.items()) + '---', f'# {_md_escape(page.title)}']
+    if page.description: parts.append(f'<div class="page-description" markdown>{page.description}</div>')
+    for i,cell in enumerate(_cells(page)):
+        md = cell_markdown(cell, f"A cell of {page.source}", True)
+        if md: parts += [f'<!-- cell: {html.escape(cell_label(page, i, cell)).replace("--", "- -")} -->', site.site_links(md, page)]
+    return '\n\n'.join(parts) + '\n'
+
+def readme_markdown(page:Page, site:Site=None)->str:
     "README.md from the processed home page: its title, nbdev's autogenerated note, description, prose, code and outputs"
-    def published(m): # a link to a notebook goes to its page on the published site, where README.md is read (GitHub, PyPI)
-        target = site.by_source.get(posixpath.normpath(posixpath.join(posixpath.dirname(page.source), m[2]))) if site else None
-        if target is None or not site.site_url: return m[0]
-        return f'{m[1]}{site.site_url}{target.path}{m[3] or ""}{m[4]}'
     parts,cells = [f'# {page.title}'],page.nb['cells']
-    if cells and cells[0]['cell_type'] == 'markdown' and _as_text(cells[0]['source']).lstrip().startswith('<!--'):
-        parts.append(_as_text(cells[0]['source']).strip())
-        cells = cells[1:]
+    if cells is not _cells(page): parts.append(_as_text(cells[0]['source']).strip())
     if page.description: parts.append('> ' + page.description)
-    for i,cell in enumerate(cells):
+    for cell in _cells(page):
         src = _as_text(cell.get('source', '')).strip()
-        if cell['cell_type'] == 'markdown': parts.append(_re_md_link.sub(published, src)); continue
-        if cell['cell_type'] != 'code': continue
-        opts,code = split_directives(src)
-        if _false(opts.get('include')): continue
-        if code.strip() and not _false(opts.get('echo')): parts.append(_fence(code, 'python'))
-        if not _false(opts.get('output')):
-            parts += [readme_output(o, f"A cell of {page.source} ({code[:60]!r})") for o in cell.get('outputs') or []]
+        md = cell_markdown(cell, f"A cell of {page.source} ({src[:60]!r})", False)
+        parts.append(site.published_links(md, page) if site and cell['cell_type'] == 'markdown' else md)
     return '\n\n'.join(p for p in parts if p) + '\n'
+
+_re_heading = re.compile(r'^#{1,6}\s+(.*?)\s*(?:\{([^}]*)\})?\s*$', re.M)
+
+def heading_ids(md:str)->set:
+    "The ids the headings in page Markdown `md` get: their `{ #id }`, or the slug of their text (code blocks skipped)"
+    md = re.sub(r'^(`{3,}|~{3,}).*?^\1', '', md, flags=re.M|re.S)
+    ids = set()
+    for m in _re_heading.finditer(md):
+        given = re.search(r'#([\w.:-]+)', m[2] or '')
+        ids.add(given[1] if given else slugify(re.sub(r'[\\`*]', '', m[1])))
+    return ids
+
+# ---------------------------------------------------------------------------------------------------------------
+# What no page may show (checked on the built site by `--check`), in the examples' outputs and the API entries
+# (prose and example code may name such things on purpose: "a private /tmp", `Path('/tmp')`): the rules
+# `scripts/nb_outputs.py check` applies to the outputs saved in the notebooks, and in API entries no private module path
+def _nb_outputs():
+    spec = importlib.util.spec_from_file_location('toolslm_like_nb_outputs', root/'scripts'/'nb_outputs.py')
+    mod = importlib.util.module_from_spec(spec); spec.loader.exec_module(mod)
+    return mod
+PAGE_RULES = [(rx, what, False) for rx,what in _nb_outputs().BAD_OUTPUT] + [ # (pattern, what it is, only in API entries?)
+    (re.compile(r'(?<![\w.])(?:[a-z]\w*\.)+_[a-z]\w*\.[A-Za-z]\w*'), 'a private module path (write the public one)', True)]
+
+class _TextParser(html.parser.HTMLParser):
+    """A built page cut at the `<!-- cell: ... -->` comments into [cell label, text it shows]: of an example cell its
+    outputs (text blocks and HTML), of an API entry its signature less the comments (not prose, not example code)"""
+    _void = {'br', 'hr', 'img', 'input', 'link', 'meta', 'wbr', 'source', 'col', 'area', 'base', 'embed', 'track', 'param'}
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.chunks,self._open = [['the page', []]],[]  # _open: (tag, what it is: 'output', 'code', 'comment' or '')
+    def _shown(self)->bool:
+        kinds = {k for _,k in self._open}
+        if len(self.chunks) < 2 or 'skip' in kinds: return False
+        return 'code' in kinds and 'comment' not in kinds if 'API entry' in self.chunks[-1][0] else 'output' in kinds
+    def handle_starttag(self, tag, attrs):
+        if tag in self._void: return
+        cls = dict(attrs).get('class') or ''
+        kind = ('skip' if tag in ('script', 'style') else 'output' if re.search(r'\b(language-text|cell-output-html)\b', cls)
+                else 'code' if 'language-python' in cls else 'comment' if tag == 'span' and re.fullmatch(r'c1?|cm|ch|cs', cls) else '')
+        self._open.append((tag, kind))
+    def handle_endtag(self, tag):
+        while self._open and self._open.pop()[0] != tag: pass
+        if tag == 'article': self.chunks.append(['the page', []])  # the cells end with the page's content
+    def handle_comment(self, data):
+        if (m := re.match(r'\s*cell: (.*?)\s*$', data, re.S)): self.chunks.append([html.unescape(m[1]), []])
+    def handle_data(self, data):
+        if self._shown(): self.chunks[-1][1].append(data)
+
+def page_problems(page_html:str, name:str)->list[str]:
+    "What built page `name` (its HTML `page_html`) shows that no page may: one line per cell and rule, naming the cell and the text around it"
+    p = _TextParser(); p.feed(page_html); p.close()
+    found = []
+    for label,texts in p.chunks:
+        text,seen = ''.join(texts),set()
+        for rx,what,api_only in PAGE_RULES:
+            if what in seen or api_only and 'API entry' not in label or not (ms := list(rx.finditer(text))): continue
+            seen.add(what)
+            m = ms[0]
+            around = re.sub(r'\s+', ' ', text[max(0, m.start()-60):m.end()+60]).strip()
+            found.append(f"{name}, {label}: shows {what}, {m[0]!r}{f' ({len(ms)} times)' if len(ms) > 1 else ''}: ...{around}...")
+    return found
+
+def site_problems(site:Path)->list[str]:
+    "`page_problems` of every page of the built `site`"
+    return [s for p in sorted(site.rglob('*.html')) if p.name != '404.html' for s in page_problems(p.read_text(), p.relative_to(site).as_posix())]
 
 # ---------------------------------------------------------------------------------------------------------------
 # The whole build
 
 def copy_assets(nbs:Path, dest:Path):
-    "Copy the files pages may refer to (images, stylesheets, ...) from `nbs` into the site"
+    "Copy the files pages may refer to (images, data files, ...) from `nbs` into the pages' folder"
     for s in nbs.rglob('*'):
         rel = s.relative_to(nbs)
         if not s.is_file() or any(p[0] in '_.' for p in rel.parts) or s.suffix in _not_assets: continue
@@ -542,11 +489,42 @@ def _replaceable(d:Path, what:str, cfg)->Path:
                          "give a directory of its own, e.g. _docs")
     return d
 
+def write_pages(pages:list[Page], site:Site, nbs:Path, dest:Path):
+    "The pages as Markdown under `dest` (MkDocs' docs_dir), with the notebooks' assets and the site's stylesheet"
+    dest.mkdir(parents=True)
+    copy_assets(nbs, dest)
+    shutil.copy2(root/'docs'/'site.css', dest/'site.css')
+    site.anchors = None
+    site.anchors = {p.path: heading_ids(page_markdown(p, site)) for p in pages}
+    for p in pages:
+        (dest/p.md).parent.mkdir(parents=True, exist_ok=True)
+        (dest/p.md).write_text(page_markdown(p, site))
+
+def mkdocs_build(pages:list[Page], cfg, docs_dir:Path, site_dir:Path, config_file:Path):
+    "Render the Markdown pages in `docs_dir` into `site_dir` with MkDocs (`config_file`), the site's name and URL from nbdev's config"
+    import logging
+    from mkdocs.commands.build import build as mkdocs_build_site
+    from mkdocs.config import load_config
+    from mkdocs.exceptions import Abort, ConfigurationError
+    warnings = []
+    class Collect(logging.Handler):
+        def emit(self, r): warnings.append(r.getMessage()) if r.levelno >= logging.WARNING else None
+    log,handler = logging.getLogger('mkdocs'),Collect()
+    log.addHandler(handler)
+    try:
+        mk = load_config(str(config_file), docs_dir=str(docs_dir), site_dir=str(site_dir), site_name=cfg.title,
+                         site_description=cfg.description, site_url=Site(pages, cfg).site_url,
+                         nav=[{p.title: p.md} for p in pages])
+        mkdocs_build_site(mk)
+    except (Abort, ConfigurationError) as e:
+        named = [f"{p.md} is made from nbs/{p.source}" for p in pages if f"'{p.md}'" in '\n'.join(warnings)]
+        raise BuildError(f"MkDocs could not build the site: {e}\n" + '\n'.join(warnings + named)) from None
+    finally: log.removeHandler(handler)
+
 def build(dest:Path=None, proc:Path=None, readme:Path=None, check:bool=False, workers:int=None, path:Path=None,
           quarto_check:bool=False)->dict:
     "Build the site into `dest` and README into `readme` (or compare with it when `check`); returns what was built"
     from nbdev.config import get_config
-    from pygments.formatters import HtmlFormatter
     cfg = get_config(path or root)
     nbs = cfg.nbs_path
     dest = Path(dest or cfg.doc_path).resolve()
@@ -560,16 +538,11 @@ def build(dest:Path=None, proc:Path=None, readme:Path=None, check:bool=False, wo
     readme_nb = Path(cfg.readme_nb).as_posix()
     pages.sort(key=lambda p: (p.source != readme_nb, p.source))
     site = Site(pages, cfg)
+    write_pages(pages, site, nbs, proc/'_pages')
     if dest.exists(): shutil.rmtree(dest)
-    dest.mkdir(parents=True)
-    copy_assets(nbs, dest)
-    (dest/'site.css').write_text(SITE_CSS)
-    (dest/'pygments.css').write_text(HtmlFormatter(style='default').get_style_defs('.highlight'))
-    if not (dest/'styles.css').exists(): (dest/'styles.css').write_text('')
-    for path,text in site.render_all().items():
-        (dest/path).parent.mkdir(parents=True, exist_ok=True)
-        (dest/path).write_text(text)
-    res = {'site': dest, 'pages': [p.path for p in pages], 'readme': None, 'readme_ok': True}
+    config_file = cfg.config_path/'mkdocs.yml'
+    mkdocs_build(pages, cfg, proc/'_pages', dest, config_file if config_file.exists() else root/'mkdocs.yml')
+    res = {'site': dest, 'pages': [p.path for p in pages], 'readme': None, 'readme_ok': True, 'problems': site_problems(dest)}
     home = next((p for p in pages if p.source == readme_nb), None)
     if home is None: return res
     text = readme_markdown(home, site)
@@ -585,9 +558,10 @@ def build(dest:Path=None, proc:Path=None, readme:Path=None, check:bool=False, wo
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split('\n\n')[0], formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument('--dest', type=Path, help="where to write the site (default: the `doc_path` setting, `_docs`)")
-    ap.add_argument('--proc', type=Path, help="where to write the processed notebooks (default: `_proc`)")
+    ap.add_argument('--proc', type=Path, help="where to write the processed notebooks and pages' Markdown (default: `_proc`)")
     ap.add_argument('--readme', type=Path, help="the README to write or check (default: README.md)")
-    ap.add_argument('--check', action='store_true', help="do not write the README: fail if it differs from what nbs/index.ipynb generates")
+    ap.add_argument('--check', action='store_true', help="do not write the README: fail if it differs from what nbs/index.ipynb "
+                    "generates, or if a built page shows a path of this machine, an IPython frame, `__main__.`, `NoneType` or a private module path")
     ap.add_argument('--workers', type=int, help="notebooks run at once (default: CPUs, at most 4)")
     ap.add_argument('--project', type=Path, help="the nbdev project to build (default: the one this script is in)")
     ap.add_argument('--quarto-check', action='store_true', help="also process each notebook exactly as `nbdev-docs` does "
@@ -605,9 +579,14 @@ def main(argv=None):
     try: res = build(a.dest, a.proc, a.readme, a.check, a.workers, a.project, a.quarto_check)
     except BuildError as e: sys.exit(f"Docs build failed: {e}")
     print(f"Built {len(res['pages'])} pages into {res['site']}: {', '.join(res['pages'])}")
+    failed = []
+    if res['problems']:
+        print(f"{len(res['problems'])} things the pages must not show (fix them in the notebook named):\n" + '\n'.join(res['problems']), file=sys.stderr)
+        if a.check: failed.append("pages show what they must not (above)")
     if a.check and not res['readme_ok']:
-        sys.exit(f"{res['readme_diff'][:4000]}\nREADME.md is not what nbs/index.ipynb generates: edit nbs/index.ipynb, "
-                 "run `.venv/bin/python scripts/build_docs.py` and commit README.md")
+        print(f"{res['readme_diff'][:4000]}", file=sys.stderr)
+        failed.append("README.md is not what nbs/index.ipynb generates: edit nbs/index.ipynb, run `.venv/bin/python scripts/build_docs.py` and commit README.md")
     if res['readme']: print(f"Wrote {res['readme']}")
+    if failed: sys.exit('Docs check failed: ' + '; '.join(failed))
 
 if __name__ == '__main__': main()

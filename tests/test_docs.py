@@ -1,8 +1,11 @@
-"""The docs site, built offline from every notebook by `scripts/build_docs.py` and checked as a reader sees it:
-each notebook has a page with the API docs of what it exports and its examples' outputs, links resolve,
-nothing comes from the network, README.md is what `nbs/index.ipynb` generates, and in headless Chromium the
-pages render with their API names visible and load nothing from off the machine."""
-import ast, html.parser, json, os, re, select, shutil, subprocess, sys, tempfile, time
+"""The docs site, built offline from every notebook by `scripts/build_docs.py` (MkDocs with the Material theme) and
+checked as a reader sees it: each notebook has a page with the API docs of what it exports and its examples'
+outputs, API entries read as Python (classes as classes, no `__main__.`, `NoneType` or private module paths),
+links resolve, nothing comes from the network, README.md is what `nbs/index.ipynb` generates, and in headless
+Chromium, at desktop and phone widths: search finds a name, the contents list is beside the text, the page's
+text comes first on a phone, a linked heading is not under the header, code has copy buttons, headings anchors,
+and each API entry a link to its source."""
+import ast, functools, html.parser, http.server, importlib.util, json, os, re, select, shutil, subprocess, sys, tempfile, threading, time
 from pathlib import Path
 from urllib.parse import unquote, urldefrag, urlparse
 import pytest, yaml
@@ -38,8 +41,22 @@ def exported_names(nb:Path)->list[str]:
         try: tree = ast.parse(re.sub(r'^\s*[%!].*$', '', src, flags=re.M))
         except SyntaxError: continue
         names += [n.name for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
-                  and (not n.name.startswith('_') or n.name.startswith('__'))]
+                  and (not n.name.startswith('_') or n.name.startswith('__')) and not _patches_private_class(n)]
     return names
+
+def _patches_private_class(f)->bool:
+    "Whether `f` is a method fastcore's `@patch` adds to a private class (`def typed(self:_Strict)`): it has no API entry"
+    private = lambda node: node is not None and bool(re.match(r'_(?!_)', ast.unparse(node).split('.')[-1].strip('\'"')))
+    for d in getattr(f, 'decorator_list', []):
+        if isinstance(d, ast.Call) and 'patch_to' in ast.unparse(d.func) and d.args: return private(d.args[0])  # @patch_to(_Cls)
+        if 'patch' in ast.unparse(d): return private(f.args.args[0].annotation if f.args.args else None)  # @patch def m(self:_Cls)
+    return False
+
+@functools.cache
+def _builder():
+    spec = importlib.util.spec_from_file_location('build_docs', root/'scripts'/'build_docs.py')
+    mod = importlib.util.module_from_spec(spec); spec.loader.exec_module(mod)
+    return mod
 
 # ---------------------------------------------------------------------------------------------------------------
 # Reading pages as HTML
@@ -56,7 +73,8 @@ class _PageParser(html.parser.HTMLParser):
         if tag == 'a' and 'name' in a: self.ids.add(a['name'])
         if tag == 'a' and a.get('href') is not None: self.links.append(a['href'])
         if tag in ('img', 'script', 'iframe', 'source', 'audio', 'video', 'embed', 'input', 'track') and a.get('src'): self.resources.append(a['src'])
-        if tag == 'link' and a.get('href'): self.resources.append(a['href'])
+        # a canonical or prev/next link names a page; the browser loads nothing from it
+        if tag == 'link' and a.get('href') and a.get('rel') not in ('canonical', 'prev', 'next', 'alternate'): self.resources.append(a['href'])
         if tag in ('object',) and a.get('data'): self.resources.append(a['data'])
         if tag in ('style', 'script'): self._skip += 1
         for v in a.values():
@@ -70,16 +88,21 @@ def parse_page(path:Path)->_PageParser:
     p = _PageParser(); p.feed(path.read_text()); p.close()
     return p
 
+def _pages(site:Path)->list[Path]:
+    "The site's pages, but not 404.html: the web server shows it for any missing path, so it links by absolute paths"
+    return [p for p in site.rglob('*.html') if p.relative_to(site).as_posix() != '404.html']
+
 def _is_remote(url:str)->bool: return bool(re.match(r'^(?:[a-z][a-z0-9+.-]*:)?//', url.strip(), re.I))
 
 def broken_links(site:Path)->list[str]:
     "Every link or resource in the site's pages that points inside the site at a file or an anchor that is not there"
-    problems,pages = [],{p: parse_page(p) for p in site.rglob('*.html')}
+    problems,pages = [],{p: parse_page(p) for p in _pages(site)}
     for page,parsed in pages.items():
         for href in parsed.links + parsed.resources:
             if _is_remote(href) or re.match(r'^[a-z][a-z0-9+.-]*:', href, re.I): continue  # off-site links and data:, mailto:
             path,frag = urldefrag(href)
             target = (page.parent/unquote(path)).resolve() if path else page
+            if target.is_dir(): target = target/'index.html'
             if site.resolve() not in (target, *target.parents): problems.append(f"{page.name}: {href} points outside the site"); continue
             if not target.is_file(): problems.append(f"{page.name}: {href} -> no such file"); continue
             if frag and target.suffix == '.html' and unquote(frag) not in (pages[target] if target in pages else parse_page(target)).ids:
@@ -88,7 +111,7 @@ def broken_links(site:Path)->list[str]:
 
 def network_resources(site:Path)->list[str]:
     "Everything the site's pages or stylesheets would fetch from the network when shown"
-    found = [f"{p.name}: {r}" for p in site.rglob('*.html') for r in parse_page(p).resources if _is_remote(r) or '//' in r and 'url(' in r]
+    found = [f"{p.name}: {r}" for p in _pages(site) for r in parse_page(p).resources if _is_remote(r) or '//' in r and 'url(' in r]
     for css in site.rglob('*.css'):
         found += [f"{css.name}: {m[0]}" for m in re.finditer(r'(?:@import\s+|url\()\s*[\'"]?(?:https?:)?//[^\s\'")]+', css.read_text())]
     return found
@@ -97,6 +120,7 @@ def test_checkers_find_problems(tmp_path):
     "The link and network checks below can fail: a made-up site with one of each problem"
     (tmp_path/'a.html').write_text('<h1 id="top">A</h1><a href="b.html">ok</a><a href="b.html#there">ok</a><a href="c.html">gone</a>'
                                    '<a href="b.html#nowhere">bad anchor</a><a href="https://example.com/">fine: a link out</a>'
+                                   '<link rel="canonical" href="https://example.com/a.html">'
                                    '<link rel="stylesheet" href="https://cdn.example.com/x.css"><img src="//cdn.example.com/y.png">')
     (tmp_path/'b.html').write_text('<h2 id="there">B</h2><a href="a.html#top">back</a>')
     (tmp_path/'s.css').write_text('@import url("https://fonts.example.com/f.css"); body { color: red }')
@@ -126,10 +150,11 @@ def test_notebooks_anywhere_become_linked_pages(tmp_path):
             ('md', 'Back [home](../index.ipynb).'), ('code', 'greet("reader")')]})
     assert r.returncode == 0, r.stderr[-4000:]
     site = tmp_path/'_docs'
-    assert sorted(p.relative_to(site).as_posix() for p in site.rglob('*.html')) == ['guides/guide.html', 'index.html']
+    assert {'guides/guide.html', 'index.html'} <= {p.relative_to(site).as_posix() for p in site.rglob('*.html')}
     assert broken_links(site) == [] and network_resources(site) == []
     guide_html = (site/'guides'/'guide.html').read_text()
-    assert '<h3 id="greet">greet</h3>' in guide_html and 'Hello, reader!' in html.unescape(guide_html)
+    assert re.search(r'<h3 [^>]*id="greet"[^>]*>greet<', guide_html) and 'Hello, reader!' in html.unescape(guide_html)
+    assert 'def greet(\n    name:str, # Who to greet\n)-&gt;str: # The greeting' in re.sub(r'<[^>]+>', '', guide_html)
     guide,home = parse_page(site/'guides'/'guide.html'),parse_page(site/'index.html')
     assert {'../index.html', '../site.css'} <= set(guide.links + guide.resources) and 'guides/guide.html#greet' in home.links
     assert (tmp_path/'README.md').read_text().startswith('# miniproj')
@@ -145,34 +170,23 @@ def test_a_failing_notebook_fails_the_build_and_is_named(tmp_path):
     seen = subprocess.run([str(nbdev_test), *cmd[1:]], capture_output=True, text=True, timeout=300, cwd=tmp_path)
     assert 'ZeroDivisionError' in seen.stdout + seen.stderr and 'usage:' not in seen.stderr, seen.stderr[-3000:]
 
-def _builder():
-    import importlib.util
-    spec = importlib.util.spec_from_file_location('build_docs', root/'scripts'/'build_docs.py')
-    mod = importlib.util.module_from_spec(spec); spec.loader.exec_module(mod)
-    return mod
+def test_a_broken_link_fails_the_build_and_names_the_notebook(tmp_path):
+    "MkDocs checks links (strict): a link to a page or an anchor that is not there stops the build, naming the notebook"
+    r = _build_project(tmp_path, {'index.ipynb': [('md', '# miniproj\n\n> A small project'), ('md', 'See [x](nope.ipynb) and [y](#nowhere).')]})
+    assert r.returncode == 1 and "contains a link 'nope.ipynb', but the target is not found" in r.stderr, r.stderr[-3000:]
+    assert "contains a link '#nowhere', but there is no such anchor" in r.stderr and 'index.md is made from nbs/index.ipynb' in r.stderr
 
-def test_markdown_as_quarto_reads_it():
-    "The Pandoc/Quarto markdown notebooks and nbdev's API docs use: fenced divs, attributes, tables, TeX, cell options"
-    bd = _builder()
-    page = bd.Page({'cells': [
-        {'cell_type': 'markdown', 'source': '## Setup {#setup}\n\n::: {.callout-note}\nA **note**\n:::\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\n'
-                                            'It costs $5 and $10; $x_1 * y_1$ is TeX.\n\n```\n:::\n```'},
-        {'cell_type': 'code', 'source': '#| echo: false\n#| output: asis\nshow_doc(f)', 'outputs': [{'output_type': 'execute_result',
-            'data': {'text/markdown': '### f\n\n[source](https://github.com/o/r/blob/main/m.py#L1){target="_blank" style="float:right"}'}}]},
-        {'cell_type': 'code', 'source': '#| code-fold: show\n#| code-summary: "Exported source"\ndef f(): pass', 'outputs': []},
-        {'cell_type': 'code', 'source': '#| include: false\nsecret()', 'outputs': []},
-        {'cell_type': 'code', 'source': 'print("<hi>")', 'outputs': [{'output_type': 'stream', 'name': 'stdout', 'text': '<hi>\n'}]},
-    ]}, 'm.html', 'M', 'The `m` command, *briefly*', source='01_m.ipynb')
-    out = bd.Site([page], get_config(root)).render_all()['m.html']
-    assert '<div class="description">The <code>m</code> command, <em>briefly</em></div>' in out, "the description is markdown, as Quarto reads it"
-    assert '<meta name="description" content="The `m` command, *briefly*">' in out
-    assert '<h2 id="setup">Setup</h2>' in out and '<div class="callout-note">' in out and '<strong>note</strong>' in out
-    assert '<td>1</td>' in out and 'It costs $5 and $10;' in out and '<span class="math inline">$x_1 * y_1$</span>' in out
-    assert '<code>:::\n</code>' in out, "a ::: inside a code block stays as it is"
-    assert '<h3 id="f">f</h3>' in out and 'target="_blank"' in out and '{target=' not in out
-    assert '<details class="code-fold" open><summary>Exported source</summary>' in out and '#|' not in out
-    assert 'secret' not in out and '&lt;hi&gt;' in out
-    assert [t for _,t,_ in page.toc] == ['Setup', 'f']
+def test_check_names_the_page_and_cell_of_what_a_page_must_not_show(tmp_path):
+    "`--check` fails on a build machine's path, an IPython frame or `__main__.` in an output, naming page, cell and text"
+    r = _build_project(tmp_path, {'index.ipynb': [('md', '# miniproj\n\n> A small project'),
+        ('md', 'Prose may name /tmp and `NoneType` on purpose.'), ('code', "from pathlib import Path\nprint(Path('/tmp').resolve())"),
+        ('code', 'class Point: pass\nPoint'), ('code', "x = Path('/root/data')")]}, '--check')
+    assert r.returncode == 1, r.stderr[-3000:]
+    lines = [l for l in r.stderr.splitlines() if l.startswith('index.html, ')]
+    assert len(lines) == 2, r.stderr[-3000:]
+    assert lines[0].startswith("index.html, nbs/index.ipynb, cell id c2 ('from pathlib import Path'): shows a path of the build machine, '/tmp': ...")
+    assert lines[1].startswith("index.html, nbs/index.ipynb, cell id c3 ('class Point: pass'): shows `__main__.`, '__main__.': ...__main__.Point...")
+    assert 'Docs check failed: pages show what they must not' in r.stderr
 
 def test_quarto_check_finds_what_nbdev_docs_would_fail_on(tmp_path):
     "A cell mixing an import with code that uses an earlier cell renders here, but nbdev-docs (Quarto) fails on it: --quarto-check says so"
@@ -183,6 +197,36 @@ def test_quarto_check_finds_what_nbdev_docs_would_fail_on(tmp_path):
     r = _build_project(tmp_path, nb, '--quarto-check')
     assert r.returncode == 1 and "index.ipynb cannot be published with `nbdev-docs`" in r.stderr, r.stderr[-3000:]
     assert "NameError: name 'base' is not defined" in r.stderr and 'Put the imports in a cell of their own' in r.stderr
+
+# ---------------------------------------------------------------------------------------------------------------
+# Notebooks as Markdown pages, API entries as Python
+
+def _page(cells, source='01_m.ipynb', path='m.html'):
+    bd = _builder()
+    return bd.Page({'cells': cells}, path, 'M', 'The `m` command, *briefly*', source=source)
+
+def test_cells_as_markdown_the_way_quarto_reads_them():
+    "Quarto's cell options and callouts, outputs as text blocks, the cell comments `--check` reads, links between pages"
+    bd = _builder()
+    page = _page([
+        {'cell_type': 'markdown', 'source': '## Setup {#setup}\n\n::: {.callout-note}\nA **note**\n:::\n\n```\n:::\n```\n\nSee [`g`](02_g.ipynb#g) and [`h`](https://toolslm-like.github.io/toolslm_like/g.html#h).'},
+        {'cell_type': 'code', 'id': 'ab12', 'source': '#| code-fold: show\n#| code-summary: "Exported source"\ndef f(): pass', 'outputs': []},
+        {'cell_type': 'code', 'source': '#| include: false\nsecret()', 'outputs': []},
+        {'cell_type': 'code', 'source': '#| echo: false\nprint("shown")', 'outputs': [{'output_type': 'stream', 'name': 'stdout', 'text': 'shown\n'}]},
+        {'cell_type': 'code', 'id': 'cd34', 'source': 'print("```")', 'outputs': [{'output_type': 'stream', 'name': 'stdout', 'text': '```\n'}]},
+    ])
+    other = bd.Page({'cells': []}, 'g.html', 'g', source='02_g.ipynb')
+    site = bd.Site([page, other], get_config(root))
+    site.anchors = {'g.html': {'g'}, 'm.html': {'setup'}}
+    md = bd.page_markdown(page, site)
+    assert md.startswith('---\ntitle: "M"\ndescription: "The `m` command, *briefly*"\n---\n\n# M\n\n<div class="page-description" markdown>The `m` command, *briefly*</div>')
+    assert '## Setup {#setup}' in md and '<div class="admonition note" markdown>\n<p class="admonition-title">Note</p>\n\nA **note**\n\n</div>' in md
+    assert '```\n:::\n```' in md, "a ::: inside a code block stays as it is"
+    assert 'See [`g`](g.md#g) and `h`.' in md, "a link to an API entry becomes a link to its page; a name with none stays code"
+    assert '<details class="code-fold" markdown open>\n<summary>Exported source</summary>\n\n```python\ndef f(): pass\n```\n\n</details>' in md
+    assert 'secret' not in md and 'print("shown")' not in md and '```text\nshown\n```' in md
+    assert '````text\n```\n````' in md, "a fence longer than the backticks inside"
+    assert "<!-- cell: nbs/01_m.ipynb, cell id cd34 (&#x27;print(&quot;```&quot;)&#x27;) -->" in md
 
 def test_readme_links_notebooks_to_their_published_pages():
     "README.md is read on GitHub and PyPI, so a link to a notebook goes to its page on the published site"
@@ -195,6 +239,79 @@ def test_readme_links_notebooks_to_their_published_pages():
     assert bd.readme_markdown(home, site) == ('# proj\n\n> What it does\n\n'
         f'See [providers]({url}providers.html#tool_schemas), [x](missing.ipynb), [y](https://a.b/c.ipynb).\n')
 
+def test_public_names_in_signatures():
+    bd = _builder()
+    assert bd.public_name('concurrent.futures._base.Executor') == 'concurrent.futures.Executor'
+    assert bd.public_name('__main__.ToolHistory') == 'ToolHistory' and bd.public_name('typing.Any') == 'Any'
+    assert bd.public_name('json.decoder.JSONDecoder') == 'json.decoder.JSONDecoder', "a public path stays as it is"
+    assert bd.public_name('somepkg._private.Thing') == 'Thing', "when the public module is not known, the bare name"
+    assert bd.clean_names('x:typing.Optional[concurrent.futures._base.Future]=None, y:NoneType, # see e.g. __main__.Foo') == \
+        'x:Optional[concurrent.futures.Future]=None, y:None, # see e.g. Foo'
+
+_api_examples = '''
+import concurrent.futures, dataclasses, enum
+from typing import Callable
+from nbdev.showdoc import show_doc
+class SchemaError(ValueError):
+    "A function that cannot be a tool"
+class ToolHistory(list):
+    "Messages of a chat"
+    def __init__(self, messages:tuple=(), # The messages so far
+                 provider:str|None=None): # Which API they are for
+        super().__init__(messages)
+@dataclasses.dataclass
+class Step:
+    "One turn"
+    n:int # Its number
+class Colour(enum.Enum):
+    "A colour"
+    RED = 1
+def run(tools:list[ToolHistory], # Where the calls go
+        ns=None, # The namespace
+        executor:concurrent.futures.Executor|None=None, # Runs the calls
+        on_event:'Callable[[Step], None]|None'=None, # Told about each call
+       )->SchemaError: # What comes back
+    "Run the tools"
+'''
+
+def test_api_entries_read_as_python(tmp_path):
+    "show_doc's entries on the site: classes as classes, no `__main__.`, no made-up `NoneType`, public module paths, a source-code block"
+    script = tmp_path/'examples.py'  # run as a script, so its classes are `__main__.X`, as in a notebook
+    script.write_text(f"import importlib.util, sys\nspec = importlib.util.spec_from_file_location('bd', {str(root/'scripts'/'build_docs.py')!r})\n"
+            "bd = importlib.util.module_from_spec(spec); spec.loader.exec_module(bd)\nimport nbdev.showdoc\n"
+            "nbdev.showdoc.BasicMarkdownRenderer = bd._api_entry_renderer()\n" + _api_examples +
+            "for o in (SchemaError, ToolHistory, Step, Colour, run): print(show_doc(o)._repr_markdown_()); print('=====')\n")
+    r = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120, cwd=root)
+    assert r.returncode == 0, r.stderr[-3000:]
+    err,hist,step,colour,run = r.stdout.split('=====\n')[:5]
+    assert err.startswith('### SchemaError { #schemaerror .api-name }\n\n')
+    assert '\n```python\nclass SchemaError(ValueError):\n```\n\n*A function that cannot be a tool*' in err
+    assert '```python\nclass ToolHistory(list):\n    def __init__(\n        self, messages:tuple=(), # The messages so far\n        provider:str | None=None, # Which API they are for\n    ):\n```' in hist
+    assert '```python\nclass Step:\n    def __init__(\n        self, n:int\n    )->None:\n```' in step
+    assert '```python\nclass Colour(Enum):\n```' in colour
+    assert '### run { #run .api-name }' in run
+    assert ('def run(\n    tools:list[ToolHistory], # Where the calls go\n    ns=None, # The namespace\n'
+            '    executor:concurrent.futures.Executor | None=None, # Runs the calls\n') in run, run
+    assert '__main__' not in r.stdout and 'NoneType' not in r.stdout and '._base.' not in r.stdout
+
+def test_page_problems_name_the_cell():
+    "The page check reads outputs and API signatures (not prose, comments or example code), and names the cell of each problem"
+    bd = _builder()
+    page = ('<article><!-- cell: nbs/x.ipynb, cell id a1 (&#x27;run()&#x27;) -->'
+            '<div class="language-python highlight"><pre><code>Path("/tmp")</code></pre></div>'
+            '<div class="language-text highlight"><pre><code>Traceback:\n  File "/work/p/.venv/lib/python3.11/site-packages/m.py"\n'
+            '  File "&lt;ipython-input-3-ab&gt;", line 2\n</code></pre></div>'
+            '<!-- cell: nbs/x.ipynb, cell id b2 (&#x27;## Prose&#x27;) --><p>A private /tmp; `NoneType`</p>'
+            '<!-- cell: nbs/x.ipynb, the API entry of f (its signature or docstring) --><h3>f</h3>'
+            '<div class="language-python highlight"><pre><code><span class="k">def</span> f(x:NoneType=None, <span class="c1"># in /tmp</span>\n'
+            '  e:concurrent.futures._base.Executor)</code></pre></div><p><em>Writes to /tmp, never site-packages/</em></p>'
+            '</article><footer>/home</footer>')
+    assert bd.page_problems(page, 'x.html') == [
+        'x.html, nbs/x.ipynb, cell id a1 (\'run()\'): shows a path of the build machine, \'/work/p\': ...Traceback: File "/work/p/.venv/lib/python3.11/site-packages/m.py" File "<ipython-i...',
+        'x.html, nbs/x.ipynb, cell id a1 (\'run()\'): shows an IPython frame, \'<ipython-input-3\': ...e "/work/p/.venv/lib/python3.11/site-packages/m.py" File "<ipython-input-3-ab>", line 2...',
+        "x.html, nbs/x.ipynb, the API entry of f (its signature or docstring): shows `NoneType`, 'NoneType': ...def f(x:NoneType=None, e:concurrent.futures._base.Executor)...",
+        "x.html, nbs/x.ipynb, the API entry of f (its signature or docstring): shows a private module path (write the public one), 'concurrent.futures._base.Executor': ...def f(x:NoneType=None, e:concurrent.futures._base.Executor)..."]
+
 # ---------------------------------------------------------------------------------------------------------------
 # The built site, read as files
 
@@ -202,13 +319,16 @@ def test_notebooks_found(): assert nbs/'index.ipynb' in notebooks and len(notebo
 
 @pytest.mark.parametrize('nb', notebooks, ids=[p.stem for p in notebooks])
 def test_page_has_api_docs(built, nb):
-    "Each notebook has a page whose API docs have a heading (with the id nbdev's links use) for each exported name"
+    "Each notebook has a page whose API docs have a heading (with the id nbdev's links use) and a source link for each exported name"
     page = built/'_docs'/page_of[nb]
     assert page.is_file(), f"{nb.name} has no page {page_of[nb]}; pages: {sorted(p.name for p in (built/'_docs').rglob('*.html'))}"
     txt,parsed = page.read_text(),parse_page(page)
     for name in exported_names(nb):
         assert name.lower() in parsed.ids or any(i.endswith('.'+name.lower()) for i in parsed.ids), f"{page.name} has no API docs anchor for {name}"
-        assert re.search(rf'<h[2-4] id="[^"]*{re.escape(name.lower())}"[^>]*>[^<]*{re.escape(name)}', txt), f"{page.name} has no API heading for {name}"
+        m = re.search(rf'<h[2-4] class="api-name" id="[^"]*{re.escape(name.lower())}"[^>]*>(?:\w+\.)?{re.escape(name)}<.*?(?=<h[2-4] class="api-name"|$)', txt, re.S)
+        assert m, f"{page.name} has no API heading for {name}"
+        assert re.search(r'<a class="api-source" href="https://github\.com/toolslm-like/toolslm_like/blob/main/toolslm_like/\w+\.py#L\d+"', m[0]), \
+            f"{page.name}: the API entry of {name} has no link to its source"
 
 def _output_texts(proc_nb:Path):
     "The text of each example output (not API docs) in processed notebook `proc_nb`"
@@ -237,7 +357,7 @@ def test_home_page_examples_ran(built):
     assert '3628800' in text and "There is no tool named 'os.system'" in html.unescape(text)
 
 def test_links_resolve(built):
-    "Every link between pages (the sidebar, prev/next, links from names to their API docs) lands on a page and an anchor"
+    "Every link between pages (the navigation, prev/next, links from names to their API docs) lands on a page and an anchor"
     site = built/'_docs'
     assert broken_links(site) == []
     for nb,path in page_of.items():
@@ -248,6 +368,23 @@ def test_links_resolve(built):
 def test_nothing_from_the_network(built):
     "Pages and stylesheets load only files of the site: no CDN stylesheets, scripts, fonts or images"
     assert network_resources(built/'_docs') == []
+
+def test_search_covers_every_page(built):
+    "The search index has every page, and the API entry of `get_schema` as a section of funccall's page"
+    docs = json.loads((built/'_docs'/'search'/'search_index.json').read_text())['docs']
+    assert set(page_of.values()) <= {urldefrag(d['location'])[0] for d in docs}
+    assert any(d['location'] == 'funccall.html#get_schema' and d['title'] == 'get_schema' for d in docs)
+
+def test_pages_show_no_build_machine_details(built):
+    """No page shows a path of the build machine, an IPython frame, `__main__.`, `NoneType` or a private module path
+    in an output or API entry (what `build_docs.py --check` fails on); each line names the notebook cell to fix"""
+    problems = _builder().site_problems(built/'_docs')
+    assert not problems, f"{len(problems)} problems:\n" + '\n'.join(problems)
+
+def test_notebooks_keep_the_page_rules():
+    "`scripts/nb_outputs.py check`: export cells short, each followed by an example with its output, saved outputs clean"
+    r = subprocess.run([sys.executable, str(root/'scripts'/'nb_outputs.py'), 'check'], capture_output=True, text=True, timeout=300, cwd=root)
+    assert r.returncode == 0, r.stdout[-6000:] + r.stderr[-2000:]
 
 def test_readme_is_generated_from_index(built):
     "README.md is what the build generates from nbs/index.ipynb; after editing the notebook run `python scripts/build_docs.py`"
@@ -266,6 +403,13 @@ def test_quarto_config_still_publishes():
         "nbs/nbdev.yml differs from what nbdev-docs writes from pyproject.toml, so publishing would rewrite it"
     assert n['project']['output-dir'] == '_docs'
 
+def test_mkdocs_config_matches_the_project():
+    "mkdocs.yml names what pyproject.toml says (the build passes those values too; this keeps `mkdocs serve` honest)"
+    cfg = get_config(root)
+    mk = yaml.load((root/'mkdocs.yml').read_text(), Loader=yaml.BaseLoader)
+    assert (mk['site_name'], mk['site_description']) == (cfg.title, cfg.description)
+    assert mk['site_url'].rstrip('/') == cfg.doc_host + cfg.doc_baseurl and mk['site_dir'] == '_docs'
+
 # ---------------------------------------------------------------------------------------------------------------
 # In headless Chromium, as a reader sees the pages
 
@@ -277,7 +421,7 @@ class Browser:
     flags = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
              '--disable-component-update', '--disable-sync', '--disable-extensions', '--disable-default-apps', '--mute-audio',
              # a request that does get made goes nowhere: the check sees it, the network never does
-             '--host-resolver-rules=MAP * ~NOTFOUND', '--remote-debugging-pipe', '--window-size=1280,900']
+             '--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1', '--remote-debugging-pipe', '--window-size=1280,900']
 
     def __init__(self, exe:str):
         self.profile = tempfile.mkdtemp(prefix='chromium-profile-')
@@ -335,10 +479,27 @@ class Browser:
         seen['failed'] = [e['params'].get('errorText') for e in self.events if e.get('method') == 'Network.loadingFailed']
         return seen
 
+    def viewport(self, width:int, height:int):
+        "Lay pages out as a screen `width` x `height` CSS pixels shows them (a phone's, when narrow)"
+        self.send('Emulation.setDeviceMetricsOverride', session=True, width=width, height=height, deviceScaleFactor=1, mobile=width < 600)
+
+    def search(self, words:str, timeout=15)->list[str]:
+        "Type `words` into the open page's search box; the links of the results it lists"
+        self.evaluate("(() => { const t = document.querySelector('label.md-header__button[for=__search], label[for=__search]');"
+                      " const box = document.getElementById('__search'); if (box) { box.checked = true; box.dispatchEvent(new Event('change')); } })()")
+        self.evaluate("document.querySelector('input.md-search__input').focus()")
+        self.send('Input.insertText', session=True, text=words)
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            found = self.evaluate("[...document.querySelectorAll('.md-search-result__link')].map(a => a.href)")
+            if found: return found
+            time.sleep(0.2)
+        return []
+
     def evaluate(self, js:str):
         r = self.send('Runtime.evaluate', session=True, expression=js, returnByValue=True)
         if 'exceptionDetails' in r: raise RuntimeError(r['exceptionDetails'])
-        return r['result']['value']
+        return r['result'].get('value')
 
     def close(self):
         try: self.send('Browser.close', timeout=5)
@@ -349,19 +510,32 @@ class Browser:
         shutil.rmtree(self.profile, ignore_errors=True)
 
 # What a reader sees: the visible text (innerText leaves out what CSS hides), the headings that are on screen,
-# where each link goes (as the browser resolves it), and whether the site's stylesheet took effect
+# where each link goes (as the browser resolves it), and how the page is laid out
 _READER_VIEW = '''(() => {
-  const visible = el => !!(el.offsetWidth || el.offsetHeight || el.getClientRects().length) && getComputedStyle(el).visibility !== 'hidden';
+  const visible = el => !!el && !!(el.offsetWidth || el.offsetHeight || el.getClientRects().length) && getComputedStyle(el).visibility !== 'hidden';
+  const box = el => { if (!visible(el)) return null; const r = el.getBoundingClientRect(); return {top: r.top, bottom: r.bottom, left: r.left, right: r.right}; };
+  const article = document.querySelector('article') || document.body;
+  const code = [...article.querySelectorAll('pre > code')];
   return {
     title: document.title,
-    h1: (document.querySelector('h1') || {}).innerText || '',
-    text: document.body.innerText,
-    headings: [...document.querySelectorAll('h1[id],h2[id],h3[id],h4[id]')].filter(visible).map(h => [h.id, h.innerText]),
+    h1: ((article.querySelector('h1') || {}).innerText || '').replace(/¶$/, ''),  // less its anchor link
+    text: article.innerText,
+    headings: [...article.querySelectorAll('h1[id],h2[id],h3[id],h4[id]')].filter(visible).map(h => [h.id, h.innerText]),
     ids: [...document.querySelectorAll('[id]')].map(e => e.id),
     links: [...document.querySelectorAll('a[href]')].map(a => a.href),
-    sidebar_links: [...document.querySelectorAll('nav.sidebar a')].filter(visible).length,
-    styled: getComputedStyle(document.querySelector('.sidebar') || document.body).position === 'sticky',
-    code_highlighted: [...document.querySelectorAll('.highlight .k, .highlight .kn')].some(e => getComputedStyle(e).color !== getComputedStyle(e.parentElement).color),
+    nav_links: [...document.querySelectorAll('nav.md-nav--primary a.md-nav__link')].filter(visible).length,
+    toc_links: [...document.querySelectorAll('nav.md-nav--secondary a.md-nav__link')].filter(visible).map(a => a.getAttribute('href')),
+    header: box(document.querySelector('header.md-header')),
+    header_position: getComputedStyle(document.querySelector('header.md-header') || document.body).position,
+    article: box(article), toc: box(document.querySelector('.md-sidebar--secondary')), primary_nav: box(document.querySelector('.md-sidebar--primary')),
+    first_text: box(article.querySelector('h1 ~ p, h1 ~ div p')),
+    viewport: {width: window.innerWidth, height: window.innerHeight}, scroll_width: document.documentElement.scrollWidth,
+    code_blocks: code.length, copy_buttons: code.filter(c => c.parentElement.querySelector('button[data-md-type=copy], button.md-clipboard')).length,
+    anchors: [...article.querySelectorAll('h2[id],h3[id]')].filter(h => h.querySelector(`a.headerlink[href="#${CSS.escape(h.id)}"]`)).length,
+    headings_23: article.querySelectorAll('h2[id],h3[id]').length,
+    api_entries: article.querySelectorAll('.api-name').length,
+    api_sources: [...article.querySelectorAll('.api-name')].filter(h => h.nextElementSibling && visible(h.nextElementSibling.querySelector('a.api-source[href^="https://github.com/"]'))).length,
+    code_highlighted: [...article.querySelectorAll('.highlight .k, .highlight .kn')].some(e => getComputedStyle(e).color !== getComputedStyle(e.parentElement).color),
     broken_images: [...document.images].filter(i => !(i.complete && i.naturalWidth > 0)).map(i => i.src.slice(0, 80)),
   };
 })()'''
@@ -380,6 +554,19 @@ def browser():
     yield b
     b.close()
 
+@pytest.fixture(scope='module')
+def served(built):
+    "The built site served on 127.0.0.1, as a reader's browser gets it (search's worker does not run from file:// pages)"
+    handler = functools.partial(_QuietHandler, directory=str(built/'_docs'))
+    server = http.server.ThreadingHTTPServer(('127.0.0.1', 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f'http://127.0.0.1:{server.server_address[1]}/'
+    server.shutdown(); server.server_close(); thread.join(10)
+
+class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args): pass
+
 def test_browser_check_sees_off_machine_requests(browser, tmp_path):
     "The Chromium check can fail: a page with a CDN stylesheet and a remote image is caught"
     (tmp_path/'remote.html').write_text('<!doctype html><title>t</title><link rel="stylesheet" href="https://cdn.example.com/x.css">'
@@ -388,26 +575,69 @@ def test_browser_check_sees_off_machine_requests(browser, tmp_path):
     assert sorted(_off_machine(seen['requests'])) == ['http://198.51.100.7/y.png', 'https://cdn.example.com/x.css']
     assert seen['h1'] == 'Hi' and len(seen['broken_images']) == 1
 
-def test_pages_in_chromium(built, browser):
-    "Every page renders styled in Chromium, shows its title and API names, loads nothing off the machine, and its links land"
-    site = (built/'_docs').resolve()
+DESKTOP,PHONE = (1280, 900),(400, 800)
+
+def test_pages_in_chromium(served, browser):
+    "Every page renders styled at desktop width, shows its title and API names, loads nothing off the machine, and its links land"
+    browser.viewport(*DESKTOP)
     seen = {}
     for nb,path in page_of.items():
-        url = (site/path).as_uri()
+        url = served + path
         s = seen[url] = browser.open(url)
         assert s['h1'] and s['title'].startswith(s['h1']), (path, s['title'], s['h1'])
         assert _off_machine(s['requests']) == [] and s['failed'] == [], (path, s['requests'], s['failed'])
-        assert s['styled'] and s['sidebar_links'] >= len(page_of) and s['broken_images'] == [], (path, s)
+        assert s['header_position'] == 'sticky' and s['nav_links'] >= len(page_of) and s['broken_images'] == [], (path, s['nav_links'])
         headings = ' '.join(f'{i} {t}' for i,t in s['headings'])
         for name in exported_names(nb):
             assert name in s['text'], f"{name} is not visible on {path}"
             assert re.search(rf'\S*{re.escape(name.lower())} \S*{re.escape(name)}', headings), f"{name} has no visible API heading on {path}"
         if exported_names(nb): assert s['code_highlighted'], f"{path}: code is not highlighted"
+        # the page's contents beside the text, on the right; a copy button on each code block; an anchor link on each heading
+        if s['headings_23']:
+            assert s['toc'] and s['toc']['left'] >= s['article']['right'] - 1 and len(s['toc_links']) >= min(s['headings_23'], 3), (path, s['toc'], s['article'])
+        assert s['copy_buttons'] == s['code_blocks'], f"{path}: {s['code_blocks'] - s['copy_buttons']} code blocks have no copy button"
+        assert s['anchors'] == s['headings_23'], f"{path}: {s['headings_23'] - s['anchors']} headings have no anchor link"
+        assert s['api_sources'] == s['api_entries'] >= len(exported_names(nb)), f"{path}: {s['api_entries'] - s['api_sources']} API entries show no source link"
     # every link into the site, as the browser resolved it, lands on a page it has loaded, at an id that page has
-    for url,s in seen.items():
+    for url,s in list(seen.items()):
         for link in s['links']:
-            if not link.startswith(site.as_uri()): continue
+            if not link.startswith(served): continue
             target,frag = urldefrag(link)
+            if target.endswith('/'): target += 'index.html'
             if target not in seen: seen[target] = browser.open(target)
             assert seen[target]['h1'] or not target.endswith('.html'), f"{url} links to {target}, which shows nothing"
             assert not frag or unquote(frag) in seen[target]['ids'], f"{url} links to {link}: no such anchor"
+
+def test_search_finds_a_name(served, browser):
+    "Typing a name into the search box lists the page that documents it, linked to its API entry"
+    browser.viewport(*DESKTOP)
+    browser.open(served + 'index.html')
+    hrefs = [re.sub(r'\?h=[^#]*', '', h) for h in browser.search('get_schema')]  # ?h= marks the words on the page
+    assert served + 'funccall.html#get_schema' in hrefs, hrefs
+    assert any(h.startswith(served + 'indexes.html') for h in browser.search('ToolIndex')), "a second search, on another page"
+
+@pytest.mark.parametrize('size', [DESKTOP, PHONE], ids=['desktop', 'phone'])
+def test_linked_heading_is_below_the_header(served, browser, size):
+    "Following a link to an API entry shows its heading on screen, not under the sticky header"
+    browser.viewport(*size)
+    browser.open('about:blank')
+    browser.open(served + 'funccall.html#get_schema')
+    time.sleep(0.3)
+    pos = browser.evaluate('''(() => { const h = document.getElementById('get_schema').getBoundingClientRect();
+        const head = document.querySelector('header.md-header').getBoundingClientRect();
+        return {top: h.top, bottom: h.bottom, header: head.bottom, height: window.innerHeight, scrolled: window.scrollY}; })()''')
+    assert pos['scrolled'] > 0 and pos['header'] <= pos['top'] and pos['bottom'] < pos['height'], pos
+
+def test_phone_layout(served, browser):
+    """At 400 px: a small header, the page's text within the first screen, the navigation tucked away, no sideways
+    scrolling; copy buttons, heading anchors, source links and search work there too"""
+    browser.viewport(*PHONE)
+    for path in ('funccall.html', 'index.html', 'toolbox.html'):
+        s = browser.open(served + path)
+        assert s['viewport']['width'] == PHONE[0] and s['scroll_width'] <= PHONE[0], (path, s['scroll_width'])
+        assert s['header']['bottom'] - s['header']['top'] <= 60, (path, s['header'])
+        assert s['first_text'] and s['first_text']['top'] < PHONE[1] * 0.6, (path, s['first_text'])
+        assert s['primary_nav'] is None or s['primary_nav']['right'] <= 0, (path, s['primary_nav'])
+        assert s['copy_buttons'] == s['code_blocks'] > 0 and s['anchors'] == s['headings_23'] and s['api_sources'] == s['api_entries'], (path, s)
+    hrefs = [re.sub(r'\?h=[^#]*', '', h) for h in browser.search('call_func')]
+    assert served + 'funccall.html#call_func' in hrefs, hrefs
