@@ -6,7 +6,7 @@ calls; 20 x 0.1 s in parallel within 0.15 s of wall time.
 
 Also: what an approval hook costs (`approve=` a hook that allows every call), next to the same calls without one; and
 parallel batches of quick calls (issue 17): `execute(parallel=True)` per call against baretools' parallel `execute` and a
-bare `ThreadPoolExecutor.map` over the same calls (target: within 2x of the bare pool).
+bare `ThreadPoolExecutor.map` over the same calls (target: within 2x of the bare pool), without and with a `timeout`.
 
 Overhead is time per call minus a bare loop that calls the tool directly with the same arguments (the three measured in
 turns, best of 40 rounds, so load on a shared machine hits all alike), two ways:
@@ -86,9 +86,10 @@ def main():
             ptb = Toolbox([add], max_calls=n)
             t = per_call({'pool': lambda: list(pool.map(lambda c: add(**c['arguments']), calls)),
                           'ours': lambda: ptb.execute(calls, parallel=True),
+                          'timed': lambda: ptb.execute(calls, parallel=True, timeout=5),
                           'theirs': lambda: reg.execute(calls, parallel=True, max_workers=32)}, n, rounds=20)
             print(f"  {n:5} calls: ThreadPoolExecutor.map {us(t['pool'])}   toolslm_like {us(t['ours'])} ({t['ours']/t['pool']:.2f}x the pool)"
-                  f"   baretools {us(t['theirs'])} ({t['theirs']/t['pool']:.2f}x)")
+                  f", with timeout=5 {us(t['timed'])} ({t['timed']/t['pool']:.2f}x)   baretools {us(t['theirs'])} ({t['theirs']/t['pool']:.2f}x)")
             ptb.close()
 
     print("\n20 calls of a tool that sleeps 0.1 s (wall time, best of 3)")

@@ -13,7 +13,7 @@ __all__ = ['DEFAULT_MAX_WORKERS', 'TRANSIENT_ERRORS', 'PERMANENT_OS_ERRORS', 'DE
 import asyncio, collections, concurrent.futures, inspect, itertools, json, logging, os, queue, random, re, sys, threading, time
 from collections import abc
 from fastcore.basics import patch
-from .funccall import mk_ns, prepare_call, tool_traceback, run_with_timeout, using_globals, caller_globals, CodeTimeout
+from .funccall import mk_ns, prepare_call, tool_traceback, run_with_timeout, using_globals, caller_globals, CodeTimeout, _Interrupter
 from .providers import ToolNames, tool_schemas, parse_tool_calls, format_tool_results, response_provider, tool_output_text
 from .limits import MAX_DISPLAY_CHARS, MAX_CALLS, MAX_BATCH_ARGUMENT_CHARS
 
@@ -27,6 +27,7 @@ class ToolCallError(ValueError):
 
 # %% ../nbs/02_toolbox.ipynb #192583dd
 _scalar_types = frozenset({int, float, bool, type(None)})
+_SHORT_STR = 4096 # 15 such strings and numbers (JSON limits ints to 4300 digits) stay under 100,000 characters
 
 def _json_chars(v, limit:int)->int:
     "Roughly how many characters JSON value `v` takes, counting no further than just past `limit`"
@@ -241,7 +242,7 @@ class Toolbox:
         self.retry_on,self.backoff,self.max_backoff = tuple(retry_on),backoff,max_backoff
         self.max_calls,self.max_argument_chars,self.approve = max_calls,max_argument_chars,_checked_hook(approve)
         self._threads,self._threads_lock = None,threading.Lock()
-        self._small_ok = max_argument_chars >= 100_000 # a few numbers cannot be this large (JSON parsing limits ints to 4300 digits)
+        self._small_ok = max_argument_chars >= 100_000 # fewer than 16 numbers and strings of <= _SHORT_STR characters cannot be this large
 
     def __repr__(self):
         names = [k for k in self.ns if isinstance(k, str) and not k.startswith('_')]
@@ -320,9 +321,10 @@ def _prepare(self:Toolbox, call)->tuple:
     if type(call) is dict and call.keys() <= _PLAIN_CALL_KEYS: # the common case
         call_id,name,arguments = call.get('id'),call.get('name'),call.get('arguments')
     else: call_id,name,arguments = _call_parts(call)
-    if type(arguments) is dict and len(arguments) < 16 and self._small_ok: # a few numbers need no measuring
+    if type(arguments) is dict and len(arguments) < 16 and self._small_ok: # a few numbers and short strings need no measuring
         for v in arguments.values():
-            if type(v) not in _scalar_types: self._check_size(arguments); break
+            t = type(v)
+            if t not in _scalar_types and (t is not str or len(v) > _SHORT_STR): self._check_size(arguments); break
     elif arguments is not None: self._check_size(arguments)
     f,info,kw = prepare_call(name, arguments, self.ns)
     return call_id,name,f,info,kw
@@ -416,7 +418,8 @@ def _run_call(self:Toolbox, call, timeout, retries:int, glb, watched:bool)->dict
             call_id,name,arguments = call.get('id'),call.get('name'),call.get('arguments')
             if type(arguments) is dict and len(arguments) < 16 and self._small_ok:
                 for v in arguments.values():
-                    if type(v) not in _scalar_types: self._check_size(arguments); break
+                    t = type(v)
+                    if t not in _scalar_types and (t is not str or len(v) > _SHORT_STR): self._check_size(arguments); break
             elif arguments is not None: self._check_size(arguments)
             f,info,kw = prepare_call(name, arguments, self.ns)
         else: call_id,name,f,info,kw = self._prepare(call)
@@ -550,8 +553,8 @@ def execute(self:Toolbox, calls:list, # Tool calls: `{'id', 'name', 'arguments'}
     if approve is not None or self.approve is not None: return self._execute_approved(calls, parallel, timeout, retries, approve)
     watched = self.on_event is not None or self.logger.isEnabledFor(logging.DEBUG) # as `_watched`, inline: this is the hot path
     if parallel and len(calls) > 1:
-        if timeout is None and self.executor is None and not watched and not _on_background_loop(): # the common case: see below
-            return ToolResults(self._run_in_threads(calls, retries, _resolved_globals()), calls)
+        if self.executor is None and not watched and not _on_background_loop(): # the common case: see below
+            return ToolResults(self._run_in_threads(calls, retries, _resolved_globals(), timeout), calls)
         return ToolResults(_wait_all(_submit_coroutine(self._agather(calls, timeout, retries, _resolved_globals()))), calls)
     run = self._run_call # serially, on this thread: tools that want the caller's globals find them when they run (`caller_globals`)
     if len(calls) <= self.max_calls:
@@ -574,16 +577,18 @@ async def _agather(self:Toolbox, calls:list, timeout, retries:int, glb)->list:
 
 # %% ../nbs/02_toolbox.ipynb #c4e8f2b7
 @patch
-def _run_in_threads(self:Toolbox, calls:list, retries:int, glb)->list:
-    "Results of a parallel batch with no time limit: up to `max_workers` threads each run the next call until none is left"
+def _run_in_threads(self:Toolbox, calls:list, retries:int, glb, timeout:float|None=None)->list:
+    "Results of a parallel batch: up to `max_workers` threads each run the next call until none is left (`timeout`: see below)"
     n,limit = len(calls),self.max_calls
     out = [None]*n
     for i in range(limit, n): out[i] = self._refused(calls[i], _over_limit(i, n, limit), _clock())
     todo = collections.deque(range(min(n, limit))) # taken from by several threads at once: `popleft` is atomic
-    threads = self._tool_threads()
-    takers = [threads.submit(self._take_calls, calls, todo, out, retries, glb) for _ in range(min(len(todo), self.max_workers))]
+    threads,takers = self._tool_threads(),[]
     try:
-        for t in takers: t.result()
+        if timeout is None:
+            takers += [threads.submit(self._take_calls, calls, todo, out, retries, glb) for _ in range(min(len(todo), self.max_workers))]
+            for t in takers: t.result()
+        else: self._watch_takers(_TimedBatch(calls, todo, out, retries, glb, timeout), takers)
         for i,r in enumerate(out):
             while isinstance(r, concurrent.futures.Future): r = r.result() # an async call, or the retries of a failed one
             out[i] = r
@@ -605,23 +610,115 @@ def _take_calls(self:Toolbox, calls:list, todo:collections.deque, out:list, retr
 
 # %% ../nbs/02_toolbox.ipynb #d9f1a3c6
 @patch
-def _run_taken(self:Toolbox, call, retries:int, glb):
+def _run_taken(self:Toolbox, call, retries:int, glb, timeout:float|None=None):
     "Check `call` and run it once, on this worker thread: its result, or a future of it (an async tool, or a failure worth a retry)"
     start = _clock()
     try: call_id,name,f,info,kw = self._prepare(call)
     except Exception as e: return self._refused(call, e, start)
-    if info.is_async: return _submit_coroutine(self._arun_prepared(call_id, name, f, info, kw, None, retries, glb, start))
+    if info.is_async: return _submit_coroutine(self._arun_prepared(call_id, name, f, info, kw, timeout, retries, glb, start))
     try:
         if info.wants_globals:
             with using_globals(glb()): out = f(**kw)
         else: out = f(**kw)
-        if type(out) not in _never_awaitable: out = _settled(out, name, None)
-    except (Exception, SystemExit) as e:
-        delay = self._after_error(call_id, name, e, 1, retries)
-        if delay is None: return _result(call_id, name, None, _error_text(e), 1, start)
-        # the retries wait on the event loop, not in this thread, which takes other calls meanwhile
-        return _submit_coroutine(self._arun_prepared(call_id, name, f, info, kw, None, retries, glb, start, 1, delay))
+        if type(out) not in _never_awaitable: out = _settled(out, name, timeout)
+    except (Exception, SystemExit) as e: return self._failed_once(call_id, name, f, info, kw, e, retries, glb, start, timeout)
     return {'id': call_id, 'name': name, 'output': out, 'error': None, 'attempts': 1, 'time': _clock()-start}
+
+@patch
+def _failed_once(self:Toolbox, call_id, name, f, info, kw:dict, e:BaseException, retries:int, glb, start:float, timeout):
+    "The result of a call whose first attempt raised `e`, or, if it is worth a retry, a future of its further attempts"
+    delay = self._after_error(call_id, name, e, 1, retries)
+    if delay is None: return _result(call_id, name, None, _error_text(e), 1, start)
+    # the retries wait on the event loop, not in this thread, which takes other calls meanwhile
+    return _submit_coroutine(self._arun_prepared(call_id, name, f, info, kw, timeout, retries, glb, start, 1, delay))
+
+# %% ../nbs/02_toolbox.ipynb #01d3dd5b
+_GIVEN_UP = object() # in a timed batch's `claims`: the watcher gave the call its timeout result
+
+class _Taker:
+    "One thread's share of a timed batch: the call it runs and since when, and how to interrupt it once it is given up on"
+    def __init__(self): self.current,self.tid,self.fut,self.intr,self.stop = None,None,None,_Interrupter(),threading.Event()
+    def interrupt(self):
+        "Raise `CodeTimeout` in its thread (again and again, as `run_with_timeout` does) until it has left the batch"
+        threading.Thread(target=self.intr.fire_until, args=(self.tid, self.stop), daemon=True, name='toolslm_like-timeout').start()
+
+class _TimedBatch:
+    "A parallel batch with a time limit: its calls, the places not yet taken, the results, and who settled each call"
+    def __init__(self, calls:list, todo:collections.deque, out:list, retries:int, glb, timeout:float):
+        self.calls,self.todo,self.out,self.retries,self.glb,self.timeout = calls,todo,out,retries,glb,timeout
+        self.claims = {} # call's place -> the `_Taker` that finished it, or `_GIVEN_UP`
+
+@patch
+def _take_timed_calls(self:Toolbox, b:_TimedBatch, me:_Taker):
+    "`_take_calls` under a time limit: `me` notes each call while it runs; once one is given up on, this thread takes no more"
+    me.tid = threading.get_ident()
+    try:
+        while True:
+            try: i = b.todo.popleft()
+            except IndexError: return
+            me.current = (i, _clock())
+            res = self._run_taken(b.calls[i], b.retries, b.glb, b.timeout)
+            if b.claims.setdefault(i, me) is not me: return # given up on meanwhile: another thread has taken our place
+            b.out[i] = res
+    finally:
+        me.intr.done() # nothing is raised in this thread once it has left the batch
+        me.stop.set()
+
+# %% ../nbs/02_toolbox.ipynb #f840ba0e
+@patch
+def _watch_takers(self:Toolbox, b:_TimedBatch, takers:list):
+    "Run a timed batch on up to `max_workers` threads, giving each call that passes its limit a timeout result on time"
+    threads,live,idle_since = self._tool_threads(),{},None
+    def add_taker():
+        me = _Taker()
+        me.fut = threads.submit(self._take_timed_calls, b, me)
+        takers.append(me.fut); live[me.fut] = me
+    for _ in range(min(len(b.todo), self.max_workers)): add_taker()
+    while live:
+        now = _clock()
+        wake = now + b.timeout
+        for fut,me in list(live.items()):
+            if fut.done(): del live[fut]; fut.result(); continue # (raises what went wrong in our own code, if anything did)
+            due = self._due(b, me, now)
+            if due is not None: wake = min(wake, due); continue
+            del live[fut] # its call has its timeout result: let its thread go, and have another take its place
+            if threads.abandon(fut): me.interrupt()
+            if b.todo: add_taker()
+        # calls that no thread is free to take (the threads are busy with other batches) time out too, as they wait
+        if any(me.tid is not None for me in live.values()): idle_since = None
+        elif idle_since is None: idle_since = now
+        elif now >= idle_since + b.timeout: self._give_up_waiting(b, live, idle_since)
+        if idle_since is not None: wake = min(wake, idle_since + b.timeout)
+        if live: concurrent.futures.wait(list(live), timeout=max(0.0, wake - _clock()))
+
+# %% ../nbs/02_toolbox.ipynb #ff39a102
+@patch
+def _due(self:Toolbox, b:_TimedBatch, me:_Taker, now:float)->float|None:
+    "When the call `me` runs passes its limit; None if it has (it then has its timeout result)"
+    cur = me.current
+    if cur is None or cur[0] in b.claims: return now + b.timeout
+    i,start = cur
+    if start + b.timeout > now: return start + b.timeout
+    if b.claims.setdefault(i, _GIVEN_UP) is not _GIVEN_UP: return now + b.timeout # it finished just now
+    b.out[i] = self._given_up(b.calls[i], start, b)
+    return None
+
+@patch
+def _given_up(self:Toolbox, call, start:float, b:_TimedBatch):
+    "The result of a call that ran past the limit of timed batch `b`: its `TimeoutError`, or a future of its retries"
+    try: call_id,name,f,info,kw = self._prepare(call)
+    except Exception as e: return self._refused(call, e, start)
+    return self._failed_once(call_id, name, f, info, kw, _timed_out(name, b.timeout), b.retries, b.glb, start, b.timeout)
+
+@patch
+def _give_up_waiting(self:Toolbox, b:_TimedBatch, live:dict, since:float):
+    "Call off the takers no thread has started, and give each call still waiting for one its timeout result"
+    for fut in list(live):
+        if fut.cancel(): del live[fut]
+    while True:
+        try: i = b.todo.popleft()
+        except IndexError: return
+        if b.claims.setdefault(i, _GIVEN_UP) is _GIVEN_UP: b.out[i] = self._given_up(b.calls[i], since, b)
 
 # %% ../nbs/02_toolbox.ipynb #4f73aaee
 @patch
