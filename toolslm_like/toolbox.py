@@ -578,6 +578,8 @@ def execute(self:Toolbox, calls:list, # Tool calls: `{'id', 'name', 'arguments'}
         if self.executor is None and not watched and not _on_background_loop(): # the common case: see below
             return ToolResults(self._run_in_threads(calls, retries, _resolved_globals(), timeout), calls)
         return ToolResults(_wait_all(_submit_coroutine(self._agather(calls, timeout, retries, _resolved_globals()))), calls)
+    if timeout is not None and retries == 0 and self.executor is None and not watched and not _on_background_loop(): # see below
+        return ToolResults(self._run_in_threads(calls, 0, _resolved_globals(), timeout, serial=True), calls)
     run = self._run_call # serially, on this thread: tools that want the caller's globals find them when they run (`caller_globals`)
     if len(calls) <= self.max_calls:
         results = ToolResults((), calls)
@@ -624,8 +626,8 @@ def _failed_once(self:Toolbox, call_id, name, f, info, kw:dict, e:BaseException,
 
 # %% ../nbs/02_toolbox.ipynb #c4e8f2b7
 @patch
-def _run_in_threads(self:Toolbox, calls:list, retries:int, glb, timeout:float|None=None)->list:
-    "Results of a parallel batch: up to `max_workers` threads each run the next call until none is left (`timeout`: see below)"
+def _run_in_threads(self:Toolbox, calls:list, retries:int, glb, timeout:float|None=None, serial:bool=False)->list:
+    "Results of a parallel batch: up to `max_workers` threads each run the next call until none is left (`timeout`, `serial`: see below)"
     n,limit = len(calls),self.max_calls
     out = [None]*n
     for i in range(limit, n): out[i] = self._refused(calls[i], _over_limit(i, n, limit), _clock())
@@ -635,7 +637,7 @@ def _run_in_threads(self:Toolbox, calls:list, retries:int, glb, timeout:float|No
         if timeout is None:
             takers += [threads.submit(self._take_calls, calls, todo, out, retries, glb) for _ in range(min(len(todo), self.max_workers))]
             for t in takers: t.result()
-        else: self._watch_takers(_TimedBatch(calls, todo, out, retries, glb, timeout), takers)
+        else: self._watch_takers(_TimedBatch(calls, todo, out, retries, glb, timeout, serial), takers)
         for i,r in enumerate(out):
             while isinstance(r, concurrent.futures.Future): r = r.result() # an async call, or the retries of a failed one
             out[i] = r
@@ -660,15 +662,17 @@ _GIVEN_UP = object() # in a timed batch's `claims`: the watcher gave the call it
 
 class _Taker:
     "One thread's share of a timed batch: the call it runs and since when, and how to interrupt it once it is given up on"
-    def __init__(self): self.current,self.tid,self.fut,self.intr,self.stop = None,None,None,_Interrupter(),threading.Event()
+    def __init__(self):
+        self.current,self.tid,self.fut,self.intr,self.stop = None,None,None,_Interrupter(),threading.Event()
+        self.submitted = _clock() # when it was handed to the threads; `tid` is set once one runs it
     def interrupt(self):
         "Raise `CodeTimeout` in its thread (again and again, as `run_with_timeout` does) until it has left the batch"
         threading.Thread(target=self.intr.fire_until, args=(self.tid, self.stop), daemon=True, name='toolslm_like-timeout').start()
 
 class _TimedBatch:
     "A parallel batch with a time limit: its calls, the places not yet taken, the results, and who settled each call"
-    def __init__(self, calls:list, todo:collections.deque, out:list, retries:int, glb, timeout:float):
-        self.calls,self.todo,self.out,self.retries,self.glb,self.timeout = calls,todo,out,retries,glb,timeout
+    def __init__(self, calls:list, todo:collections.deque, out:list, retries:int, glb, timeout:float, serial:bool=False):
+        self.calls,self.todo,self.out,self.retries,self.glb,self.timeout,self.serial = calls,todo,out,retries,glb,timeout,serial
         self.claims = {} # call's place -> the `_Taker` that finished it, or `_GIVEN_UP`
 
 @patch
@@ -681,6 +685,9 @@ def _take_timed_calls(self:Toolbox, b:_TimedBatch, me:_Taker):
             except IndexError: return
             me.current = (i, _clock())
             res = self._run_taken(b.calls[i], b.retries, b.glb, b.timeout)
+            if b.serial and isinstance(res, concurrent.futures.Future): # an async tool: its limit is kept on the event loop
+                me.current = None
+                res = res.result() # one call after another: wait for it before the next starts
             if b.claims.setdefault(i, me) is not me: return # given up on meanwhile: another thread has taken our place
             b.out[i] = res
     finally:
@@ -720,12 +727,12 @@ def _give_up_waiting(self:Toolbox, b:_TimedBatch, live:dict, since:float):
 @patch
 def _watch_takers(self:Toolbox, b:_TimedBatch, takers:list):
     "Run a timed batch on up to `max_workers` threads, giving each call that passes its limit a timeout result on time"
-    threads,live,idle_since = self._tool_threads(),{},None
+    threads,live = self._tool_threads(),{}
     def add_taker():
         me = _Taker()
         me.fut = threads.submit(self._take_timed_calls, b, me)
         takers.append(me.fut); live[me.fut] = me
-    for _ in range(min(len(b.todo), self.max_workers)): add_taker()
+    for _ in range(1 if b.serial else min(len(b.todo), self.max_workers)): add_taker()
     while live:
         now = _clock()
         wake = now + b.timeout
@@ -737,10 +744,10 @@ def _watch_takers(self:Toolbox, b:_TimedBatch, takers:list):
             if threads.abandon(fut): me.interrupt()
             if b.todo: add_taker()
         # calls that no thread is free to take (the threads are busy with other batches) time out too, as they wait
-        if any(me.tid is not None for me in live.values()): idle_since = None
-        elif idle_since is None: idle_since = now
-        elif now >= idle_since + b.timeout: self._give_up_waiting(b, live, idle_since)
-        if idle_since is not None: wake = min(wake, idle_since + b.timeout)
+        if live and all(me.tid is None for me in live.values()):
+            since = min(me.submitted for me in live.values())
+            if now >= since + b.timeout: self._give_up_waiting(b, live, since)
+            else: wake = min(wake, since + b.timeout)
         if live: concurrent.futures.wait(list(live), timeout=max(0.0, wake - _clock()))
 
 # %% ../nbs/02_toolbox.ipynb #4f73aaee
