@@ -675,6 +675,7 @@ class _TimedBatch:
         self.calls,self.todo,self.out,self.retries,self.glb,self.timeout,self.serial = calls,todo,out,retries,glb,timeout,serial
         self.claims = {} # call's place -> the `_Taker` that finished it, or `_GIVEN_UP`
 
+# %% ../nbs/02_toolbox.ipynb #49563d25
 @patch
 def _take_timed_calls(self:Toolbox, b:_TimedBatch, me:_Taker):
     "`_take_calls` under a time limit: `me` notes each call while it runs; once one is given up on, this thread takes no more"
