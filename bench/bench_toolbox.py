@@ -71,12 +71,14 @@ def main():
     for label,calls in (('1 call per execute', one), ('100 calls per execute', batch)):
         fns = {'bare': lambda: bare_loop(calls), 'ours': lambda: tb.execute(calls), 'theirs': lambda: reg.execute(calls)}
         if approving: fns['approved'] = lambda: tb.execute(calls, approve=allow)
+        fns['timed'] = lambda: tb.execute(calls, timeout=5)
         t = per_call(fns, len(calls))
         bare,ours,theirs = t['bare'],t['ours'],t['theirs']
         print(f"  {label}")
         print(f"    {'bare loop':24}{us(bare)}")
         print(f"    {'toolslm_like Toolbox':24}{us(ours)}   {us(ours-bare)}   {(ours-bare)/(theirs-bare):6.2f}")
         if approving: print(f"    {'  with approve=':24}{us(t['approved'])}   {us(t['approved']-bare)}   {(t['approved']-bare)/(theirs-bare):6.2f}")
+        print(f"    {'  with timeout=5':24}{us(t['timed'])}   {us(t['timed']-bare)}   {(t['timed']-bare)/(theirs-bare):6.2f}")
         print(f"    {'baretools ToolRegistry':24}{us(theirs)}   {us(theirs-bare)}")
 
     print("\nParallel batches of quick calls (add), per call, best of 20 rounds taken in turns")
