@@ -222,6 +222,7 @@ class StreamAccumulator:
         self.provider,self.chunks = provider,0
         self._parts = _PARTS[provider]() if provider else None
         self._text = []
+    def __repr__(self): return f"StreamAccumulator({self.provider!r}, {self.chunks} chunks, complete={self.complete})"
 
     def add(self, chunk:object # One chunk or event, as the SDK's stream yields it (or its dict)
            )->str: # The text this chunk adds to the model's answer ('' if none)
@@ -259,6 +260,3 @@ def tool_calls(self:StreamAccumulator, names:ToolNames|None=None # A `ToolNames`
               )->list: # `[{'id', 'name', 'arguments'}]`
     "The calls of the whole reply, as `parse_tool_calls` gives them"
     return parse_tool_calls(self.response(), self.provider, names=names)
-
-@patch
-def __repr__(self:StreamAccumulator): return f"StreamAccumulator({self.provider!r}, {self.chunks} chunks, complete={self.complete})"

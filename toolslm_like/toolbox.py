@@ -262,23 +262,19 @@ class Toolbox:
         self._threads,self._threads_lock = None,threading.Lock()
         self._small_ok = max_argument_chars >= 100_000 # fewer than 16 numbers and strings of <= _SHORT_STR characters cannot be this large
 
-# %% ../nbs/02_toolbox.ipynb #da08aa14
-@patch
-def __repr__(self:Toolbox):
-    names = [k for k in self.ns if isinstance(k, str) and not k.startswith('_')]
-    more = f", ... ({len(names)} tools)" if len(names) > 10 else ''
-    return f"Toolbox({', '.join(names[:10])}{more})"
+    def __repr__(self):
+        names = [k for k in self.ns if isinstance(k, str) and not k.startswith('_')]
+        more = f", ... ({len(names)} tools)" if len(names) > 10 else ''
+        return f"Toolbox({', '.join(names[:10])}{more})"
+    def __enter__(self): return self
+    def __exit__(self, *exc): self.close()
 
+# %% ../nbs/02_toolbox.ipynb #da08aa14
 @patch
 def close(self:Toolbox):
     "Let this toolbox's threads go (running calls finish on their own)"
     with self._threads_lock: threads,self._threads = self._threads,None
     if threads is not None: threads.shutdown(wait=False)
-
-@patch
-def __enter__(self:Toolbox): return self
-@patch
-def __exit__(self:Toolbox, *exc): self.close()
 
 # %% ../nbs/02_toolbox.ipynb #5f1608df
 logging.getLogger(__name__).addHandler(logging.NullHandler()) # events are logged only where the application asks for them
