@@ -6,7 +6,7 @@ calls; 20 x 0.1 s in parallel within 0.15 s of wall time.
 
 Also: what an approval hook costs (`approve=` a hook that allows every call), next to the same calls without one; and
 parallel batches of quick calls (issue 17): `execute(parallel=True)` per call against baretools' parallel `execute` and a
-bare `ThreadPoolExecutor.map` over the same calls (target: within 2x of the bare pool).
+bare `ThreadPoolExecutor.map` over the same calls (target: within 2x of the bare pool), without and with a `timeout`.
 
 Overhead is time per call minus a bare loop that calls the tool directly with the same arguments (the three measured in
 turns, best of 40 rounds, so load on a shared machine hits all alike), two ways:
@@ -71,12 +71,14 @@ def main():
     for label,calls in (('1 call per execute', one), ('100 calls per execute', batch)):
         fns = {'bare': lambda: bare_loop(calls), 'ours': lambda: tb.execute(calls), 'theirs': lambda: reg.execute(calls)}
         if approving: fns['approved'] = lambda: tb.execute(calls, approve=allow)
+        fns['timed'] = lambda: tb.execute(calls, timeout=5)
         t = per_call(fns, len(calls))
         bare,ours,theirs = t['bare'],t['ours'],t['theirs']
         print(f"  {label}")
         print(f"    {'bare loop':24}{us(bare)}")
         print(f"    {'toolslm_like Toolbox':24}{us(ours)}   {us(ours-bare)}   {(ours-bare)/(theirs-bare):6.2f}")
         if approving: print(f"    {'  with approve=':24}{us(t['approved'])}   {us(t['approved']-bare)}   {(t['approved']-bare)/(theirs-bare):6.2f}")
+        print(f"    {'  with timeout=5':24}{us(t['timed'])}   {us(t['timed']-bare)}   {(t['timed']-bare)/(theirs-bare):6.2f}")
         print(f"    {'baretools ToolRegistry':24}{us(theirs)}   {us(theirs-bare)}")
 
     print("\nParallel batches of quick calls (add), per call, best of 20 rounds taken in turns")
@@ -86,9 +88,10 @@ def main():
             ptb = Toolbox([add], max_calls=n)
             t = per_call({'pool': lambda: list(pool.map(lambda c: add(**c['arguments']), calls)),
                           'ours': lambda: ptb.execute(calls, parallel=True),
+                          'timed': lambda: ptb.execute(calls, parallel=True, timeout=5),
                           'theirs': lambda: reg.execute(calls, parallel=True, max_workers=32)}, n, rounds=20)
             print(f"  {n:5} calls: ThreadPoolExecutor.map {us(t['pool'])}   toolslm_like {us(t['ours'])} ({t['ours']/t['pool']:.2f}x the pool)"
-                  f"   baretools {us(t['theirs'])} ({t['theirs']/t['pool']:.2f}x)")
+                  f", with timeout=5 {us(t['timed'])} ({t['timed']/t['pool']:.2f}x)   baretools {us(t['theirs'])} ({t['theirs']/t['pool']:.2f}x)")
             ptb.close()
 
     print("\n20 calls of a tool that sleeps 0.1 s (wall time, best of 3)")

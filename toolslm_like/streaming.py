@@ -10,7 +10,8 @@ __all__ = ['STREAM_CUT_OFF', 'STREAM_ERROR_EVENT', 'NOT_A_STREAM_PIECE', 'Stream
 # %% ../nbs/12_streaming.ipynb #27d3a559
 import json
 from collections import abc
-from .providers import parse_tool_calls, stream_piece_provider
+from fastcore.basics import patch
+from .providers import ToolNames, parse_tool_calls, stream_piece_provider
 
 # %% ../nbs/12_streaming.ipynb #cca7a4b7
 STREAM_CUT_OFF = ("The streamed reply ended before it was complete ({missing} never came): the connection was cut off "
@@ -22,7 +23,8 @@ NOT_A_STREAM_PIECE = ("StreamAccumulator got {what}, which is not a chunk or eve
 
 class StreamError(RuntimeError):
     "A streamed reply that cannot be completed: it was cut off, or the server sent an error in it"
-    def __init__(self, message:str, partial:dict|None=None):
+    def __init__(self, message:str, # What went wrong, and what to do about it
+                 partial:dict|None=None): # What had arrived, put together as far as it goes
         super().__init__(message)
         self.partial = partial # what had arrived, put together as far as it goes (for logs; not a valid reply)
 
@@ -44,7 +46,7 @@ def _plain_piece(o)->dict:
         return o.model_dump(mode='json', exclude_unset=True, by_alias=True)
     raise TypeError(f"A stream yields SDK objects (or their dicts); got {type(o).__name__}")
 
-# %% ../nbs/12_streaming.ipynb #fbe547e4
+# %% ../nbs/12_streaming.ipynb #0a3a9336
 class _ChatParts:
     missing = 'a chunk with a finish_reason'
     def __init__(self):
@@ -65,30 +67,36 @@ class _ChatParts:
         self.saw_text = True
         self.text.append(text)
         return text
-    def _call_piece(self, p):
-        k = p.get('index')
-        if not isinstance(k, int): # servers that leave out `index`: a new id starts a new call
-            last = max(self.calls, default=None)
-            same = last is not None and (not p.get('id') or p.get('id') == self.calls[last].get('id'))
-            k = last if same else len(self.calls)
-        c = self.calls.setdefault(k, {'type': 'function', 'function': {'name': ''}})
-        if p.get('id') and not c.get('id'): c['id'] = p['id']
-        if p.get('type'): c['type'] = p['type']
-        f,fp = c['function'],p.get('function') or {}
-        if isinstance(fp.get('name'), str) and fp['name'] != f['name']: f['name'] += fp['name'] # some servers repeat it in each piece
-        if isinstance(fp.get('arguments'), str): # joined once at the end: `+=` would copy all of it at each piece
-            self.args.setdefault(k, []).append(fp['arguments'])
-    def complete(self)->bool: return self.finish is not None
-    def response(self)->dict:
-        calls = [{**({'id': c['id']} if 'id' in c else {}), 'type': c['type'],
-                  'function': {**c['function'], 'arguments': ''.join(self.args.get(k, []))}} for k,c in sorted(self.calls.items())]
-        text = ''.join(self.text)
-        msg = {'role': 'assistant', 'content': text or (None if calls or not self.saw_text else '')}
-        if self.refusal: msg['refusal'] = ''.join(self.refusal)
-        if calls: msg['tool_calls'] = calls
-        choice = {'index': 0, 'message': msg, 'finish_reason': self.finish}
-        out = {**self.head, 'object': 'chat.completion', 'choices': [choice]}
-        return {**out, 'usage': self.usage} if self.usage else out
+
+# %% ../nbs/12_streaming.ipynb #8c82b03d
+@patch
+def _call_piece(self:_ChatParts, p):
+    k = p.get('index')
+    if not isinstance(k, int): # servers that leave out `index`: a new id starts a new call
+        last = max(self.calls, default=None)
+        same = last is not None and (not p.get('id') or p.get('id') == self.calls[last].get('id'))
+        k = last if same else len(self.calls)
+    c = self.calls.setdefault(k, {'type': 'function', 'function': {'name': ''}})
+    if p.get('id') and not c.get('id'): c['id'] = p['id']
+    if p.get('type'): c['type'] = p['type']
+    f,fp = c['function'],p.get('function') or {}
+    if isinstance(fp.get('name'), str) and fp['name'] != f['name']: f['name'] += fp['name'] # some servers repeat it in each piece
+    if isinstance(fp.get('arguments'), str): # joined once at the end: `+=` would copy all of it at each piece
+        self.args.setdefault(k, []).append(fp['arguments'])
+@patch
+def complete(self:_ChatParts)->bool: return self.finish is not None
+
+@patch
+def response(self:_ChatParts)->dict:
+    calls = [{**({'id': c['id']} if 'id' in c else {}), 'type': c['type'],
+              'function': {**c['function'], 'arguments': ''.join(self.args.get(k, []))}} for k,c in sorted(self.calls.items())]
+    text = ''.join(self.text)
+    msg = {'role': 'assistant', 'content': text or (None if calls or not self.saw_text else '')}
+    if self.refusal: msg['refusal'] = ''.join(self.refusal)
+    if calls: msg['tool_calls'] = calls
+    choice = {'index': 0, 'message': msg, 'finish_reason': self.finish}
+    out = {**self.head, 'object': 'chat.completion', 'choices': [choice]}
+    return {**out, 'usage': self.usage} if self.usage else out
 
 # %% ../nbs/12_streaming.ipynb #fc0d13a8
 class _ResponsesParts:
@@ -118,7 +126,7 @@ class _ResponsesParts:
             out['output'] = [{**v, 'arguments': (v.get('arguments') or '') + ''.join(self.args[k])} if k in self.args else v for k,v in items]
         return out
 
-# %% ../nbs/12_streaming.ipynb #743e8752
+# %% ../nbs/12_streaming.ipynb #38b4e9e5
 class _AnthropicParts:
     missing = 'message_stop'
     def __init__(self): self.message,self.blocks,self.json,self.grown,self.done = {},{},{},{},False
@@ -139,24 +147,30 @@ class _AnthropicParts:
             if d.get('usage'): self.message['usage'] = {**(self.message.get('usage') or {}), **d['usage']}
         elif t == 'message_stop': self.done = True
         return ''
-    def _delta(self, i, delta)->str:
-        b = self.blocks[i]
-        kind = delta.get('type')
-        if kind == 'input_json_delta' and i in self.json: self.json[i].append(delta.get('partial_json') or '')
-        elif kind == 'thinking_delta': self.grown.setdefault((i, 'thinking'), []).append(delta.get('thinking') or '')
-        elif kind == 'signature_delta': b['signature'] = delta.get('signature')
-        elif kind == 'citations_delta': b['citations'] = list(b.get('citations') or []) + [delta.get('citation')]
-        elif kind == 'text_delta':
-            self.grown.setdefault((i, 'text'), []).append(delta.get('text') or '') # joined once at the end
-            return delta.get('text') or ''
-        return ''
-    def complete(self)->bool: return self.done
-    def response(self)->dict:
-        blocks = {i: dict(b) for i,b in self.blocks.items()}
-        for (i,field),pieces in self.grown.items(): blocks[i][field] = (blocks[i].get(field) or '') + ''.join(pieces)
-        return {**self.message, 'content': [b for _,b in sorted(blocks.items())]}
 
-# %% ../nbs/12_streaming.ipynb #e67386bd
+# %% ../nbs/12_streaming.ipynb #f69f159f
+@patch
+def _delta(self:_AnthropicParts, i, delta)->str:
+    b = self.blocks[i]
+    kind = delta.get('type')
+    if kind == 'input_json_delta' and i in self.json: self.json[i].append(delta.get('partial_json') or '')
+    elif kind == 'thinking_delta': self.grown.setdefault((i, 'thinking'), []).append(delta.get('thinking') or '')
+    elif kind == 'signature_delta': b['signature'] = delta.get('signature')
+    elif kind == 'citations_delta': b['citations'] = list(b.get('citations') or []) + [delta.get('citation')]
+    elif kind == 'text_delta':
+        self.grown.setdefault((i, 'text'), []).append(delta.get('text') or '') # joined once at the end
+        return delta.get('text') or ''
+    return ''
+@patch
+def complete(self:_AnthropicParts)->bool: return self.done
+
+@patch
+def response(self:_AnthropicParts)->dict:
+    blocks = {i: dict(b) for i,b in self.blocks.items()}
+    for (i,field),pieces in self.grown.items(): blocks[i][field] = (blocks[i].get(field) or '') + ''.join(pieces)
+    return {**self.message, 'content': [b for _,b in sorted(blocks.items())]}
+
+# %% ../nbs/12_streaming.ipynb #93132181
 def _g(d, *keys):
     for k in keys:
         if k in d: return d[k]
@@ -185,13 +199,18 @@ class _GeminiParts:
                 self.parts.append(p)
                 if isinstance(p.get('text'), str): self.more[id(p)] = []
         return ''.join(text)
-    def complete(self)->bool: return self.finish is not None
-    def response(self)->dict:
-        parts = [{**p, 'text': p['text'] + ''.join(more)} if (more := self.more.get(id(p))) else p for p in self.parts]
-        out = {'candidates': [{'content': {'role': self.role, 'parts': parts}, 'finish_reason': self.finish}]}
-        return {**out, 'usage_metadata': self.usage} if self.usage else out
 
-# %% ../nbs/12_streaming.ipynb #a52d8863
+# %% ../nbs/12_streaming.ipynb #e7356f6b
+@patch
+def complete(self:_GeminiParts)->bool: return self.finish is not None
+
+@patch
+def response(self:_GeminiParts)->dict:
+    parts = [{**p, 'text': p['text'] + ''.join(more)} if (more := self.more.get(id(p))) else p for p in self.parts]
+    out = {'candidates': [{'content': {'role': self.role, 'parts': parts}, 'finish_reason': self.finish}]}
+    return {**out, 'usage_metadata': self.usage} if self.usage else out
+
+# %% ../nbs/12_streaming.ipynb #8340d744
 _PARTS = {'openai': _ChatParts, 'openai-responses': _ResponsesParts, 'anthropic': _AnthropicParts, 'gemini': _GeminiParts}
 
 class StreamAccumulator:
@@ -203,8 +222,9 @@ class StreamAccumulator:
         self.provider,self.chunks = provider,0
         self._parts = _PARTS[provider]() if provider else None
         self._text = []
+    def __repr__(self): return f"StreamAccumulator({self.provider!r}, {self.chunks} chunks, complete={self.complete})"
 
-    def add(self, chunk # One chunk or event, as the SDK's stream yields it (or its dict)
+    def add(self, chunk:object # One chunk or event, as the SDK's stream yields it (or its dict)
            )->str: # The text this chunk adds to the model's answer ('' if none)
         "Take the next piece of the stream"
         d = _plain_piece(chunk)
@@ -219,22 +239,24 @@ class StreamAccumulator:
         if text: self._text.append(text)
         return text
 
-    @property
-    def text(self)->str: return ''.join(self._text) # the answer's text so far
-    @property
-    def complete(self)->bool: # has the event that ends a reply come?
-        return self._parts is not None and self._parts.complete()
+# %% ../nbs/12_streaming.ipynb #8fefc18d
+@patch(as_prop=True)
+def text(self:StreamAccumulator)->str: return ''.join(self._text) # the answer's text so far
 
-    def response(self)->dict: # The reply as the API returns it without streaming (plain data)
-        "The whole reply; raises `StreamError` if the stream has not ended properly"
-        if not self.complete:
-            missing = self._parts.missing if self._parts else 'any chunk'
-            raise StreamError(STREAM_CUT_OFF.format(missing=missing), self._parts.response() if self._parts else None)
-        return self._parts.response()
+@patch(as_prop=True)
+def complete(self:StreamAccumulator)->bool: # has the event that ends a reply come?
+    return self._parts is not None and self._parts.complete()
 
-    def tool_calls(self, names=None # A `ToolNames` map, as `parse_tool_calls` takes it
-                  )->list: # `[{'id', 'name', 'arguments'}]`
-        "The calls of the whole reply, as `parse_tool_calls` gives them"
-        return parse_tool_calls(self.response(), self.provider, names=names)
+@patch
+def response(self:StreamAccumulator)->dict: # The reply as the API returns it without streaming (plain data)
+    "The whole reply; raises `StreamError` if the stream has not ended properly"
+    if not self.complete:
+        missing = self._parts.missing if self._parts else 'any chunk'
+        raise StreamError(STREAM_CUT_OFF.format(missing=missing), self._parts.response() if self._parts else None)
+    return self._parts.response()
 
-    def __repr__(self): return f"StreamAccumulator({self.provider!r}, {self.chunks} chunks, complete={self.complete})"
+@patch
+def tool_calls(self:StreamAccumulator, names:ToolNames|None=None # A `ToolNames` map, as `parse_tool_calls` takes it
+              )->list: # `[{'id', 'name', 'arguments'}]`
+    "The calls of the whole reply, as `parse_tool_calls` gives them"
+    return parse_tool_calls(self.response(), self.provider, names=names)

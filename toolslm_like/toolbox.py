@@ -13,7 +13,7 @@ __all__ = ['DEFAULT_MAX_WORKERS', 'TRANSIENT_ERRORS', 'PERMANENT_OS_ERRORS', 'DE
 import asyncio, collections, concurrent.futures, inspect, itertools, json, logging, os, queue, random, re, sys, threading, time
 from collections import abc
 from fastcore.basics import patch
-from .funccall import mk_ns, prepare_call, tool_traceback, run_with_timeout, using_globals, caller_globals, CodeTimeout
+from .funccall import mk_ns, prepare_call, tool_traceback, run_with_timeout, using_globals, caller_globals, CodeTimeout, _Interrupter
 from .providers import ToolNames, tool_schemas, parse_tool_calls, format_tool_results, response_provider, tool_output_text
 from .limits import MAX_DISPLAY_CHARS, MAX_CALLS, MAX_BATCH_ARGUMENT_CHARS
 
@@ -22,11 +22,14 @@ _all_ = ['MAX_CALLS', 'MAX_BATCH_ARGUMENT_CHARS'] # the defaults of `Toolbox`'s 
 # Tools mostly wait (network, disk, subprocesses), so more threads than cores pay off; this bounds the threads one Toolbox starts
 DEFAULT_MAX_WORKERS = 32
 
+def _short_error(e:BaseException)->str: return f"{type(e).__name__}: {e}"
+
 class ToolCallError(ValueError):
     "A call a model made cannot be run as it stands: it is malformed, or over a limit"
 
 # %% ../nbs/02_toolbox.ipynb #192583dd
 _scalar_types = frozenset({int, float, bool, type(None)})
+_SHORT_STR = 4096 # 15 such strings and numbers (JSON limits ints to 4300 digits) stay under 100,000 characters
 
 def _json_chars(v, limit:int)->int:
     "Roughly how many characters JSON value `v` takes, counting no further than just past `limit`"
@@ -44,7 +47,7 @@ def _json_chars(v, limit:int)->int:
         else: n += 8
     return n
 
-def arguments_too_large(arguments, # A call's arguments: a dict or the JSON text of one
+def arguments_too_large(arguments:dict|str|bytes, # A call's arguments: a dict or the JSON text of one
                         limit:int=MAX_BATCH_ARGUMENT_CHARS # Most characters allowed
                        )->bool:
     "Are `arguments` larger than `limit` characters (as JSON, roughly)?"
@@ -74,11 +77,11 @@ def is_transient(e:BaseException, # The error a tool call raised
 def backoff_delay(retry:int, # 1 for the first retry, 2 for the second, ...
                   base:float=0.25, # Seconds before the first retry (before jitter)
                   cap:float=10.0, # Longest wait
-                  rng=random # Source of randomness (a `random.Random` for repeatable delays)
+                  rng:random.Random|None=None # Source of randomness (a `random.Random` for repeatable delays; default: the `random` module)
                  )->float:
     "Seconds to wait before retry number `retry`: `base` doubled each retry, capped at `cap`, the upper half of it random"
     d = min(cap, base * 2.0 ** min(retry-1, 64))
-    return d/2 + rng.uniform(0, d/2)
+    return d/2 + (rng or random).uniform(0, d/2)
 
 # %% ../nbs/02_toolbox.ipynb #16c86ab2
 # Worker threads with nothing to do for this long end, so an idle Toolbox holds no threads
@@ -95,7 +98,8 @@ class ToolThreads(concurrent.futures.Executor):
         self._queue,self._lock,self._idle = queue.SimpleQueue(),threading.Lock(),threading.Semaphore(0)
         self._live,self._running,self._abandoned,self._threads,self._closed = 0,{},set(),set(),False
 
-    def submit(self, fn, /, *args, **kwargs):
+    def submit(self, fn:abc.Callable, # What to run
+               /, *args, **kwargs):
         "Run `fn(*args, **kwargs)` on a worker thread; a `concurrent.futures.Future` of its result"
         fut = concurrent.futures.Future()
         with self._lock:
@@ -141,7 +145,8 @@ def _work(self:ToolThreads):
 
 # %% ../nbs/02_toolbox.ipynb #bc782cde
 @patch
-def abandon(self:ToolThreads, fut:concurrent.futures.Future)->bool:
+def abandon(self:ToolThreads, fut:concurrent.futures.Future # A future `submit` returned
+           )->bool: # Was it still pending or running (and so let go of)?
     "Stop counting the thread that runs `fut` against `max_workers` (its call was given up on); a pending `fut` is cancelled"
     if fut.cancel(): return True
     with self._lock: # held until `t` is in `_abandoned`, so that `t`, ending, finds itself there
@@ -153,7 +158,8 @@ def abandon(self:ToolThreads, fut:concurrent.futures.Future)->bool:
     return True
 
 @patch
-def shutdown(self:ToolThreads, wait:bool=True, *, cancel_futures:bool=False):
+def shutdown(self:ToolThreads, wait:bool=True, # Wait for the running calls (not abandoned ones) to finish?
+             *, cancel_futures:bool=False): # Cancel the calls not yet started?
     "Take no more calls; with `cancel_futures` drop those not yet started; with `wait` wait for running ones (not abandoned ones)"
     with self._lock:
         self._closed = True
@@ -209,11 +215,35 @@ def _submit_coroutine(coro)->concurrent.futures.Future:
                            "on itself forever; use `await toolbox.aexecute(...)` inside async tools")
     return asyncio.run_coroutine_threadsafe(coro, _background_loop())
 
-# %% ../nbs/02_toolbox.ipynb #e90a02dd
+# %% ../nbs/02_toolbox.ipynb #43c9b698
+def _checked_hook(approve):
+    "`approve`, checked: `None` or something to call"
+    if approve is not None and not callable(approve):
+        raise TypeError(f"approve must be callable (it gets each call, {{'id', 'name', 'arguments'}}, and answers), got {approve!r:.80}")
+    return approve
+
+def _checked_settings(on_event, logger, executor, retry_on, numbers:dict, seconds:dict)->tuple:
+    "`(logger, retry_on)` for a `Toolbox` made with these settings, once each is checked"
+    if on_event is not None and not callable(on_event): raise TypeError(f"on_event must be callable (it gets one event dict), got {on_event!r}")
+    if isinstance(logger, str): logger = logging.getLogger(logger)
+    if logger is not None and not isinstance(logger, (logging.Logger, logging.LoggerAdapter)):
+        raise TypeError(f"logger must be a logging.Logger (or a logger's name), got {type(logger).__name__}")
+    if executor is not None and not isinstance(executor, concurrent.futures.Executor):
+        raise TypeError(f"executor must be a concurrent.futures.Executor (e.g. ProcessPoolExecutor()), got {type(executor).__name__}")
+    if isinstance(retry_on, type): retry_on = (retry_on,)
+    if not all(isinstance(o, type) and issubclass(o, BaseException) for o in retry_on):
+        raise TypeError(f"retry_on must be a tuple of exception types, got {retry_on!r}")
+    for nm,v in numbers.items():
+        if not isinstance(v, int) or isinstance(v, bool) or v < 1: raise ValueError(f"{nm} must be a whole number of at least 1, got {v!r}")
+    for nm,v in seconds.items():
+        if not isinstance(v, (int, float)) or isinstance(v, bool) or v < 0: raise ValueError(f"{nm} must be a number of seconds >= 0, got {v!r}")
+    return logger or logging.getLogger(__name__),tuple(retry_on)
+
+# %% ../nbs/02_toolbox.ipynb #a46ee3f1
 class Toolbox:
     "Runs the tool calls a model asked for against a namespace of tools: in order or in parallel, with timeouts, retries and events"
-    def __init__(self, tools, # Anything `mk_ns` accepts: a function, a list of functions and dicts, or a mapping of name -> function
-                 on_event=None, # Called with a dict for each start, success, retry and failure (from the toolbox's event-loop thread in parallel batches)
+    def __init__(self, tools:abc.Callable|list|abc.Mapping, # Anything `mk_ns` accepts: a function, a list of functions and dicts, or a mapping of name -> function
+                 on_event:abc.Callable|None=None, # Called with a dict for each start, success, retry and failure (from the toolbox's event-loop thread in parallel batches)
                  logger:logging.Logger|str|None=None, # Where events are logged: a logger or its name (default: the `toolslm_like.toolbox` logger)
                  max_workers:int=DEFAULT_MAX_WORKERS, # Most sync tools running at once in this toolbox's threads
                  executor:concurrent.futures.Executor|None=None, # Run sync tools here instead: a process pool, dask's `Client.get_executor()`, ...
@@ -222,38 +252,29 @@ class Toolbox:
                  max_backoff:float=10.0, # Longest wait between two attempts
                  max_calls:int=MAX_CALLS, # Most calls run from one batch; the rest get an error result
                  max_argument_chars:int=MAX_BATCH_ARGUMENT_CHARS, # Largest arguments one call may send (characters, roughly, as JSON)
-                 approve=None): # Asked about each call before it runs (see `execute`); sync or async
+                 approve:abc.Callable|None=None): # Asked about each call before it runs (see `execute`); sync or async
         self.ns = mk_ns(tools)
-        if on_event is not None and not callable(on_event): raise TypeError(f"on_event must be callable (it gets one event dict), got {on_event!r}")
-        if isinstance(logger, str): logger = logging.getLogger(logger)
-        if logger is not None and not isinstance(logger, (logging.Logger, logging.LoggerAdapter)):
-            raise TypeError(f"logger must be a logging.Logger (or a logger's name), got {type(logger).__name__}")
-        if executor is not None and not isinstance(executor, concurrent.futures.Executor):
-            raise TypeError(f"executor must be a concurrent.futures.Executor (e.g. ProcessPoolExecutor()), got {type(executor).__name__}")
-        if isinstance(retry_on, type): retry_on = (retry_on,)
-        if not all(isinstance(o, type) and issubclass(o, BaseException) for o in retry_on):
-            raise TypeError(f"retry_on must be a tuple of exception types, got {retry_on!r}")
-        for nm,v,low in (('max_workers', max_workers, 1), ('max_calls', max_calls, 1), ('max_argument_chars', max_argument_chars, 1)):
-            if not isinstance(v, int) or isinstance(v, bool) or v < low: raise ValueError(f"{nm} must be a whole number of at least {low}, got {v!r}")
-        for nm,v in (('backoff', backoff), ('max_backoff', max_backoff)):
-            if not isinstance(v, (int, float)) or isinstance(v, bool) or v < 0: raise ValueError(f"{nm} must be a number of seconds >= 0, got {v!r}")
-        self.on_event,self.logger,self.executor,self.max_workers = on_event,logger or logging.getLogger(__name__),executor,max_workers
-        self.retry_on,self.backoff,self.max_backoff = tuple(retry_on),backoff,max_backoff
+        logger,retry_on = _checked_settings(on_event, logger, executor, retry_on, dict(max_workers=max_workers, max_calls=max_calls,
+                                            max_argument_chars=max_argument_chars), dict(backoff=backoff, max_backoff=max_backoff))
+        self.on_event,self.logger,self.executor,self.max_workers = on_event,logger,executor,max_workers
+        self.retry_on,self.backoff,self.max_backoff = retry_on,backoff,max_backoff
         self.max_calls,self.max_argument_chars,self.approve = max_calls,max_argument_chars,_checked_hook(approve)
         self._threads,self._threads_lock = None,threading.Lock()
-        self._small_ok = max_argument_chars >= 100_000 # a few numbers cannot be this large (JSON parsing limits ints to 4300 digits)
+        self._small_ok = max_argument_chars >= 100_000 # fewer than 16 numbers and strings of <= _SHORT_STR characters cannot be this large
 
     def __repr__(self):
         names = [k for k in self.ns if isinstance(k, str) and not k.startswith('_')]
         more = f", ... ({len(names)} tools)" if len(names) > 10 else ''
         return f"Toolbox({', '.join(names[:10])}{more})"
-
-    def close(self):
-        "Let this toolbox's threads go (running calls finish on their own)"
-        with self._threads_lock: threads,self._threads = self._threads,None
-        if threads is not None: threads.shutdown(wait=False)
     def __enter__(self): return self
     def __exit__(self, *exc): self.close()
+
+# %% ../nbs/02_toolbox.ipynb #da08aa14
+@patch
+def close(self:Toolbox):
+    "Let this toolbox's threads go (running calls finish on their own)"
+    with self._threads_lock: threads,self._threads = self._threads,None
+    if threads is not None: threads.shutdown(wait=False)
 
 # %% ../nbs/02_toolbox.ipynb #5f1608df
 logging.getLogger(__name__).addHandler(logging.NullHandler()) # events are logged only where the application asks for them
@@ -283,12 +304,11 @@ def _emit(self:Toolbox, event:str, call_id, name, attempt:int, **extra):
         try: self.on_event(ev)
         except Exception: self.logger.exception("on_event raised on the %s event of tool %r (call %s); the call goes on", event, name, call_id)
 
-# %% ../nbs/02_toolbox.ipynb #825e9575
+# %% ../nbs/02_toolbox.ipynb #78cb1852
 def _error_text(e:BaseException)->str:
     "What went wrong in a tool, as text a model can act on: the tool's traceback (set on `e` by `_run_tool` or `_timed_out`, else made here)"
     return (getattr(e, 'tool_traceback', None) or tool_traceback(e)).rstrip()
 
-def _short_error(e:BaseException)->str: return f"{type(e).__name__}: {e}"
 
 # The keys a call may carry: ours, the id under the names providers give it, what `parse_tool_calls` adds, and a call's place in a stream
 _CALL_KEYS = frozenset({'id', 'call_id', 'tool_call_id', 'name', 'arguments', 'type', 'error', 'raw_arguments', 'index'})
@@ -314,15 +334,17 @@ def _call_parts(call)->tuple:
 def _result(call_id, name, output, error, attempts:int, start:float)->dict:
     return {'id': call_id, 'name': name, 'output': output, 'error': error, 'attempts': attempts, 'time': time.perf_counter()-start}
 
+# %% ../nbs/02_toolbox.ipynb #2849be48
 @patch
 def _prepare(self:Toolbox, call)->tuple:
     "`(id, name, function, ToolInfo, kwargs)` for `call`, checked; raises what is wrong with it"
     if type(call) is dict and call.keys() <= _PLAIN_CALL_KEYS: # the common case
         call_id,name,arguments = call.get('id'),call.get('name'),call.get('arguments')
     else: call_id,name,arguments = _call_parts(call)
-    if type(arguments) is dict and len(arguments) < 16 and self._small_ok: # a few numbers need no measuring
+    if type(arguments) is dict and len(arguments) < 16 and self._small_ok: # a few numbers and short strings need no measuring
         for v in arguments.values():
-            if type(v) not in _scalar_types: self._check_size(arguments); break
+            t = type(v)
+            if t not in _scalar_types and (t is not str or len(v) > _SHORT_STR): self._check_size(arguments); break
     elif arguments is not None: self._check_size(arguments)
     f,info,kw = prepare_call(name, arguments, self.ns)
     return call_id,name,f,info,kw
@@ -340,6 +362,7 @@ def _refused(self:Toolbox, call, e:BaseException, start:float)->dict:
     self._emit('failure', call_id, name, 0, error=err)
     return _result(call_id, name, None, err, 0, start)
 
+# %% ../nbs/02_toolbox.ipynb #8c2b4c92
 @patch
 def _after_error(self:Toolbox, call_id, name, e:BaseException, attempt:int, retries:int)->float|None:
     "Seconds to wait before trying again after `e`, or None when the call has failed for good (events sent)"
@@ -361,7 +384,7 @@ def _timed_out(name, timeout:float)->TimeoutError:
 def _over_limit(i:int, n:int, limit:int)->ToolCallError:
     return ToolCallError(f"not run: this batch has {n} calls and at most {limit} run at once; this was call {i+1}, ask for it again in a later turn")
 
-# %% ../nbs/02_toolbox.ipynb #700b1dce
+# %% ../nbs/02_toolbox.ipynb #33487e57
 @patch
 def _tool_threads(self:Toolbox)->ToolThreads:
     with self._threads_lock:
@@ -387,6 +410,7 @@ async def _awaited(x): return await x
 _clock = time.perf_counter
 _never_awaitable = frozenset({int, float, bool, type(None), str, bytes, list, dict, tuple}) # skips `isawaitable`'s slower checks
 
+# %% ../nbs/02_toolbox.ipynb #521ad04c
 def _wait_for(fut:concurrent.futures.Future, name, timeout, threads:ToolThreads|None):
     "The result of `fut`, or `TimeoutError` once `timeout` seconds have passed (`fut` is then given up on)"
     try: return fut.result(timeout)
@@ -407,6 +431,7 @@ def _attempt(self:Toolbox, f, info, kw:dict, name, timeout, glb):
     else: res = self._wait(self._submit(f, info, kw, timeout, glb() if info.wants_globals else None), name, timeout)
     return res
 
+# %% ../nbs/02_toolbox.ipynb #d2aed39a
 @patch
 def _run_call(self:Toolbox, call, timeout, retries:int, glb, watched:bool)->dict:
     "Run one call from sync code, with its retries, to its result (`watched`: does anyone listen to start and success events?)"
@@ -416,7 +441,8 @@ def _run_call(self:Toolbox, call, timeout, retries:int, glb, watched:bool)->dict
             call_id,name,arguments = call.get('id'),call.get('name'),call.get('arguments')
             if type(arguments) is dict and len(arguments) < 16 and self._small_ok:
                 for v in arguments.values():
-                    if type(v) not in _scalar_types: self._check_size(arguments); break
+                    t = type(v)
+                    if t not in _scalar_types and (t is not str or len(v) > _SHORT_STR): self._check_size(arguments); break
             elif arguments is not None: self._check_size(arguments)
             f,info,kw = prepare_call(name, arguments, self.ns)
         else: call_id,name,f,info,kw = self._prepare(call)
@@ -434,6 +460,7 @@ def _settled(out, name, timeout):
     if type(out) in _never_awaitable or not inspect.isawaitable(out): return out
     return _wait_for(_submit_coroutine(_awaited(out)), name, timeout, None)
 
+# %% ../nbs/02_toolbox.ipynb #a05485dd
 @patch
 def _attempts(self:Toolbox, call_id, name, f, info, kw:dict, timeout, retries:int, glb, watched:bool, start:float, error=None)->dict:
     "Try a prepared call until it succeeds, fails for good, or runs out of retries (`error`: how a first attempt already failed)"
@@ -508,13 +535,7 @@ async def _arun_prepared(self:Toolbox, call_id, name, f, info, kw:dict, timeout,
         if watched: self._emit('success', call_id, name, attempt, time=time.perf_counter()-start)
         return _result(call_id, name, out, None, attempt, start)
 
-# %% ../nbs/02_toolbox.ipynb #f6b193bd
-def _checked_hook(approve):
-    "`approve`, checked: `None` or something to call"
-    if approve is not None and not callable(approve):
-        raise TypeError(f"approve must be callable (it gets each call, {{'id', 'name', 'arguments'}}, and answers), got {approve!r:.80}")
-    return approve
-
+# %% ../nbs/02_toolbox.ipynb #a847ddd2
 def _check_batch(calls, timeout, retries)->list:
     "`calls` as a list, after checking `timeout` and `retries`"
     if isinstance(calls, (abc.Mapping, str, bytes)) or not isinstance(calls, abc.Iterable):
@@ -537,22 +558,24 @@ def _resolved_globals()->abc.Callable:
     except ValueError: glb = vars(sys.modules['__main__']) # called from the top of the stack
     return lambda: glb
 
-# %% ../nbs/02_toolbox.ipynb #bf82c3c0
+# %% ../nbs/02_toolbox.ipynb #32f195ca
 @patch
 def execute(self:Toolbox, calls:list, # Tool calls: `{'id', 'name', 'arguments'}` dicts (as `parse_tool_calls` gives)
             parallel:bool=False, # Run the calls at once (sync tools in threads, async tools on an event loop)?
             timeout:float|None=None, # Seconds each attempt may take; past it the call gets a `TimeoutError` result
             retries:int=0, # Further attempts after a transient error (timeout, connection, OS error, `retry_on`)
-            approve=None # Asked about each call before it runs (default: the toolbox's `approve`); see "Approval"
+            approve:abc.Callable|None=None # Asked about each call before it runs (default: the toolbox's `approve`); see "Approval"
            )->list: # One result dict per call, in the calls' order (a `ToolResults`, which shows itself in a notebook)
     "Run the tool calls a model asked for; every call gets a result, in order, whatever happens to the others"
     if not (timeout is None and retries == 0 and type(calls) is list): calls = _check_batch(calls, timeout, retries)
     if approve is not None or self.approve is not None: return self._execute_approved(calls, parallel, timeout, retries, approve)
     watched = self.on_event is not None or self.logger.isEnabledFor(logging.DEBUG) # as `_watched`, inline: this is the hot path
     if parallel and len(calls) > 1:
-        if timeout is None and self.executor is None and not watched and not _on_background_loop(): # the common case: see below
-            return ToolResults(self._run_in_threads(calls, retries, _resolved_globals()), calls)
+        if self.executor is None and not watched and not _on_background_loop(): # the common case: see below
+            return ToolResults(self._run_in_threads(calls, retries, _resolved_globals(), timeout), calls)
         return ToolResults(_wait_all(_submit_coroutine(self._agather(calls, timeout, retries, _resolved_globals()))), calls)
+    if timeout is not None and retries == 0 and self.executor is None and not watched and not _on_background_loop(): # see below
+        return ToolResults(self._run_in_threads(calls, 0, _resolved_globals(), timeout, serial=True), calls)
     run = self._run_call # serially, on this thread: tools that want the caller's globals find them when they run (`caller_globals`)
     if len(calls) <= self.max_calls:
         results = ToolResults((), calls)
@@ -561,6 +584,7 @@ def execute(self:Toolbox, calls:list, # Tool calls: `{'id', 'name', 'arguments'}
     return ToolResults([self._refused(c, r, time.perf_counter()) if r is not None else
                         self._run_call(c, timeout, retries, caller_globals, watched) for c,r in self._split(calls)], calls)
 
+# %% ../nbs/02_toolbox.ipynb #a344dcb2
 def _wait_all(fut:concurrent.futures.Future):
     "The result of a batch running on the background loop; if the wait is interrupted (Ctrl-C), the batch is cancelled too"
     try: return fut.result()
@@ -572,18 +596,44 @@ def _wait_all(fut:concurrent.futures.Future):
 async def _agather(self:Toolbox, calls:list, timeout, retries:int, glb)->list:
     return list(await asyncio.gather(*(self._arun_call(c, timeout, retries, glb, r) for c,r in self._split(calls))))
 
+# %% ../nbs/02_toolbox.ipynb #d9f1a3c6
+@patch
+def _run_taken(self:Toolbox, call, retries:int, glb, timeout:float|None=None):
+    "Check `call` and run it once, on this worker thread: its result, or a future of it (an async tool, or a failure worth a retry)"
+    start = _clock()
+    try: call_id,name,f,info,kw = self._prepare(call)
+    except Exception as e: return self._refused(call, e, start)
+    if info.is_async: return _submit_coroutine(self._arun_prepared(call_id, name, f, info, kw, timeout, retries, glb, start))
+    try:
+        if info.wants_globals:
+            with using_globals(glb()): out = f(**kw)
+        else: out = f(**kw)
+        if type(out) not in _never_awaitable: out = _settled(out, name, timeout)
+    except (Exception, SystemExit) as e: return self._failed_once(call_id, name, f, info, kw, e, retries, glb, start, timeout)
+    return {'id': call_id, 'name': name, 'output': out, 'error': None, 'attempts': 1, 'time': _clock()-start}
+
+@patch
+def _failed_once(self:Toolbox, call_id, name, f, info, kw:dict, e:BaseException, retries:int, glb, start:float, timeout):
+    "The result of a call whose first attempt raised `e`, or, if it is worth a retry, a future of its further attempts"
+    delay = self._after_error(call_id, name, e, 1, retries)
+    if delay is None: return _result(call_id, name, None, _error_text(e), 1, start)
+    # the retries wait on the event loop, not in this thread, which takes other calls meanwhile
+    return _submit_coroutine(self._arun_prepared(call_id, name, f, info, kw, timeout, retries, glb, start, 1, delay))
+
 # %% ../nbs/02_toolbox.ipynb #c4e8f2b7
 @patch
-def _run_in_threads(self:Toolbox, calls:list, retries:int, glb)->list:
-    "Results of a parallel batch with no time limit: up to `max_workers` threads each run the next call until none is left"
+def _run_in_threads(self:Toolbox, calls:list, retries:int, glb, timeout:float|None=None, serial:bool=False)->list:
+    "Results of a parallel batch: up to `max_workers` threads each run the next call until none is left (`timeout`, `serial`: see below)"
     n,limit = len(calls),self.max_calls
     out = [None]*n
     for i in range(limit, n): out[i] = self._refused(calls[i], _over_limit(i, n, limit), _clock())
     todo = collections.deque(range(min(n, limit))) # taken from by several threads at once: `popleft` is atomic
-    threads = self._tool_threads()
-    takers = [threads.submit(self._take_calls, calls, todo, out, retries, glb) for _ in range(min(len(todo), self.max_workers))]
+    threads,takers = self._tool_threads(),[]
     try:
-        for t in takers: t.result()
+        if timeout is None:
+            takers += [threads.submit(self._take_calls, calls, todo, out, retries, glb) for _ in range(min(len(todo), self.max_workers))]
+            for t in takers: t.result()
+        else: self._watch_takers(_TimedBatch(calls, todo, out, retries, glb, timeout, serial), takers)
         for i,r in enumerate(out):
             while isinstance(r, concurrent.futures.Future): r = r.result() # an async call, or the retries of a failed one
             out[i] = r
@@ -603,25 +653,99 @@ def _take_calls(self:Toolbox, calls:list, todo:collections.deque, out:list, retr
         except IndexError: return
         out[i] = self._run_taken(calls[i], retries, glb)
 
-# %% ../nbs/02_toolbox.ipynb #d9f1a3c6
+# %% ../nbs/02_toolbox.ipynb #01d3dd5b
+_GIVEN_UP = object() # in a timed batch's `claims`: the watcher gave the call its timeout result
+
+class _Taker:
+    "One thread's share of a timed batch: the call it runs and since when, and how to interrupt it once it is given up on"
+    def __init__(self):
+        self.current,self.tid,self.fut,self.intr,self.stop = None,None,None,_Interrupter(),threading.Event()
+        self.submitted = _clock() # when it was handed to the threads; `tid` is set once one runs it
+    def interrupt(self):
+        "Raise `CodeTimeout` in its thread (again and again, as `run_with_timeout` does) until it has left the batch"
+        threading.Thread(target=self.intr.fire_until, args=(self.tid, self.stop), daemon=True, name='toolslm_like-timeout').start()
+
+class _TimedBatch:
+    "A parallel batch with a time limit: its calls, the places not yet taken, the results, and who settled each call"
+    def __init__(self, calls:list, todo:collections.deque, out:list, retries:int, glb, timeout:float, serial:bool=False):
+        self.calls,self.todo,self.out,self.retries,self.glb,self.timeout,self.serial = calls,todo,out,retries,glb,timeout,serial
+        self.claims = {} # call's place -> the `_Taker` that finished it, or `_GIVEN_UP`
+
+# %% ../nbs/02_toolbox.ipynb #49563d25
 @patch
-def _run_taken(self:Toolbox, call, retries:int, glb):
-    "Check `call` and run it once, on this worker thread: its result, or a future of it (an async tool, or a failure worth a retry)"
-    start = _clock()
+def _take_timed_calls(self:Toolbox, b:_TimedBatch, me:_Taker):
+    "`_take_calls` under a time limit: `me` notes each call while it runs; once one is given up on, this thread takes no more"
+    me.tid = threading.get_ident()
+    try:
+        while True:
+            try: i = b.todo.popleft()
+            except IndexError: return
+            me.current = (i, _clock())
+            res = self._run_taken(b.calls[i], b.retries, b.glb, b.timeout)
+            if b.serial and isinstance(res, concurrent.futures.Future): # an async tool: its limit is kept on the event loop
+                me.current = None
+                res = res.result() # one call after another: wait for it before the next starts
+            if b.claims.setdefault(i, me) is not me: return # given up on meanwhile: another thread has taken our place
+            b.out[i] = res
+    finally:
+        me.intr.done() # nothing is raised in this thread once it has left the batch
+        me.stop.set()
+
+# %% ../nbs/02_toolbox.ipynb #ff39a102
+@patch
+def _due(self:Toolbox, b:_TimedBatch, me:_Taker, now:float)->float|None:
+    "When the call `me` runs passes its limit; None if it has (it then has its timeout result)"
+    cur = me.current
+    if cur is None or cur[0] in b.claims: return now + b.timeout
+    i,start = cur
+    if start + b.timeout > now: return start + b.timeout
+    if b.claims.setdefault(i, _GIVEN_UP) is not _GIVEN_UP: return now + b.timeout # it finished just now
+    b.out[i] = self._given_up(b.calls[i], start, b)
+    return None
+
+@patch
+def _given_up(self:Toolbox, call, start:float, b:_TimedBatch):
+    "The result of a call that ran past the limit of timed batch `b`: its `TimeoutError`, or a future of its retries"
     try: call_id,name,f,info,kw = self._prepare(call)
     except Exception as e: return self._refused(call, e, start)
-    if info.is_async: return _submit_coroutine(self._arun_prepared(call_id, name, f, info, kw, None, retries, glb, start))
-    try:
-        if info.wants_globals:
-            with using_globals(glb()): out = f(**kw)
-        else: out = f(**kw)
-        if type(out) not in _never_awaitable: out = _settled(out, name, None)
-    except (Exception, SystemExit) as e:
-        delay = self._after_error(call_id, name, e, 1, retries)
-        if delay is None: return _result(call_id, name, None, _error_text(e), 1, start)
-        # the retries wait on the event loop, not in this thread, which takes other calls meanwhile
-        return _submit_coroutine(self._arun_prepared(call_id, name, f, info, kw, None, retries, glb, start, 1, delay))
-    return {'id': call_id, 'name': name, 'output': out, 'error': None, 'attempts': 1, 'time': _clock()-start}
+    return self._failed_once(call_id, name, f, info, kw, _timed_out(name, b.timeout), b.retries, b.glb, start, b.timeout)
+
+@patch
+def _give_up_waiting(self:Toolbox, b:_TimedBatch, live:dict, since:float):
+    "Call off the takers no thread has started, and give each call still waiting for one its timeout result"
+    for fut in list(live):
+        if fut.cancel(): del live[fut]
+    while True:
+        try: i = b.todo.popleft()
+        except IndexError: return
+        if b.claims.setdefault(i, _GIVEN_UP) is _GIVEN_UP: b.out[i] = self._given_up(b.calls[i], since, b)
+
+# %% ../nbs/02_toolbox.ipynb #f840ba0e
+@patch
+def _watch_takers(self:Toolbox, b:_TimedBatch, takers:list):
+    "Run a timed batch on up to `max_workers` threads, giving each call that passes its limit a timeout result on time"
+    threads,live = self._tool_threads(),{}
+    def add_taker():
+        me = _Taker()
+        me.fut = threads.submit(self._take_timed_calls, b, me)
+        takers.append(me.fut); live[me.fut] = me
+    for _ in range(1 if b.serial else min(len(b.todo), self.max_workers)): add_taker()
+    while live:
+        now = _clock()
+        wake = now + b.timeout
+        for fut,me in list(live.items()):
+            if fut.done(): del live[fut]; fut.result(); continue # (raises what went wrong in our own code, if anything did)
+            due = self._due(b, me, now)
+            if due is not None: wake = min(wake, due); continue
+            del live[fut] # its call has its timeout result: let its thread go, and have another take its place
+            if threads.abandon(fut): me.interrupt()
+            if b.todo: add_taker()
+        # calls that no thread is free to take (the threads are busy with other batches) time out too, as they wait
+        if live and all(me.tid is None for me in live.values()):
+            since = min(me.submitted for me in live.values())
+            if now >= since + b.timeout: self._give_up_waiting(b, live, since)
+            else: wake = min(wake, since + b.timeout)
+        if live: concurrent.futures.wait(list(live), timeout=max(0.0, wake - _clock()))
 
 # %% ../nbs/02_toolbox.ipynb #4f73aaee
 @patch
@@ -629,7 +753,7 @@ async def aexecute(self:Toolbox, calls:list, # Tool calls: `{'id', 'name', 'argu
                    parallel:bool=False, # Run the calls at once?
                    timeout:float|None=None, # Seconds each attempt may take
                    retries:int=0, # Further attempts after a transient error
-                   approve=None # Asked about each call before it runs (default: the toolbox's `approve`); may be async
+                   approve:abc.Callable|None=None # Asked about each call before it runs (default: the toolbox's `approve`); may be async
                   )->list: # One result dict per call, in the calls' order (a `ToolResults`)
     "Run the tool calls on the running event loop: async tools as tasks, sync tools in threads; results in the calls' order"
     calls = _check_batch(calls, timeout, retries)
@@ -658,7 +782,7 @@ def _asked(call)->dict:
         except ValueError: pass
     return {'id': call_id, 'name': name, 'arguments': {} if arguments is None else arguments}
 
-# %% ../nbs/02_toolbox.ipynb #2dac34a9
+# %% ../nbs/02_toolbox.ipynb #029cef16
 @patch
 def _to_ask(self:Toolbox, call, start:float)->tuple:
     "`(what the hook is shown, None)`, or `(None, result)` for a call that could not run anyway (the hook is not asked about it)"
@@ -680,6 +804,7 @@ def _answered(self:Toolbox, asked:dict, answer, start:float)->tuple:
     self._emit('denied', asked['id'], asked['name'], 0, reason=v)
     return None, None, {**_result(asked['id'], asked['name'], None, None, 0, start), 'refused': v}
 
+# %% ../nbs/02_toolbox.ipynb #01668c47
 @patch
 def _screen(self:Toolbox, call, approve)->tuple:
     "Ask `approve` about `call`, from sync code (an async hook is awaited on the background loop); see `_answered`"
@@ -704,7 +829,7 @@ async def _ascreen(self:Toolbox, call, approve)->tuple:
     except Exception as e: answer = e
     return self._answered(asked, answer, start)
 
-# %% ../nbs/02_toolbox.ipynb #18eaceba
+# %% ../nbs/02_toolbox.ipynb #aa6f41df
 async def _indexed(i:int, result)->dict:
     "The result `result` (a coroutine) comes to, marked with its call's place in the batch"
     return {**await result, 'index': i}
@@ -714,12 +839,13 @@ def _edited(res:dict, edited)->dict:
     if edited is not None: res['edited_arguments'] = edited
     return res
 
+# %% ../nbs/02_toolbox.ipynb #75772563
 @patch
 def execute_stream(self:Toolbox, calls:list, # Tool calls: `{'id', 'name', 'arguments'}` dicts
                    parallel:bool=False, # Run the calls at once?
                    timeout:float|None=None, # Seconds each attempt may take
                    retries:int=0, # Further attempts after a transient error
-                   approve=None # Asked about each call before it runs (default: the toolbox's `approve`)
+                   approve:abc.Callable|None=None # Asked about each call before it runs (default: the toolbox's `approve`)
                   ): # Yields one result dict per call, as each finishes
     "Run the tool calls, yielding each result (with the call's `index` in `calls`) as soon as it is ready"
     calls = _check_batch(calls, timeout, retries)
@@ -744,13 +870,13 @@ def execute_stream(self:Toolbox, calls:list, # Tool calls: `{'id', 'name', 'argu
     finally:
         for fut in futs: fut.cancel()
 
-# %% ../nbs/02_toolbox.ipynb #341f6686
+# %% ../nbs/02_toolbox.ipynb #185767bc
 @patch
 async def aexecute_stream(self:Toolbox, calls:list, # Tool calls: `{'id', 'name', 'arguments'}` dicts
                           parallel:bool=False, # Run the calls at once?
                           timeout:float|None=None, # Seconds each attempt may take
                           retries:int=0, # Further attempts after a transient error
-                          approve=None # Asked about each call before it runs (default: the toolbox's `approve`); may be async
+                          approve:abc.Callable|None=None # Asked about each call before it runs (default: the toolbox's `approve`); may be async
                          ): # Yields one result dict per call, as each finishes
     "Async generator: run the tool calls on the running loop, yielding each result (with the call's `index` in `calls`) as soon as it is ready"
     calls = _check_batch(calls, timeout, retries)
@@ -773,6 +899,7 @@ async def aexecute_stream(self:Toolbox, calls:list, # Tool calls: `{'id', 'name'
     finally:
         for t in tasks: t.cancel()
 
+# %% ../nbs/02_toolbox.ipynb #cc45d473
 @patch
 def _execute_approved(self:Toolbox, calls:list, parallel:bool, timeout, retries:int, approve)->list:
     "`execute` with each call put to `approve` first: `execute_stream`'s results, put in order"
@@ -787,7 +914,7 @@ async def _aexecute_approved(self:Toolbox, calls:list, parallel:bool, timeout, r
     async for res in self.aexecute_stream(calls, parallel, timeout, retries, approve): out[res.pop('index')] = res
     return ToolResults(out, calls)
 
-# %% ../nbs/02_toolbox.ipynb #e7b84bd0
+# %% ../nbs/02_toolbox.ipynb #f2a6279a
 @patch
 def schemas(self:Toolbox, provider:str='anthropic', # One of `toolslm_like.providers.PROVIDERS`
             strict:bool|str=False # OpenAI strict mode: True, False, or 'auto' (strict for each tool that can be)
@@ -817,13 +944,14 @@ def _reply(results:list, calls:list, provider):
         if isinstance(c, dict) and 'type' in c: r['type'] = c['type']
     return format_tool_results(results, provider)
 
+# %% ../nbs/02_toolbox.ipynb #3130f9c8
 @patch
-def respond(self:Toolbox, response, # A model's response: any provider's SDK object, its dict or JSON text
+def respond(self:Toolbox, response:object, # A model's response: any provider's SDK object, its dict or JSON text
             provider:str|None=None, # One of `PROVIDERS`; `None` works it out from the response
             parallel:bool=False, # Run the calls at once?
             timeout:float|None=None, # Seconds each attempt may take
             retries:int=0, # Further attempts after a transient error
-            approve=None # Asked about each call before it runs (default: the toolbox's `approve`)
+            approve:abc.Callable|None=None # Asked about each call before it runs (default: the toolbox's `approve`)
            ): # What to add to the conversation, in `provider`'s shape (`[]` if the model called no tools)
     "Run the tool calls in a model's `response` and return the results ready to send back"
     calls = self._calls_in(response, provider)
@@ -831,12 +959,12 @@ def respond(self:Toolbox, response, # A model's response: any provider's SDK obj
     return _reply(results, calls, _answer_dialect(response, calls, provider))
 
 @patch
-async def arespond(self:Toolbox, response, # A model's response: any provider's SDK object, its dict or JSON text
+async def arespond(self:Toolbox, response:object, # A model's response: any provider's SDK object, its dict or JSON text
                    provider:str|None=None, # One of `PROVIDERS`; `None` works it out from the response
                    parallel:bool=False, # Run the calls at once?
                    timeout:float|None=None, # Seconds each attempt may take
                    retries:int=0, # Further attempts after a transient error
-                   approve=None # Asked about each call before it runs (default: the toolbox's `approve`); may be async
+                   approve:abc.Callable|None=None # Asked about each call before it runs (default: the toolbox's `approve`); may be async
                   ): # What to add to the conversation, in `provider`'s shape (`[]` if the model called no tools)
     "`respond` from async code: the calls run with `aexecute`"
     calls = self._calls_in(response, provider)
@@ -846,14 +974,17 @@ async def arespond(self:Toolbox, response, # A model's response: any provider's 
 # %% ../nbs/02_toolbox.ipynb #f9f5b85b
 def _longest_backticks(text:str)->int: return max(map(len, re.findall('`+', text)), default=0)
 
-def md_code(text:str)->str:
+def md_code(text:str # Any text (a value is turned into its `str`)
+           )->str:
     "`text` as an inline markdown code span, on one line: nothing in it is read as markdown or HTML"
     text = ' '.join(str(text).split())
     if not text: return '*(empty)*'
     ticks = '`' * (_longest_backticks(text) + 1)
     return f"{ticks} {text} {ticks}" if '`' in text[0] + text[-1] else f"{ticks}{text}{ticks}"
 
-def md_block(text:str, info:str='text')->str:
+def md_block(text:str, # The text to show
+             info:str='text' # The fence's info string (a language name, for highlighting)
+            )->str:
     "`text` as a fenced markdown block (the fence longer than any run of backticks inside): shown as it is, never rendered"
     fence = '`' * max(3, _longest_backticks(text) + 1)
     return f"{fence}{info}\n{text}\n{fence}"
@@ -895,7 +1026,8 @@ def tool_calls_markdown(calls:list|None, # The calls, `{'id', 'name', 'arguments
 
 class ToolResults(list):
     "The results of a batch, a plain list of result dicts, that shows each call and result readably in a notebook"
-    def __init__(self, results=(), calls=None):
+    def __init__(self, results:abc.Iterable=(), # The result dicts, in the calls' order
+                 calls:list|None=None): # The calls they answer (shown with them), if known
         super().__init__(results)
         self.calls = calls
     def _repr_markdown_(self): return tool_calls_markdown(self.calls, self)
