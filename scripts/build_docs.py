@@ -463,6 +463,11 @@ def page_problems(page_html:str, name:str)->list[str]:
             m = ms[0]
             around = re.sub(r'\s+', ' ', text[max(0, m.start()-60):m.end()+60]).strip()
             found.append(f"{name}, {label}: shows {what}, {m[0]!r}{f' ({len(ms)} times)' if len(ms) > 1 else ''}: ...{around}...")
+    api_ids = set(re.findall(r'<h\d[^>]*class="api-name"[^>]*id="([^"]+)"', page_html))
+    for hid in re.findall(r'<h[2-6](?![^>]*class="api-name")[^>]*id="([^"]+)"', page_html): # h1 is the page's title
+        if hid not in api_ids and re.sub(r'_\d+$', '', hid) in api_ids:
+            found.append(f"{name}: the heading #{hid} has the same name as an API entry on the page: the contents list "
+                         "shows the name twice: give the section its own words")
     return found
 
 def site_problems(site:Path)->list[str]:

@@ -312,6 +312,14 @@ def test_page_problems_name_the_cell():
         "x.html, nbs/x.ipynb, the API entry of f (its signature or docstring): shows `NoneType`, 'NoneType': ...def f(x:NoneType=None, e:concurrent.futures._base.Executor)...",
         "x.html, nbs/x.ipynb, the API entry of f (its signature or docstring): shows a private module path (write the public one), 'concurrent.futures._base.Executor': ...def f(x:NoneType=None, e:concurrent.futures._base.Executor)..."]
 
+def test_page_problems_heading_named_like_an_api_entry():
+    "A section heading with an API entry's name lists the name twice in the contents: the check names it; the page title may"
+    bd = _builder()
+    page = ('<h1 id="toolbox_1">toolbox</h1><h2 id="call_func_1"><code>call_func</code></h2><h2 id="calling">Calling</h2>'
+            '<h3 class="api-name" id="call_func">call_func</h3><h3 class="api-name" id="toolbox">Toolbox</h3>')
+    assert bd.page_problems(page, 'x.html') == ['x.html: the heading #call_func_1 has the same name as an API entry on the page: '
+                                                'the contents list shows the name twice: give the section its own words']
+
 # ---------------------------------------------------------------------------------------------------------------
 # The built site, read as files
 
