@@ -179,12 +179,12 @@ def test_a_broken_link_fails_the_build_and_names_the_notebook(tmp_path):
 def test_check_names_the_page_and_cell_of_what_a_page_must_not_show(tmp_path):
     "`--check` fails on a build machine's path, an IPython frame or `__main__.` in an output, naming page, cell and text"
     r = _build_project(tmp_path, {'index.ipynb': [('md', '# miniproj\n\n> A small project'),
-        ('md', 'Prose may name /tmp and `NoneType` on purpose.'), ('code', "from pathlib import Path\nprint(Path('/tmp').resolve())"),
+        ('md', 'Prose may name /tmp and `NoneType` on purpose.'), ('code', "from pathlib import Path\nprint(Path('/tmp/build').resolve())"),
         ('code', 'class Point: pass\nPoint'), ('code', "x = Path('/root/data')")]}, '--check')
     assert r.returncode == 1, r.stderr[-3000:]
     lines = [l for l in r.stderr.splitlines() if l.startswith('index.html, ')]
     assert len(lines) == 2, r.stderr[-3000:]
-    assert lines[0].startswith("index.html, nbs/index.ipynb, cell id c2 ('from pathlib import Path'): shows a path of the build machine, '/tmp': ...")
+    assert lines[0].startswith("index.html, nbs/index.ipynb, cell id c2 ('from pathlib import Path'): shows a path of the build machine, '/tmp/build': ...")
     assert lines[1].startswith("index.html, nbs/index.ipynb, cell id c3 ('class Point: pass'): shows `__main__.`, '__main__.': ...__main__.Point...")
     assert 'Docs check failed: pages show what they must not' in r.stderr
 
