@@ -6,11 +6,12 @@ Docs: https://toolslm-like.github.io/toolslm_like/worker.html.md"""
 
 # %% auto #0
 __all__ = ['ENV_ALLOW', 'SPIN_SECONDS', 'MAX_SPIN_SKIP', 'worker_env', 'clean_text', 'clean_json', 'dump_line', 'load_line',
-           'poll_for', 'Spinner', 'read_lines', 'become_subreaper', 'serve', 'WorkerError', 'WorkerTimeout',
-           'signal_name', 'exit_words', 'children', 'process_tree', 'kill_tree', 'Worker', 'Cgroup']
+           'become_subreaper', 'serve', 'WorkerError', 'WorkerTimeout', 'signal_name', 'exit_words', 'children',
+           'process_tree', 'kill_tree', 'Worker', 'Cgroup']
 
 # %% ../nbs/10_worker.ipynb #a1921746
 import ctypes, errno, itertools, json, math, os, select, signal, subprocess, sys, time
+from collections.abc import Callable
 from pathlib import Path
 from .limits import MAX_MESSAGE_BYTES, MAX_UNSOLICITED_BYTES, MAX_STOP_SECONDS, MAX_OUTPUT_KEPT
 
@@ -18,7 +19,7 @@ from .limits import MAX_MESSAGE_BYTES, MAX_UNSOLICITED_BYTES, MAX_STOP_SECONDS, 
 ENV_ALLOW = ('PATH', 'HOME', 'USER', 'LOGNAME', 'LANG', 'LANGUAGE', 'LC_ALL', 'LC_CTYPE', 'TZ', 'TMPDIR', 'TEMP', 'TMP',
              'SYSTEMROOT', 'WINDIR', 'COMSPEC') # the only variables of ours a worker sees unless asked: no secrets among them
 
-def worker_env(allow=(), # More names of our variables the worker may see
+def worker_env(allow:tuple|list=(), # More names of our variables the worker may see
                extra:dict|None=None # Variables to set in the worker (they win)
               )->dict:
     "A worker's environment: our variables named in `ENV_ALLOW` or `allow`, then `extra`"
@@ -26,23 +27,27 @@ def worker_env(allow=(), # More names of our variables the worker may see
     return {**env, **(extra or {})}
 
 # %% ../nbs/10_worker.ipynb #82936c2e
-def clean_text(s:str)->str:
+def clean_text(s:str # Any text, lone surrogates too
+              )->str:
     "`s` with each lone surrogate (text no UTF-8 can hold) replaced by U+FFFD, so it can be printed and sent anywhere"
     try: s.encode('utf-8'); return s
     except UnicodeEncodeError: return s.encode('utf-16', 'surrogatepass').decode('utf-16', 'replace')
 
-def clean_json(v):
+def clean_json(v # A JSON value: dict, list, str, number, bool or None
+              ):
     "A JSON value with `clean_text` applied to every string in it, keys too"
     if isinstance(v, str): return clean_text(v)
     if isinstance(v, list): return [clean_json(o) for o in v]
     if isinstance(v, dict): return {clean_text(k): clean_json(o) for k,o in v.items()}
     return v
 
-def dump_line(msg:dict)->bytes:
+def dump_line(msg:dict # The message
+             )->bytes:
     "One JSON line in ASCII: any `str`, lone surrogates too, can be written"
     return json.dumps(msg, ensure_ascii=True).encode('ascii') + b'\n'
 
-def load_line(line:bytes):
+def load_line(line:bytes # One line, as `dump_line` writes it
+             ):
     "The JSON value of one line from `dump_line`; its strings cleaned only when it holds a surrogate escape"
     v = json.loads(line)
     return clean_json(v) if b'\\ud' in line else v
@@ -55,14 +60,14 @@ SPIN_SECONDS = 50e-6
 MAX_SPIN_SKIP = 64
 _MAX_POLL_SECONDS = 2**31 // 1000 # longer waits are no limit at all: `poll` takes milliseconds in a C int
 
-def poll_for(poller, # A `select.poll` object
+def _poll_for(poller, # A `select.poll` object
              timeout:float|None # Seconds to wait at most (None or `math.inf`: no limit)
             )->list:
     "`poller.poll` with a timeout in seconds"
     if timeout is None or timeout >= _MAX_POLL_SECONDS: return poller.poll()
     return poller.poll(math.ceil(max(timeout, 0) * 1000))
 
-class Spinner:
+class _Spinner:
     "Waits that poll without sleeping for `seconds` first, and skip that (1, 2, 4, ... `MAX_SPIN_SKIP` waits) while it catches nothing"
     def __init__(self, seconds:float=SPIN_SECONDS): self.seconds,self.skip,self.misses = seconds,0,0
 
@@ -70,21 +75,21 @@ class Spinner:
              timeout:float|None # Seconds to wait at most (None or `math.inf`: no limit)
             )->list:
         "The events of `poller` within `timeout` seconds, spinning first unless spins caught nothing lately"
-        if self.skip: self.skip -= 1; return poll_for(poller, timeout)
+        if self.skip: self.skip -= 1; return _poll_for(poller, timeout)
         end = time.perf_counter() + (self.seconds if timeout is None else min(self.seconds, timeout))
         while not (events := poller.poll(0)):
             if time.perf_counter() >= end:
                 self.skip,self.misses = min(1 << self.misses, MAX_SPIN_SKIP),min(self.misses + 1, 16)
-                return poll_for(poller, timeout)
+                return _poll_for(poller, timeout)
         self.misses = 0
         return events
 
 # %% ../nbs/10_worker.ipynb #c4d5e6f7
-def read_lines(fd:int, # A blocking descriptor, read until its end
+def _read_lines(fd:int, # A blocking descriptor, read until its end
                max_bytes:int # The longest line (without its newline) read: a longer one ends the reading
               ):
-    "Each line (with its newline) read from `fd`, waiting for it with a `Spinner`"
-    buf,start,waiting,spinner = bytearray(),0,select.poll(),Spinner()
+    "Each line (with its newline) read from `fd`, waiting for it with a `_Spinner`"
+    buf,start,waiting,spinner = bytearray(),0,select.poll(),_Spinner()
     waiting.register(fd, select.POLLIN)
     while True:
         if (i := buf.find(b'\n', start)) < 0:
@@ -98,6 +103,12 @@ def read_lines(fd:int, # A blocking descriptor, read until its end
         line = bytes(buf[:i+1]); del buf[:i+1]; start = 0
         yield line
 
+def _write_all(fd:int, # A blocking descriptor
+              data:bytes): # What to write
+    "Write all of `data` to `fd`"
+    view = memoryview(data)
+    while view: view = view[os.write(fd, view):]
+
 # %% ../nbs/10_worker.ipynb #e6f708c6
 _PR_SET_CHILD_SUBREAPER = 36
 
@@ -106,9 +117,9 @@ def become_subreaper()->bool:
     try: return ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0
     except (OSError, AttributeError): return False
 
-def serve(handle, # `handle(request) -> reply`, both dicts
+def serve(handle:Callable[[dict], dict], # `handle(request) -> reply`, both dicts
           hello:dict|None=None, # The first line sent, once ready (default `{'ready': True}`)
-          then=None): # Called once after the hello, before the first request (to import what requests need meanwhile)
+          then:Callable|None=None): # Called once after the hello, before the first request (to import what requests need meanwhile)
     "The child's side: answer each JSON line on stdin with one on stdout; what the code prints goes to stderr"
     requests,out = os.dup(0),os.dup(1) # `os.dup` gives descriptors a program we start does not inherit
     null = os.open(os.devnull, os.O_RDONLY)
@@ -118,20 +129,15 @@ def serve(handle, # `handle(request) -> reply`, both dicts
     become_subreaper()
     _write_all(out, dump_line(hello or {'ready': True}))
     if then is not None: then()
-    for line in read_lines(requests, MAX_MESSAGE_BYTES): # until the end of input (or a line too long): then we are done
+    for line in _read_lines(requests, MAX_MESSAGE_BYTES): # until the end of input (or a line too long): then we are done
         msg = json.loads(line) # only our parent writes here
         reply = {**handle(msg), 'id': msg.get('id')}
         data = dump_line(reply)
-        if len(data) > MAX_MESSAGE_BYTES:
-            data = dump_line({'id': reply['id'], 'too_long': len(data)})
+        if len(data) > MAX_MESSAGE_BYTES: data = dump_line({'id': reply['id'], 'too_long': len(data)})
         for f in (sys.stdout, sys.stderr):
             try: f.flush()
             except (OSError, ValueError): pass
         _write_all(out, data)
-
-def _write_all(fd, data):
-    view = memoryview(data)
-    while view: view = view[os.write(fd, view):]
 
 # %% ../nbs/10_worker.ipynb #2a13e17a
 class WorkerError(RuntimeError):
@@ -140,23 +146,28 @@ class WorkerError(RuntimeError):
 class WorkerTimeout(TimeoutError):
     "A worker did not answer in time (it was not stopped: its owner decides)"
 
-def signal_name(n:int)->str:
+def signal_name(n:int # A signal number
+               )->str:
+    "The name of signal `n` (`SIGKILL`), or `signal n` when it has none"
     try: return signal.Signals(n).name
     except ValueError: return f'signal {n}'
 
-def exit_words(rc:int|None)->str:
+def exit_words(rc:int|None # A return code: negative for a signal, None while it runs
+              )->str:
     "How a process ended, in words, from its return code"
     if rc is None: return 'is still running'
     if rc >= 0: return f'exited with status {rc}'
     return f'was killed by {signal_name(-rc)}'
 
 # %% ../nbs/10_worker.ipynb #adee74a0
-def children(pid:int)->list:
+def children(pid:int # A process id
+            )->list:
     "Process ids of the children of `pid`"
     try: return [int(c) for t in os.listdir(f'/proc/{pid}/task') for c in Path(f'/proc/{pid}/task/{t}/children').read_text().split()]
     except (OSError, ValueError): return []
 
-def process_tree(pid:int)->list:
+def process_tree(pid:int # A process id
+                )->list:
     "`pid` and all its descendants, parents first"
     out,todo = [],[pid]
     while todo:
@@ -183,6 +194,8 @@ def kill_tree(pid:int, # The root of the tree (it is killed too)
 # %% ../nbs/10_worker.ipynb #429d47a6
 class _Output:
     "What a worker wrote to stderr: the first `keep` bytes since the last request began, and the last `keep` bytes it wrote"
+    def __init__(self, keep:int): self.keep,self.out_head,self.out_tail,self.out_total,self.tail_cut = keep,bytearray(),bytearray(),0,False
+
     def _keep(self, chunk:bytes):
         "Keep the first and the last `keep` bytes of the worker's stderr"
         self.out_total += len(chunk)
@@ -190,15 +203,32 @@ class _Output:
         self.out_tail += chunk
         if len(self.out_tail) > self.keep: del self.out_tail[:len(self.out_tail) - self.keep]; self.tail_cut = True
 
-    def output(self, tail:bool=False)->str:
+    def output(self, tail:bool=False # The last bytes it wrote, rather than the first since the last request began?
+              )->str:
         "What the worker wrote to stderr, as text: the first `keep` bytes since the last request began, or (`tail`) the last it wrote"
         if tail: return ('[earlier output left out]\n' if self.tail_cut else '') + bytes(self.out_tail).decode('utf-8', 'replace')
         text = bytes(self.out_head).decode('utf-8', 'replace')
         return f"{text}\n[output cut: {self.out_total:,} bytes in all]" if self.out_total > self.keep else text
 
-# %% ../nbs/10_worker.ipynb #fb357454
-class _Lines(_Output):
-    "Reading JSON lines from a worker's reply pipe: framing, bounds, and the reply to one request"
+# %% ../nbs/10_worker.ipynb #550cbda7
+class _Replies(_Output):
+    "Reading JSON lines from a process's reply pipe, with its stderr kept (bounded): framing, bounds, and the reply to one request"
+    def __init__(self, proc:subprocess.Popen, rep:int, err:int, keep:int):
+        _Output.__init__(self, keep)
+        self.proc,self.rep,self.err,self.buf,self.unsolicited = proc,rep,err,bytearray(),0
+        for fd in (rep, err): os.set_blocking(fd, False)
+        self.pidfds = [] # of the processes it started with (bwrap and its init): signalled by pidfd, never by a reused pid
+        self.poller,self.spinner = select.poll(),_Spinner() # poll, not select: our descriptors may be above 1024
+        for fd in (rep, err): self.poller.register(fd, select.POLLIN)
+        self.pidfd = self._pidfd(proc.pid)
+        if self.pidfd is not None: self.poller.register(self.pidfd, select.POLLIN)
+
+    def _pidfd(self, pid):
+        try: fd = os.pidfd_open(pid)
+        except (AttributeError, OSError): return None
+        self.pidfds.append(fd)
+        return fd
+
     def _read(self, fd, limit:int)->int:
         "Read what is waiting on `fd`, at most about `limit` bytes; -1 at its end"
         n = 0
@@ -213,160 +243,182 @@ class _Lines(_Output):
             if len(chunk) < 1 << 16: return n # the pipe is empty now: no second system call to hear so
         return n
 
-    def _drain(self):
-        "Before a request: drop what arrived since the last reply (bounded: a flood cannot keep us here)"
-        if self.poller.poll(0): # the common case is that nothing came, and this one system call is all
-            self._read(self.err, MAX_UNSOLICITED_BYTES)
-            if self._read(self.rep, MAX_UNSOLICITED_BYTES) >= MAX_UNSOLICITED_BYTES:
-                raise WorkerError(f"the worker wrote more than {MAX_UNSOLICITED_BYTES:,} bytes of replies nobody asked for")
-        self.buf.clear() # lines (or half a line) written between requests answer nothing
-        if self.out_tail[-1:] not in (b'', b'\n'): self.out_tail += b'\n' # one request's unended line is not the next one's start
-        self.out_head.clear(); self.out_total = self.unsolicited = 0
+# %% ../nbs/10_worker.ipynb #c192934a
+def patch(f=None, *, cls_method:bool=False):
+    "Decorator: add `f` to the class its first parameter is annotated with (a classmethod with `cls_method`)"
+    def add(f):
+        cls = next(iter(f.__annotations__.values()))
+        f.__qualname__ = f"{cls.__name__}.{f.__name__}"
+        if hasattr(f.__code__, 'co_qualname'): f.__code__ = f.__code__.replace(co_qualname=f.__qualname__)
+        setattr(cls, f.__name__, classmethod(f) if cls_method else f)
+        return f
+    return add(f) if f is not None else add
 
-    def _line(self, want, max_bytes):
-        "The next whole line in the buffer that answers request `want` (any, if None), or None"
-        while (i := self.buf.find(b'\n')) >= 0:
-            line = bytes(self.buf[:i]); del self.buf[:i+1]
-            if len(line) > max_bytes: raise WorkerError(f"the worker sent a line of {len(line):,} bytes, more than the {max_bytes:,} allowed")
-            try: msg = load_line(line)
-            except (ValueError, RecursionError) as e: raise WorkerError(f"the worker sent something that is not JSON ({e}): {line[:80]!r}") from None
-            if not isinstance(msg, dict): raise WorkerError(f"the worker sent a JSON line that is not an object: {line[:80]!r}")
-            if want is None or msg.get('id') == want: return msg
-            self.unsolicited += len(line) + 1 # not the answer to this request
-            if self.unsolicited > MAX_UNSOLICITED_BYTES:
-                raise WorkerError(f"the worker wrote more than {MAX_UNSOLICITED_BYTES:,} bytes of replies nobody asked for")
-        if len(self.buf) > max_bytes: raise WorkerError(f"the worker sent a line longer than the {max_bytes:,} bytes allowed")
-        return None
+# %% ../nbs/10_worker.ipynb #bb5987bc
+@patch
+def _drain(self:_Replies):
+    "Before a request: drop what arrived since the last reply (bounded: a flood cannot keep us here)"
+    if self.poller.poll(0): # the common case is that nothing came, and this one system call is all
+        self._read(self.err, MAX_UNSOLICITED_BYTES)
+        if self._read(self.rep, MAX_UNSOLICITED_BYTES) >= MAX_UNSOLICITED_BYTES:
+            raise WorkerError(f"the worker wrote more than {MAX_UNSOLICITED_BYTES:,} bytes of replies nobody asked for")
+    self.buf.clear() # lines (or half a line) written between requests answer nothing
+    if self.out_tail[-1:] not in (b'', b'\n'): self.out_tail += b'\n' # one request's unended line is not the next one's start
+    self.out_head.clear(); self.out_total = self.unsolicited = 0
 
-# %% ../nbs/10_worker.ipynb #a438cbc8
-class _Replies(_Lines):
-    "Waiting for the reply to one request: on time whatever the worker does"
-    def _receive(self, deadline:float, want, max_bytes:int, every:float|None=None, check=None)->dict:
-        "The reply to request `want`, waiting until `deadline` (time.monotonic), calling `check()` each `every` seconds"
-        ended = eof = False
-        spin = True # before the first wait only
-        next_check = time.monotonic() + every if check is not None and every else math.inf
-        while True:
-            if (msg := self._line(want, max_bytes)) is not None:
-                if any(fd == self.err for fd,_ in self.poller.poll(0)): # what it wrote to stderr before replying is in the pipe already
-                    self._read(self.err, MAX_UNSOLICITED_BYTES)
-                return msg
-            if ended or eof: self._died('closed its reply pipe and ' if eof and not ended else '')
-            left = deadline - time.monotonic()
-            if left <= 0: raise WorkerTimeout("the worker did not answer in the time allowed")
-            wait = min(left, next_check - time.monotonic(), 0.05 if self.pidfd is None else left)
-            events,spin = (self.spinner.poll if spin else poll_for)(self.poller, wait),False
-            if time.monotonic() >= next_check: check(); next_check = time.monotonic() + every
-            if self.pidfd is None and self.proc.poll() is not None: ended = True
-            for fd,_ in events:
-                if fd == self.err: self._read(fd, 1 << 20)
-                elif fd == self.rep: eof = self._read(fd, max_bytes + 1) == -1
-                elif fd == self.pidfd: ended = True
-            if ended: self._read(self.rep, max_bytes + 1) # what it wrote before it ended
+@patch
+def _line(self:_Replies, want, max_bytes:int)->dict|None:
+    "The next whole line in the buffer that answers request `want` (any, if None), or None"
+    while (i := self.buf.find(b'\n')) >= 0:
+        line = bytes(self.buf[:i]); del self.buf[:i+1]
+        if len(line) > max_bytes: raise WorkerError(f"the worker sent a line of {len(line):,} bytes, more than the {max_bytes:,} allowed")
+        try: msg = load_line(line)
+        except (ValueError, RecursionError) as e: raise WorkerError(f"the worker sent something that is not JSON ({e}): {line[:80]!r}") from None
+        if not isinstance(msg, dict): raise WorkerError(f"the worker sent a JSON line that is not an object: {line[:80]!r}")
+        if want is None or msg.get('id') == want: return msg
+        self.unsolicited += len(line) + 1 # not the answer to this request
+        if self.unsolicited > MAX_UNSOLICITED_BYTES:
+            raise WorkerError(f"the worker wrote more than {MAX_UNSOLICITED_BYTES:,} bytes of replies nobody asked for")
+    if len(self.buf) > max_bytes: raise WorkerError(f"the worker sent a line longer than the {max_bytes:,} bytes allowed")
+    return None
 
-    def _died(self, how=''):
-        try: rc = self.proc.wait(MAX_STOP_SECONDS)
-        except subprocess.TimeoutExpired: rc = None
-        self._read(self.err, 1 << 20)
-        self.returncode = rc
-        if rc is not None and how.startswith('closed its reply pipe'): how = '' # it ended: that says it all
-        tail = '\n'.join(self.output(tail=True).splitlines()[-20:])
-        raise WorkerError(f"the worker {how}{exit_words(rc)}" + (f"; the last it wrote to stderr:\n{tail}" if tail else ''))
+# %% ../nbs/10_worker.ipynb #390e5868
+@patch
+def _died(self:_Replies, how=''):
+    "Raise `WorkerError` saying how the process ended (waiting for it at most `MAX_STOP_SECONDS`) and what it wrote last"
+    try: rc = self.proc.wait(MAX_STOP_SECONDS)
+    except subprocess.TimeoutExpired: rc = None
+    self._read(self.err, 1 << 20)
+    self.returncode = rc
+    if rc is not None and how.startswith('closed its reply pipe'): how = '' # it ended: that says it all
+    tail = '\n'.join(self.output(tail=True).splitlines()[-20:])
+    raise WorkerError(f"the worker {how}{exit_words(rc)}" + (f"; the last it wrote to stderr:\n{tail}" if tail else ''))
 
-    def _send(self, data:bytes, deadline:float):
-        view,out = memoryview(data),self.out_poller
-        while view:
-            try: view = view[os.write(self.req, view):]
-            except BlockingIOError: # it is not reading (stopped, or busy): wait, but never past the deadline
-                left = deadline - time.monotonic()
-                if left <= 0: raise WorkerTimeout("the worker did not read its request in the time allowed") from None
-                if any(fd == self.pidfd for fd,_ in poll_for(out, min(left, 0.05 if self.pidfd is None else left))): self._died()
-            except (BrokenPipeError, OSError): self._died('closed its input and ')
+# %% ../nbs/10_worker.ipynb #4109e3ef
+@patch
+def _receive(self:_Replies, deadline:float, want, max_bytes:int, every:float|None=None, check=None)->dict:
+    "The reply to request `want`, waiting until `deadline` (time.monotonic), calling `check()` each `every` seconds"
+    ended = eof = False
+    spin = True # before the first wait only
+    next_check = time.monotonic() + every if check is not None and every else math.inf
+    while True:
+        if (msg := self._line(want, max_bytes)) is not None:
+            if any(fd == self.err for fd,_ in self.poller.poll(0)): # what it wrote to stderr before replying is in the pipe already
+                self._read(self.err, MAX_UNSOLICITED_BYTES)
+            return msg
+        if ended or eof: self._died('closed its reply pipe and ' if eof and not ended else '')
+        left = deadline - time.monotonic()
+        if left <= 0: raise WorkerTimeout("the worker did not answer in the time allowed")
+        wait = min(left, next_check - time.monotonic(), 0.05 if self.pidfd is None else left)
+        events,spin = (self.spinner.poll if spin else _poll_for)(self.poller, wait),False
+        if time.monotonic() >= next_check: check(); next_check = time.monotonic() + every
+        if self.pidfd is None and self.proc.poll() is not None: ended = True
+        for fd,_ in events:
+            if fd == self.err: self._read(fd, 1 << 20)
+            elif fd == self.rep: eof = self._read(fd, max_bytes + 1) == -1
+            elif fd == self.pidfd: ended = True
+        if ended: self._read(self.rep, max_bytes + 1) # what it wrote before it ended
 
-    def request(self, msg:dict, # The request; an `id` is added
-                timeout:float|None, # Seconds to wait for the reply (None: no limit)
-                max_bytes:int=MAX_MESSAGE_BYTES, # The longest reply line accepted
-                every:float|None=None, check=None)->dict: # Call `check()` every `every` seconds while waiting (it may raise)
-        "Send `msg` and return the reply to it; `WorkerTimeout` on time whatever the worker does, `WorkerError` if it died or broke the protocol"
-        if self.closed: raise WorkerError("the worker was stopped")
-        deadline = time.monotonic() + (math.inf if timeout is None else timeout)
-        self._drain()
-        self.next_id += 1
-        self._send(dump_line({**msg, 'id': self.next_id}), deadline)
-        return self._receive(deadline, self.next_id, max_bytes, every, check)
+# %% ../nbs/10_worker.ipynb #812efe6c
+def _spawn(argv:list, cwd, env:dict|None, popen:dict)->tuple:
+    "Start `argv` with three pipes: (the process, our ends of its stdin, stdout and stderr)"
+    rq,req = os.pipe()
+    rep,rp = os.pipe()
+    err,ep = os.pipe()
+    try: proc = subprocess.Popen(argv, stdin=rq, stdout=rp, stderr=ep, cwd=cwd, env=env, start_new_session=True, **popen)
+    except BaseException:
+        for fd in (req, rep, err): os.close(fd)
+        raise
+    finally:
+        for fd in (rq, rp, ep): os.close(fd)
+    return proc,req,rep,err
 
-# %% ../nbs/10_worker.ipynb #7a4b2711
+# %% ../nbs/10_worker.ipynb #00ffa00e
 class Worker(_Replies):
     "A child process spoken to in JSON lines: requests on its stdin, replies on its stdout, its stderr kept (bounded)"
     def __init__(self, argv:list, # The command; it calls `serve` (or speaks its protocol)
-                 cwd=None, env:dict|None=None, # Where it runs, and its whole environment (see `worker_env`)
+                 cwd:str|os.PathLike|None=None, # The folder it runs in (default: ours)
+                 env:dict|None=None, # Its whole environment (see `worker_env`; default: ours)
                  start_timeout:float=60, # Seconds it may take to send its first line
                  keep:int=MAX_OUTPUT_KEPT, # Bytes of its stderr kept: the first and the last this many
                  pid_namespace:bool=False, # Does `argv` run it in a pid namespace of its own (bwrap), so killing its init kills all?
                  **popen): # More for `subprocess.Popen` (user, group, pass_fds, ...)
-        rq,self.req = os.pipe()
-        self.rep,rp = os.pipe()
-        self.err,ep = os.pipe()
-        try: self.proc = subprocess.Popen(argv, stdin=rq, stdout=rp, stderr=ep, cwd=cwd, env=env, start_new_session=True, **popen)
-        except BaseException:
-            for fd in (self.req, self.rep, self.err): os.close(fd)
-            raise
-        finally:
-            for fd in (rq, rp, ep): os.close(fd)
-        for fd in (self.req, self.rep, self.err): os.set_blocking(fd, False)
-        self.pid_namespace,self.keep,self.buf,self.next_id,self.closed = pid_namespace,keep,bytearray(),0,False
-        self.out_head,self.out_tail,self.out_total,self.tail_cut = bytearray(),bytearray(),0,False
-        self.pidfds = [] # of the processes it started with (bwrap and its init): signalled by pidfd, never by a reused pid
-        self.poller,self.spinner = select.poll(),Spinner() # poll, not select: our descriptors may be above 1024
-        for fd in (self.rep, self.err): self.poller.register(fd, select.POLLIN)
-        self.pidfd = self._pidfd(self.proc.pid)
-        if self.pidfd is not None: self.poller.register(self.pidfd, select.POLLIN)
+        proc,self.req,rep,err = _spawn(argv, cwd, env, popen)
+        _Replies.__init__(self, proc, rep, err, keep)
+        os.set_blocking(self.req, False)
+        self.pid_namespace,self.next_id,self.closed = pid_namespace,0,False
         self.pid_poller = select.poll() # readable once the worker ended
-        if self.pidfd is not None: self.pid_poller.register(self.pidfd, select.POLLIN)
         self.out_poller = select.poll() # for a request too large for the pipe: room to write, or the end of the worker
         self.out_poller.register(self.req, select.POLLOUT)
-        if self.pidfd is not None: self.out_poller.register(self.pidfd, select.POLLIN)
+        if self.pidfd is not None:
+            for pl in (self.pid_poller, self.out_poller): pl.register(self.pidfd, select.POLLIN)
         try: self.hello = self._receive(time.monotonic() + start_timeout, None, MAX_MESSAGE_BYTES)
         except BaseException: self.kill(); raise
         self.tree = process_tree(self.proc.pid) # now settled: bwrap, its init, the worker
         self.pidfds += [fd for p in self.tree[1:] if (fd := self._pidfd(p)) is not None]
         try: self.stat_fd = os.open(f'/proc/{self.tree[-1]}/stat', os.O_RDONLY | os.O_CLOEXEC) # its state, read cheaply before each request
         except OSError: self.stat_fd = None
-        self.pidfds.append(self.stat_fd) if self.stat_fd is not None else None
+        if self.stat_fd is not None: self.pidfds.append(self.stat_fd)
 
-    def _pidfd(self, pid):
-        try: fd = os.pidfd_open(pid)
-        except (AttributeError, OSError): return None
-        self.pidfds.append(fd)
-        return fd
+# %% ../nbs/10_worker.ipynb #633e0294
+@patch
+def _send(self:Worker, data:bytes, deadline:float):
+    "Write `data` to the worker's stdin, waiting for room in the pipe until `deadline` at most"
+    view,out = memoryview(data),self.out_poller
+    while view:
+        try: view = view[os.write(self.req, view):]
+        except BlockingIOError: # it is not reading (stopped, or busy): wait, but never past the deadline
+            left = deadline - time.monotonic()
+            if left <= 0: raise WorkerTimeout("the worker did not read its request in the time allowed") from None
+            if any(fd == self.pidfd for fd,_ in _poll_for(out, min(left, 0.05 if self.pidfd is None else left))): self._died()
+        except (BrokenPipeError, OSError): self._died('closed its input and ')
 
-    def alive(self)->bool:
-        "Is the worker's process still running (and not stopped by a signal)?"
-        if self.closed or (self.pid_poller.poll(0) if self.pidfd is not None else self.proc.poll() is not None): return False
-        try: return os.pread(self.stat_fd, 512, 0).rsplit(b')', 1)[1].split()[0] not in (b'T', b't', b'Z', b'X')
-        except (OSError, IndexError, TypeError): return False
+@patch
+def request(self:Worker, msg:dict, # The request; an `id` is added
+            timeout:float|None, # Seconds to wait for the reply (None or `math.inf`: no limit)
+            max_bytes:int=MAX_MESSAGE_BYTES, # The longest reply line accepted
+            every:float|None=None, # Seconds between calls of `check` while waiting
+            check:Callable|None=None # Called every `every` seconds while waiting; it may raise to end the wait
+           )->dict:
+    "Send `msg` and return the reply to it; `WorkerTimeout` on time whatever the worker does, `WorkerError` if it died or broke the protocol"
+    if self.closed: raise WorkerError("the worker was stopped")
+    deadline = time.monotonic() + (math.inf if timeout is None else timeout)
+    self._drain()
+    self.next_id += 1
+    self._send(dump_line({**msg, 'id': self.next_id}), deadline)
+    return self._receive(deadline, self.next_id, max_bytes, every, check)
 
-    def kill(self):
-        "Stop the worker and all it started, waiting at most `MAX_STOP_SECONDS` (safe to call twice, and at interpreter exit)"
-        if self.closed: return
-        self.closed = True
-        if not self.pid_namespace and self.proc.poll() is None: kill_tree(self.proc.pid) # its subreaper holds all it started
-        for fd in self.pidfds: # in a pid namespace, killing its init kills every process in it
-            try: signal.pidfd_send_signal(fd, signal.SIGKILL)
-            except (OSError, AttributeError): pass
-        try: os.killpg(self.proc.pid, signal.SIGKILL)
+# %% ../nbs/10_worker.ipynb #e52a92e3
+@patch
+def alive(self:Worker)->bool:
+    "Is the worker's process still running (and not stopped by a signal)?"
+    if self.closed or (self.pid_poller.poll(0) if self.pidfd is not None else self.proc.poll() is not None): return False
+    try: return os.pread(self.stat_fd, 512, 0).rsplit(b')', 1)[1].split()[0] not in (b'T', b't', b'Z', b'X')
+    except (OSError, IndexError, TypeError): return False
+
+# %% ../nbs/10_worker.ipynb #3b66c5b0
+@patch
+def kill(self:Worker):
+    "Stop the worker and all it started, waiting at most `MAX_STOP_SECONDS` (safe to call twice, and at interpreter exit)"
+    if self.closed: return
+    self.closed = True
+    if not self.pid_namespace and self.proc.poll() is None: kill_tree(self.proc.pid) # its subreaper holds all it started
+    for fd in self.pidfds: # in a pid namespace, killing its init kills every process in it
+        try: signal.pidfd_send_signal(fd, signal.SIGKILL)
+        except (OSError, AttributeError): pass
+    try: os.killpg(self.proc.pid, signal.SIGKILL)
+    except OSError: pass
+    end = time.monotonic() + MAX_STOP_SECONDS # one grace for all the waiting below
+    try: self.proc.wait(MAX_STOP_SECONDS)
+    except subprocess.TimeoutExpired: pass
+    if self.pid_namespace: # wait (briefly) for its init: once it is gone, so is all it started
+        pl = select.poll()
+        for fd in self.pidfds[1:2]: pl.register(fd, select.POLLIN)
+        pl.poll(max(0, math.ceil((end - time.monotonic()) * 1000)))
+    for fd in (self.req, self.rep, self.err, *self.pidfds):
+        try: os.close(fd)
         except OSError: pass
-        end = time.monotonic() + MAX_STOP_SECONDS # one grace for all the waiting below
-        try: self.proc.wait(MAX_STOP_SECONDS)
-        except subprocess.TimeoutExpired: pass
-        if self.pid_namespace: # wait (briefly) for its init: once it is gone, so is all it started
-            pl = select.poll()
-            for fd in self.pidfds[1:2]: pl.register(fd, select.POLLIN)
-            pl.poll(max(0, math.ceil((end - time.monotonic()) * 1000)))
-        for fd in (self.req, self.rep, self.err, *self.pidfds):
-            try: os.close(fd)
-            except OSError: pass
-        self.pidfds = []
+    self.pidfds = []
 
 # %% ../nbs/10_worker.ipynb #24b52e31
 _cg_ids = itertools.count(1)
@@ -395,41 +447,18 @@ def _clear_stale(parent:Path):
             try: d.rmdir()
             except OSError: pass
 
-# %% ../nbs/10_worker.ipynb #6450e3dc
-class Cgroup:
-    "A cgroup of our own for one worker and all it starts: memory, process count and CPU time for the group as a whole"
-    def __init__(self, dirs:dict, version:int): self.dirs,self.version,self._fds = dirs,version,{} # controller -> its directory
-
-    @classmethod
-    def make(cls, memory_bytes:int|None=None, pids:int|None=None)->'Cgroup':
-        "A fresh cgroup under ours with these limits; `OSError` saying why when none can be made"
-        own,mounts,name = _own_cgroups(),_cgroup_mounts(),f"toolslm_like-{os.getpid()}-{next(_cg_ids)}"
-        v2 = [m for m,t,_ in mounts if t == 'cgroup2' and '' in own]
-        if v2 and {'memory', 'pids', 'cpu'} <= set(Path(v2[0] + own[''], 'cgroup.controllers').read_text().split() or ['x']):
-            try:
-                Path(v2[0] + own[''], 'cgroup.subtree_control').write_text('+memory +pids +cpu')
-                (d := Path(v2[0] + own[''])/name).mkdir()
-                return cls({'memory': d, 'pids': d, 'cpu': d}, 2).limit(memory_bytes, pids)
-            except OSError: pass # our cgroup holds processes (the v2 rule) or is not ours: try v1
-        dirs = {}
-        for c in ('memory', 'pids', 'cpuacct'):
-            m = next((m for m,t,o in mounts if t == 'cgroup' and c in o), None)
-            if m is None or c not in own: raise OSError(f"no cgroup controller {c!r} is mounted (v1), and cgroup v2 has no memory, pids and cpu for us")
-            _clear_stale(Path(m + own[c]))
-            (d := Path(m + own[c])/name).mkdir(exist_ok=True) # one directory when controllers share a mount
-            dirs[c] = d
-        return cls(dirs, 1).limit(memory_bytes, pids)
-
-# %% ../nbs/10_worker.ipynb #81d1272d
+# %% ../nbs/10_worker.ipynb #40fb6cbe
 def _write(p:Path, v): p.write_text(str(v))
 
-def _stat_value(p:Path, key:str)->int:
-    "The number after `key` in a `key value` file (memory.events, cpu.stat), or 0"
-    try: return next((int(l.split()[1]) for l in p.read_text().splitlines() if l.split()[:1] == [key]), 0)
-    except (OSError, ValueError): return 0
+class Cgroup:
+    "A cgroup of our own for one worker and all it starts: memory, process count and CPU time for the group as a whole"
+    def __init__(self, dirs:dict, # Controller name -> the group's folder for it
+                 version:int): # 1 or 2 (cgroup v2: one folder for all)
+        self.dirs,self.version,self._fds = dirs,version,{}
 
-class Cgroup(Cgroup):
-    def limit(self, memory_bytes:int|None, pids:int|None)->'Cgroup':
+    def limit(self, memory_bytes:int|None, # Memory of all its processes together (and no swap beyond it)
+              pids:int|None # Processes and threads at most
+             )->'Cgroup':
         "Set the group's memory (no swap beyond it) and process limits"
         mem,v1 = self.dirs['memory'],self.version == 1
         if memory_bytes:
@@ -439,63 +468,103 @@ class Cgroup(Cgroup):
         if pids: _write(self.dirs['pids']/'pids.max', pids)
         return self
 
-    def add(self, pid:int):
+    def add(self, pid:int # A process id
+           ):
         "Move process `pid` into the group (what it starts from then on is in it too)"
         for d in set(self.dirs.values()): _write(d/'cgroup.procs', pid)
 
-    def joining(self, argv:list)->list:
-        "`argv` run by a shell that first moves itself into the group (exit status 121 when it may not)"
-        procs = [str(d/'cgroup.procs') for d in sorted(set(self.dirs.values()))]
-        script = 'n=$1; shift; while [ "$n" -gt 0 ]; do echo $$ > "$1" || exit 121; shift; n=$((n-1)); done; exec "$@"'
-        return ['/bin/sh', '-c', script, 'sh', str(len(procs)), *procs, *argv]
+# %% ../nbs/10_worker.ipynb #ac9034b7
+@patch(cls_method=True)
+def make(cls:Cgroup, memory_bytes:int|None=None, # Memory of all its processes together (None: no limit)
+         pids:int|None=None # Processes and threads at most (None: no limit)
+        )->Cgroup:
+    "A fresh cgroup under ours with these limits; `OSError` saying why when none can be made"
+    own,mounts,name = _own_cgroups(),_cgroup_mounts(),f"toolslm_like-{os.getpid()}-{next(_cg_ids)}"
+    v2 = [m for m,t,_ in mounts if t == 'cgroup2' and '' in own]
+    if v2 and {'memory', 'pids', 'cpu'} <= set(Path(v2[0] + own[''], 'cgroup.controllers').read_text().split() or ['x']):
+        try:
+            Path(v2[0] + own[''], 'cgroup.subtree_control').write_text('+memory +pids +cpu')
+            (d := Path(v2[0] + own[''])/name).mkdir()
+            return cls({'memory': d, 'pids': d, 'cpu': d}, 2).limit(memory_bytes, pids)
+        except OSError: pass # our cgroup holds processes (the v2 rule) or is not ours: try v1
+    dirs = {}
+    for c in ('memory', 'pids', 'cpuacct'):
+        m = next((m for m,t,o in mounts if t == 'cgroup' and c in o), None)
+        if m is None or c not in own: raise OSError(f"no cgroup controller {c!r} is mounted (v1), and cgroup v2 has no memory, pids and cpu for us")
+        _clear_stale(Path(m + own[c]))
+        (d := Path(m + own[c])/name).mkdir(exist_ok=True) # one directory when controllers share a mount
+        dirs[c] = d
+    return cls(dirs, 1).limit(memory_bytes, pids)
 
-    def _pread(self, ctl:str, name:str)->bytes:
-        "The contents of a file of the group, read through a descriptor kept open (a run reads it twice: it must be cheap)"
-        if (fd := self._fds.get(name)) is None: fd = self._fds[name] = os.open(self.dirs[ctl]/name, os.O_RDONLY | os.O_CLOEXEC)
-        return os.pread(fd, 4096, 0)
+# %% ../nbs/10_worker.ipynb #a607a755
+def _stat_value(p:Path, key:str)->int:
+    "The number after `key` in a `key value` file (memory.events, cpu.stat), or 0"
+    try: return next((int(l.split()[1]) for l in p.read_text().splitlines() if l.split()[:1] == [key]), 0)
+    except (OSError, ValueError): return 0
 
-    def cpu_seconds(self)->float:
-        "CPU time the group's processes have used, the dead ones' included"
-        if self.version == 1: return int(self._pread('cpuacct', 'cpuacct.usage')) / 1e9
-        return int(self._pread('cpu', 'cpu.stat').split(b'usage_usec ', 1)[1].split(None, 1)[0]) / 1e6
+@patch
+def joining(self:Cgroup, argv:list # The command
+           )->list:
+    "`argv` run by a shell that first moves itself into the group (exit status 121 when it may not)"
+    procs = [str(d/'cgroup.procs') for d in sorted(set(self.dirs.values()))]
+    script = 'n=$1; shift; while [ "$n" -gt 0 ]; do echo $$ > "$1" || exit 121; shift; n=$((n-1)); done; exec "$@"'
+    return ['/bin/sh', '-c', script, 'sh', str(len(procs)), *procs, *argv]
 
-    def oom_kills(self)->int:
-        "Processes the kernel killed because the group ran out of memory"
-        mem = self.dirs['memory']
-        return _stat_value(mem/'memory.oom_control', 'oom_kill') if self.version == 1 else _stat_value(mem/'memory.events', 'oom_kill')
+@patch
+def _pread(self:Cgroup, ctl:str, name:str)->bytes:
+    "The contents of a file of the group, read through a descriptor kept open (a run reads it twice: it must be cheap)"
+    if (fd := self._fds.get(name)) is None: fd = self._fds[name] = os.open(self.dirs[ctl]/name, os.O_RDONLY | os.O_CLOEXEC)
+    return os.pread(fd, 4096, 0)
 
-    def pids(self)->set:
-        out = set()
-        for d in set(self.dirs.values()):
-            try: out.update(int(p) for p in (d/'cgroup.procs').read_text().split())
-            except OSError: pass
-        return out
+@patch
+def cpu_seconds(self:Cgroup)->float:
+    "CPU time the group's processes have used, the dead ones' included"
+    if self.version == 1: return int(self._pread('cpuacct', 'cpuacct.usage')) / 1e9
+    return int(self._pread('cpu', 'cpu.stat').split(b'usage_usec ', 1)[1].split(None, 1)[0]) / 1e6
 
-# %% ../nbs/10_worker.ipynb #636f9f60
-class Cgroup(Cgroup):
-    def kill_all(self, wait:float=MAX_STOP_SECONDS)->bool:
-        "Kill every process in the group (no new one can start meanwhile); did they all end within `wait` seconds?"
-        try: _write(self.dirs['pids']/'pids.max', 0) # forks fail from now on
+# %% ../nbs/10_worker.ipynb #6a796d0b
+@patch
+def oom_kills(self:Cgroup)->int:
+    "Processes the kernel killed because the group ran out of memory"
+    mem = self.dirs['memory']
+    return _stat_value(mem/'memory.oom_control', 'oom_kill') if self.version == 1 else _stat_value(mem/'memory.events', 'oom_kill')
+
+@patch
+def pids(self:Cgroup)->set:
+    "Ids of the processes in the group now"
+    out = set()
+    for d in set(self.dirs.values()):
+        try: out.update(int(p) for p in (d/'cgroup.procs').read_text().split())
         except OSError: pass
-        if self.version == 2:
-            try: _write(self.dirs['pids']/'cgroup.kill', 1)
-            except OSError: pass
-        end = time.monotonic() + wait
-        while (left := self.pids()):
-            for p in left:
-                try: os.kill(p, signal.SIGKILL)
-                except ProcessLookupError: pass
-            if time.monotonic() > end: return False
-            time.sleep(0.002)
-        return True
+    return out
 
-    def remove(self):
-        "Kill what is left in the group and remove it"
-        self.kill_all()
-        for fd in self._fds.values(): os.close(fd)
-        self._fds = {}
-        for d in set(self.dirs.values()):
-            for _ in range(100): # a killed process may take a moment to leave
-                try: d.rmdir(); break
-                except FileNotFoundError: break
-                except OSError: time.sleep(0.005)
+# %% ../nbs/10_worker.ipynb #ce7b5d08
+@patch
+def kill_all(self:Cgroup, wait:float=MAX_STOP_SECONDS # Seconds to wait for them to end
+            )->bool:
+    "Kill every process in the group (no new one can start meanwhile); did they all end within `wait` seconds?"
+    try: _write(self.dirs['pids']/'pids.max', 0) # forks fail from now on
+    except OSError: pass
+    if self.version == 2:
+        try: _write(self.dirs['pids']/'cgroup.kill', 1)
+        except OSError: pass
+    end = time.monotonic() + wait
+    while (left := self.pids()):
+        for p in left:
+            try: os.kill(p, signal.SIGKILL)
+            except ProcessLookupError: pass
+        if time.monotonic() > end: return False
+        time.sleep(0.002)
+    return True
+
+@patch
+def remove(self:Cgroup):
+    "Kill what is left in the group and remove it"
+    self.kill_all()
+    for fd in self._fds.values(): os.close(fd)
+    self._fds = {}
+    for d in set(self.dirs.values()):
+        for _ in range(100): # a killed process may take a moment to leave
+            try: d.rmdir(); break
+            except FileNotFoundError: break
+            except OSError: time.sleep(0.005)
