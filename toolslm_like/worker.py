@@ -33,7 +33,7 @@ def clean_text(s:str # Any text, lone surrogates too
     try: s.encode('utf-8'); return s
     except UnicodeEncodeError: return s.encode('utf-16', 'surrogatepass').decode('utf-16', 'replace')
 
-def clean_json(v # A JSON value: dict, list, str, number, bool or None
+def clean_json(v:dict|list|str|int|float|bool|None # A JSON value
               ):
     "A JSON value with `clean_text` applied to every string in it, keys too"
     if isinstance(v, str): return clean_text(v)
@@ -176,7 +176,8 @@ def process_tree(pid:int # A process id
     return out
 
 def kill_tree(pid:int, # The root of the tree (it is killed too)
-              rounds:int=100)->int: # Rounds of stopping new descendants at most (a fork bomb forks between rounds)
+              rounds:int=100 # Rounds of stopping new descendants at most (a fork bomb forks between rounds)
+             )->int: # How many processes were killed
     "Stop every process in the tree under `pid`, then kill them all (stopped processes cannot fork); how many"
     seen = set()
     for _ in range(rounds):
@@ -244,13 +245,13 @@ class _Replies(_Output):
         return n
 
 # %% ../nbs/10_worker.ipynb #c192934a
-def patch(f=None, *, cls_method:bool=False):
-    "Decorator: add `f` to the class its first parameter is annotated with (a classmethod with `cls_method`)"
+def patch(f=None, *, cls_method:bool=False, as_prop:bool=False):
+    "Decorator: add `f` to the class its first parameter is annotated with (a classmethod with `cls_method`, a property with `as_prop`)"
     def add(f):
         cls = next(iter(f.__annotations__.values()))
         f.__qualname__ = f"{cls.__name__}.{f.__name__}"
         if hasattr(f.__code__, 'co_qualname'): f.__code__ = f.__code__.replace(co_qualname=f.__qualname__)
-        setattr(cls, f.__name__, classmethod(f) if cls_method else f)
+        setattr(cls, f.__name__, classmethod(f) if cls_method else property(f) if as_prop else f)
         return f
     return add(f) if f is not None else add
 
@@ -342,7 +343,8 @@ class Worker(_Replies):
                  start_timeout:float=60, # Seconds it may take to send its first line
                  keep:int=MAX_OUTPUT_KEPT, # Bytes of its stderr kept: the first and the last this many
                  pid_namespace:bool=False, # Does `argv` run it in a pid namespace of its own (bwrap), so killing its init kills all?
-                 **popen): # More for `subprocess.Popen` (user, group, pass_fds, ...)
+                 **popen # More for `subprocess.Popen` (user, group, pass_fds, ...)
+                ):
         proc,self.req,rep,err = _spawn(argv, cwd, env, popen)
         _Replies.__init__(self, proc, rep, err, keep)
         os.set_blocking(self.req, False)
