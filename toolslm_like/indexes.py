@@ -584,6 +584,8 @@ class ToolIndex:
     @property
     def label(self)->str: return f"{self.source}{'@' + self.ref if self.ref else ''}"
     def __repr__(self): return f"ToolIndex({self.label!r}, tools={self.tool_names})"
+    def __enter__(self): return self
+    def __exit__(self, *exc): self.close()
 
 # %% ../nbs/05_indexes.ipynb #4968cac2
 @patch
@@ -684,11 +686,6 @@ def restart(self:ToolIndex):
 def close(self:ToolIndex):
     "Stop the worker (a later call starts it again)"
     self._discard()
-
-@patch
-def __enter__(self:ToolIndex): return self
-@patch
-def __exit__(self:ToolIndex, *exc): self.close()
 
 def _stop_box(box):
     w,box[0] = box[0],None

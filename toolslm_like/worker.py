@@ -247,12 +247,13 @@ class _Replies(_Output):
 # %% ../nbs/10_worker.ipynb #c192934a
 def patch(f=None, *, cls_method:bool=False, as_prop:bool=False):
     "Decorator: add `f` to the class its first parameter is annotated with (a classmethod with `cls_method`, a property with `as_prop`)"
+    glb = sys._getframe(1).f_globals # the module's names: a method does not become one of them (as with fastcore)
     def add(f):
         cls = next(iter(f.__annotations__.values()))
         f.__qualname__ = f"{cls.__name__}.{f.__name__}"
         if hasattr(f.__code__, 'co_qualname'): f.__code__ = f.__code__.replace(co_qualname=f.__qualname__)
         setattr(cls, f.__name__, classmethod(f) if cls_method else property(f) if as_prop else f)
-        return f
+        return glb.get(f.__name__)
     return add(f) if f is not None else add
 
 # %% ../nbs/10_worker.ipynb #bb5987bc
