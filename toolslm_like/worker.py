@@ -399,13 +399,36 @@ def alive(self:Worker)->bool:
     try: return os.pread(self.stat_fd, 512, 0).rsplit(b')', 1)[1].split()[0] not in (b'T', b't', b'Z', b'X')
     except (OSError, IndexError, TypeError): return False
 
+# %% ../nbs/10_worker.ipynb #e2f3a4b5
+def _pipe_writers(*fds:int)->list:
+    "Ids of the processes that hold the write end of a pipe whose read end is one of `fds`"
+    names,out = {f"pipe:[{os.fstat(fd).st_ino}]" for fd in fds},[]
+    for p in filter(str.isdigit, os.listdir('/proc')):
+        try: held = os.listdir(f'/proc/{p}/fd')
+        except OSError: continue
+        for n in held:
+            try:
+                if os.readlink(f'/proc/{p}/fd/{n}') not in names: continue
+                flags = int(Path(f'/proc/{p}/fdinfo/{n}').read_text().split('flags:', 1)[1].split()[0], 8)
+            except (OSError, IndexError, ValueError): continue
+            if flags & os.O_ACCMODE == os.O_WRONLY: out.append(int(p)); break
+    return out
+
+def _kill_writers(*fds:int)->int:
+    "Kill (with their trees) the processes that can still write to the pipes we read as `fds`; how many"
+    pl = select.poll()
+    for fd in fds: pl.register(fd, select.POLLIN)
+    events = pl.poll(0)
+    if len(events) == len(fds) and all(ev & select.POLLHUP for _,ev in events): return 0 # no writer is left: the usual case
+    return sum(kill_tree(p) for p in _pipe_writers(*fds) if p != os.getpid())
+
 # %% ../nbs/10_worker.ipynb #3b66c5b0
 @patch
 def kill(self:Worker):
     "Stop the worker and all it started, waiting at most `MAX_STOP_SECONDS` (safe to call twice, and at interpreter exit)"
     if self.closed: return
-    self.closed = True
-    if not self.pid_namespace and self.proc.poll() is None: kill_tree(self.proc.pid) # its subreaper holds all it started
+    self.closed,ended = True,self.proc.poll() is not None # what it left running is no longer in its tree once it ended
+    if not self.pid_namespace and not ended: kill_tree(self.proc.pid) # its subreaper holds all it started
     for fd in self.pidfds: # in a pid namespace, killing its init kills every process in it
         try: signal.pidfd_send_signal(fd, signal.SIGKILL)
         except (OSError, AttributeError): pass
@@ -418,6 +441,7 @@ def kill(self:Worker):
         pl = select.poll()
         for fd in self.pidfds[1:2]: pl.register(fd, select.POLLIN)
         pl.poll(max(0, math.ceil((end - time.monotonic()) * 1000)))
+    if ended and not self.pid_namespace: _kill_writers(self.rep, self.err) # a detached grandchild that outlived it
     for fd in (self.req, self.rep, self.err, *self.pidfds):
         try: os.close(fd)
         except OSError: pass
