@@ -54,8 +54,9 @@ def load_line(line:bytes # One line, as `dump_line` writes it
 
 # %% ../nbs/10_worker.ipynb #b7c1d2e3
 # Seconds a side polls without sleeping before it sleeps in `poll`: waking a process that sleeps on another CPU costs
-# tens of µs (over 50 on an idle virtual machine), and an answer or the next request often comes sooner
-SPIN_SECONDS = 50e-6
+# 50-60 µs on an idle virtual machine, and an answer or the next request often comes sooner; longer than one wake-up
+# (and a short run in the sandbox), so that a side whose peer slept still catches its answer
+SPIN_SECONDS = 100e-6
 # Waits at most that sleep at once after spins that caught nothing (a busy machine, or answers that take longer)
 MAX_SPIN_SKIP = 64
 _MAX_POLL_SECONDS = 2**31 // 1000 # longer waits are no limit at all: `poll` takes milliseconds in a C int
