@@ -205,3 +205,28 @@ def test_a_worker_that_died_between_calls_is_replaced_and_says_so(idx):
     t = time.monotonic()
     with pytest.warns(WorkerRestarted): assert idx.ns['box.add'](3, 3) == 6
     assert time.monotonic() - t < 10
+
+def test_a_detached_grandchild_that_outlives_its_worker_is_killed_with_it(tmp_path):
+    "A process the tool detached (setsid) outlives the worker, out of its tree, but holding its pipes: `kill` finds it by them"
+    from toolslm_like.worker import Worker, worker_env
+    child = ("import os, time\nfrom toolslm_like.worker import serve\n"
+             "def handle(m):\n"
+             "    if os.fork() == 0:\n"
+             "        os.setsid(); open(m['file'], 'w').write(str(os.getpid())); time.sleep(600)\n"
+             "    time.sleep(0.2); os._exit(0)\n"
+             "serve(handle)\n")
+    w = Worker([sys.executable, '-c', child], env=worker_env())
+    try:
+        with pytest.raises(WorkerError, match='exited with status 0'): w.request({'file': str(tmp_path/'pid')}, 10)
+        pid = int((tmp_path/'pid').read_text())
+        pidfd = os.pidfd_open(pid) # to stop it below if the test fails, never a process that reused its pid
+    finally: w.kill()
+    try:
+        deadline = time.monotonic() + 5
+        while os.path.exists(f'/proc/{pid}') and Path(f'/proc/{pid}/stat').read_text().rsplit(')', 1)[1].split()[0] not in 'ZX':
+            assert time.monotonic() < deadline, "the detached grandchild is still running"
+            time.sleep(0.01)
+    finally:
+        try: signal.pidfd_send_signal(pidfd, signal.SIGKILL)
+        except ProcessLookupError: pass
+        os.close(pidfd)

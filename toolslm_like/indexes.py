@@ -24,7 +24,7 @@ from uuid import UUID
 from .funccall import ArgumentError, tool_traceback, json_type_name
 from .typekinds import Converter, hide_params, tool_info, to_jsonable
 from .limits import MAX_MESSAGE_BYTES, MAX_TYPE_DEPTH, MAX_SOURCE_CHARS, MAX_INDEX_TOOLS, MAX_FOLDER_FILES
-from .worker import Worker, WorkerError, WorkerTimeout, serve, worker_env as _allowed_env
+from .worker import Worker, WorkerError, WorkerTimeout, serve, patch, worker_env as _allowed_env
 
 # %% ../nbs/05_indexes.ipynb #5c9f9dd2
 class ToolIndexError(RuntimeError):
@@ -33,7 +33,8 @@ class ToolIndexError(RuntimeError):
 _URL_RE = re.compile(r'^[A-Za-z][A-Za-z0-9+.-]*://|^[\w.-]+@[\w.-]+:') # scheme://... or scp-like user@host:path
 _REF_RE = re.compile(r'^[A-Za-z0-9_.+/][A-Za-z0-9_.+/-]{0,199}$') # git refs we accept; never starting with '-', so never an option
 
-def is_remote(source:str)->bool:
+def is_remote(source:str # A source as given (path or URL)
+             )->bool:
     "Is `source` a git URL (rather than a local path)?"
     return bool(_URL_RE.match(source))
 
@@ -64,7 +65,8 @@ def default_cache_dir()->Path:
         if not base.is_absolute(): base = Path.home()/'.cache' # the XDG spec: a relative value is to be ignored
     return base/'toolslm_like'/'indexes'
 
-def entry_name(source:str)->str:
+def entry_name(source:str # A source from `parse_source`
+              )->str:
     "The cache entry folder name for `source`: readable, and unique by a hash of the full source"
     stem = re.sub(r'[^A-Za-z0-9_.-]', '_', source.rstrip('/').rsplit('/', 1)[-1].removesuffix('.git'))[:40] or 'index'
     return f"{stem}-{hashlib.sha256(source.encode()).hexdigest()[:16]}"
@@ -110,7 +112,7 @@ def read_dependencies(folder:Path # The index's folder
         return list(deps),hashlib.sha256(json.dumps(['pyproject', deps]).encode()).hexdigest()
     return [],None
 
-# %% ../nbs/05_indexes.ipynb #2e420f54
+# %% ../nbs/05_indexes.ipynb #2a07d58f
 # Cloning or fetching an index is a small repository; longer than this means a network or credential problem
 GIT_TIMEOUT = 300
 _SKIP_DIRS = {'.git', '.venv', 'venv', '__pycache__', '.ipynb_checkpoints', 'node_modules', '.mypy_cache', '.pytest_cache'}
@@ -123,7 +125,8 @@ def _git(*args, cwd=None)->str:
     if r.returncode: raise ToolIndexError(f"git {' '.join(args[:1])} failed: {r.stderr.strip() or r.stdout.strip()}")
     return r.stdout.strip()
 
-def is_git_source(source:str)->bool:
+def is_git_source(source:str # A source from `parse_source`
+                 )->bool:
     "Is `source` a git URL or a local git repository (rather than a plain folder)?"
     p = Path(source)
     return is_remote(source) or (p/'.git').exists() or ((p/'HEAD').is_file() and (p/'objects').is_dir())
@@ -135,11 +138,12 @@ def _rev(repo, ref, remote_first=False)->str|None:
         except ToolIndexError: continue
     return None
 
+# %% ../nbs/05_indexes.ipynb #ae087936
 def fetch_git(source:str, # Git URL or local repository
               ref:str|None, # Tag, branch or commit; None for the default branch
               checkout:Path, # Where the working copy lives in the cache
               record:dict, # What the last successful load recorded
-              update=False # Fetch a remote again even if the ref is unchanged?
+              update:bool=False # Fetch a remote again even if the ref is unchanged?
              )->tuple[str,bool]: # (commit checked out, whether anything was fetched)
     "Clone or update `checkout` to `ref` of `source`, doing nothing when it is already there"
     local = not is_remote(source)
@@ -160,7 +164,9 @@ def fetch_git(source:str, # Git URL or local repository
     _git('clean', '--quiet', '-fdx', cwd=checkout)
     return commit,True
 
-def folder_fingerprint(folder:Path)->str:
+# %% ../nbs/05_indexes.ipynb #610642ae
+def folder_fingerprint(folder:Path # A plain folder
+                      )->str:
     "A hash of the names, sizes and times of the files in `folder`, so a changed file is noticed"
     h,n = hashlib.sha256(),0
     for root,dirs,files in os.walk(folder):
@@ -172,7 +178,10 @@ def folder_fingerprint(folder:Path)->str:
             h.update(f"{os.path.relpath(os.path.join(root, f), folder)}\0{st.st_size}\0{st.st_mtime_ns}\n".encode())
     return h.hexdigest()
 
-def copy_folder(source:str, checkout:Path, record:dict)->tuple[str,bool]:
+def copy_folder(source:str, # The index's folder
+                checkout:Path, # Where its copy lives in the cache
+                record:dict # What the last successful load recorded
+               )->tuple[str,bool]:
     "Copy a plain-folder index into `checkout` unless it is unchanged: (fingerprint, whether it was copied)"
     fp = folder_fingerprint(Path(source))
     if checkout.is_dir() and record.get('source') == source and record.get('fingerprint') == fp: return fp,False
@@ -180,11 +189,12 @@ def copy_folder(source:str, checkout:Path, record:dict)->tuple[str,bool]:
     shutil.copytree(source, checkout, ignore=shutil.ignore_patterns(*_SKIP_DIRS), symlinks=True)
     return fp,True
 
-# %% ../nbs/05_indexes.ipynb #1e8807fc
+# %% ../nbs/05_indexes.ipynb #15f15df6
 # Installing an index's dependencies downloads and builds packages; give up (with pip's output) after this long
 INSTALL_TIMEOUT = 1800
 
-def venv_python(venv:Path)->Path:
+def venv_python(venv:Path # A virtual environment's folder
+               )->Path:
     "The Python interpreter of `venv`"
     return venv/'Scripts'/'python.exe' if sys.platform == 'win32' else venv/'bin'/'python'
 
@@ -204,6 +214,7 @@ def _installer(python:Path)->list[str]|None:
     if importlib.util.find_spec('pip'): return [sys.executable, '-m', 'pip', '--python', str(python), 'install', '--quiet', '--disable-pip-version-check']
     return None
 
+# %% ../nbs/05_indexes.ipynb #f6204d22
 def _run_step(cmd, what, cwd=None, timeout=INSTALL_TIMEOUT):
     try: r = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, timeout=timeout, stdin=subprocess.DEVNULL)
     except subprocess.TimeoutExpired: raise ToolIndexError(f"{what} took longer than {timeout} s and was stopped") from None
@@ -222,7 +233,7 @@ def build_venv(venv:Path, # Where the venv goes (replaced if there)
     _run_step(cmd, f"Installing the dependencies of {checkout.name} ({' '.join(deps)})", cwd=checkout)
     return ['venv', 'install']
 
-# %% ../nbs/05_indexes.ipynb #a82158c7
+# %% ../nbs/05_indexes.ipynb #e949fba0
 @contextlib.contextmanager
 def _file_lock(path:Path):
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -238,10 +249,11 @@ def _read_record(path:Path)->dict:
     try: return json.loads(path.read_text())
     except (OSError, ValueError): return {}
 
+# %% ../nbs/05_indexes.ipynb #1722b79e
 def prepare_index(source:str, # Absolute folder path or git URL, from `parse_source`
                   ref:str|None=None, # Git tag, branch or commit
                   cache_dir:Path|None=None, # Defaults to `default_cache_dir()`
-                  update=False # Fetch a remote git source again even when its ref is unchanged?
+                  update:bool=False # Fetch a remote git source again even when its ref is unchanged?
                  )->dict: # {'checkout', 'python', 'tools', 'commit', 'actions'}
     "Fetch an index into the cache and build its venv, skipping whatever the record says is already done"
     entry = Path(cache_dir or default_cache_dir()).expanduser().resolve()/entry_name(source)
@@ -264,7 +276,7 @@ def prepare_index(source:str, # Absolute folder path or git URL, from `parse_sou
         record_path.write_text(json.dumps(record, indent=1))
     return {'checkout': checkout, 'python': venv_python(venv), 'tools': tools, 'commit': commit, 'actions': actions}
 
-# %% ../nbs/05_indexes.ipynb #d7067b00
+# %% ../nbs/05_indexes.ipynb #1fb8a554
 _CROSSING_TYPES = {'None': type(None), 'Any': Any, 'object': object, 'bool': bool, 'int': int, 'float': float, 'str': str, 'bytes': bytes,
     'list': list, 'tuple': tuple, 'dict': dict, 'set': set, 'frozenset': frozenset, 'Path': Path, 'PurePath': PurePath,
     'date': date, 'datetime': datetime, 'time': dtime, 'UUID': UUID, 'Decimal': Decimal, 'deque': deque,
@@ -278,7 +290,16 @@ _REQUIRED_MARKERS = tuple(m for m in (getattr(typing, 'Required', None), getattr
 class CannotCross(ToolIndexError, TypeError):
     "An annotation that cannot be rebuilt on the other side of an index's process boundary (a `TypeError`, as `get_schema`'s refusals are)"
 
-def encode_type(tp, depth=0)->dict:
+def _type_words(tp)->str:
+    if isinstance(tp, str): return f"the unresolved annotation {tp!r}"
+    nm = getattr(tp, '__qualname__', None) or repr(tp)
+    mod = getattr(tp, '__module__', None)
+    return f"{mod}.{nm}" if mod and mod != 'builtins' else nm
+
+# %% ../nbs/05_indexes.ipynb #bc8ffb97
+def encode_type(tp, # An annotation
+                depth:int=0 # How deep in an annotation this one is (nesting is bounded by `MAX_TYPE_DEPTH`)
+               )->dict:
     "JSON description of annotation `tp`, or `CannotCross` naming what cannot be sent"
     if depth > MAX_TYPE_DEPTH: raise CannotCross(f"an annotation nested more than {MAX_TYPE_DEPTH} levels deep")
     if tp is inspect.Parameter.empty: return {'empty': True}
@@ -290,10 +311,8 @@ def encode_type(tp, depth=0)->dict:
         base,*meta = get_args(tp)
         docs = [m if isinstance(m, str) else m.description for m in meta if isinstance(m, str) or isinstance(getattr(m, 'description', None), str)]
         return {'annotated': encode_type(base, depth+1), 'meta': docs}
-    if o is Literal:
-        vals = get_args(tp)
-        if not all(type(v) in _SCALARS for v in vals): raise CannotCross(f"Literal{list(vals)!r} (only str, int, float, bool and None values cross)")
-        return {'literal': list(vals)}
+    if o is Literal and all(type(v) in _SCALARS for v in get_args(tp)): return {'literal': list(get_args(tp))}
+    if o is Literal: raise CannotCross(f"Literal{list(get_args(tp))!r} (only str, int, float, bool and None values cross)")
     if o in (Union, types.UnionType): return {'union': [encode_type(a, depth+1) for a in get_args(tp)]}
     if o is not None and o in _REQUIRED_MARKERS: return encode_type(get_args(tp)[0], depth+1)
     if o is not None:
@@ -308,13 +327,10 @@ def encode_type(tp, depth=0)->dict:
     if name is None: raise CannotCross(_type_words(tp))
     return {'type': name}
 
-def _type_words(tp)->str:
-    if isinstance(tp, str): return f"the unresolved annotation {tp!r}"
-    nm = getattr(tp, '__qualname__', None) or repr(tp)
-    mod = getattr(tp, '__module__', None)
-    return f"{mod}.{nm}" if mod and mod != 'builtins' else nm
-
-def decode_type(d:dict, depth=0):
+# %% ../nbs/05_indexes.ipynb #d4c643ef
+def decode_type(d:dict, # A description from `encode_type`
+                depth:int=0 # How deep in a description this one is (nesting is bounded by `MAX_TYPE_DEPTH`)
+               ):
     "The annotation a description from `encode_type` stands for (built from the fixed table only)"
     if depth > MAX_TYPE_DEPTH: raise ValueError(f"a type description nested more than {MAX_TYPE_DEPTH} levels deep")
     if not isinstance(d, dict): raise ValueError(f"a type description must be an object, not {d!r:.60}")
@@ -333,10 +349,11 @@ def decode_type(d:dict, depth=0):
         return o[args if len(args) != 1 else args[0]] if args else o
     raise ValueError(f"unknown type description {d!r:.60}")
 
-# %% ../nbs/05_indexes.ipynb #de393adf
+# %% ../nbs/05_indexes.ipynb #a7f9f385
 _all_ = ['MAX_INDEX_TOOLS', 'MAX_FOLDER_FILES', 'MAX_TYPE_DEPTH', 'MAX_SOURCE_CHARS'] # from `toolslm_like.limits`, still importable from here
 
-def describe_tool(f)->dict:
+def describe_tool(f:abc.Callable # A tool
+                 )->dict:
     "What a proxy needs to look like `f`, as JSON (`refused` lists the parameters whose types cannot cross)"
     info = tool_info(f)
     params,refused = [],[]
@@ -359,7 +376,7 @@ def describe_tool(f)->dict:
             'doc': info.doc, 'is_async': info.is_async, 'params': params, 'returns': returns, 'refused': refused,
             'hidden': sorted(p.name for p in info.params if p.hidden), 'source': src if src and len(src) <= MAX_SOURCE_CHARS else None}
 
-# %% ../nbs/05_indexes.ipynb #6c409a97
+# %% ../nbs/05_indexes.ipynb #05d58a04
 def _proxy_codes():
     call = acall = None
     def proxy(*args, **kwargs): return call(args, kwargs)
@@ -380,9 +397,10 @@ def _param(d:dict)->inspect.Parameter:
     dflt = d['default'] if 'default' in d else _RemoteDefault(d['default_repr']) if 'default_repr' in d else inspect.Parameter.empty
     return inspect.Parameter(d['name'], kind, default=dflt, annotation=decode_type(d['annotation']))
 
+# %% ../nbs/05_indexes.ipynb #e0f88217
 def make_proxy(desc:dict, # From `describe_tool`
-               call, # `call(signature, bound_arguments)`: runs the tool, returns its result
-               label='' # Names the index in the source file name shown in tracebacks
+               call:abc.Callable, # `call(signature, bound_arguments)`: runs the tool, returns its result
+               label:str='' # Names the index in the source file name shown in tracebacks
               ):
     "A function that looks like the tool `desc` describes (name, signature, docstring, docments, sync or async) and runs `call`"
     params = [_param(p) for p in desc['params']]
@@ -405,7 +423,7 @@ def make_proxy(desc:dict, # From `describe_tool`
     if desc['hidden']: f = hide_params(*desc['hidden'])(f)
     return f
 
-# %% ../nbs/05_indexes.ipynb #8b564ae6
+# %% ../nbs/05_indexes.ipynb #53748325
 # The package is made from its folder without running its `__init__`, so nothing but this module and funccall is imported
 _BOOTSTRAP = ("import sys, types\n"
               "package = types.ModuleType('toolslm_like'); package.__path__ = [sys.argv[1]]; sys.modules['toolslm_like'] = package\n"
@@ -432,6 +450,7 @@ def _load_tools(root:str, names:list, tools:dict)->dict:
         except Exception as e: out[name] = {'error': f"{type(e).__name__}: {e}"}
     return {'ok': True, 'tools': out}
 
+# %% ../nbs/05_indexes.ipynb #13977853
 def _convert(v, ann, where, tool):
     try: return Converter().convert_at(v, ann, where) if ann is not inspect.Parameter.empty else v
     except Exception as e: raise ArgumentError(tool, [str(e) if str(e).startswith(str(where)) else f"{where}: {e}"]) from None
@@ -460,6 +479,7 @@ def _run_tool(tools:dict, msg:dict, loop)->dict:
     try: return {'ok': True, 'value': to_jsonable(res)}
     except TypeError as e: return _error_reply(TypeError(f"the tool returned a {type(res).__name__}, which has no JSON form ({e}); return str, numbers, lists or dicts"))
 
+# %% ../nbs/05_indexes.ipynb #529af839
 def _handle(tools:dict, loop, msg:dict)->dict:
     "The answer to one request: load the tools, call one, or ping"
     try:
@@ -473,7 +493,6 @@ def _handle(tools:dict, loop, msg:dict)->dict:
 def worker_main():
     "Serve one index: answer JSON requests from the protocol pipe until it closes (run in the index's venv)"
     serve(functools.partial(_handle, {}, asyncio.new_event_loop()))
-
 
 # %% ../nbs/05_indexes.ipynb #76ac2525
 # Lines of a worker's stderr that `ToolIndex.stderr` shows
@@ -512,7 +531,9 @@ class WorkerRestarted(UserWarning):
 # %% ../nbs/05_indexes.ipynb #699b8510
 class RemoteToolError(Exception):
     "A tool of an index raised an exception; the message is its traceback from the worker"
-    def __init__(self, message, type_name='Exception', remote_traceback=''):
+    def __init__(self, message:str, # The tool's traceback, as the worker wrote it
+                 type_name:str='Exception', # The name of the exception's type
+                 remote_traceback:str=''): # The traceback again (kept when the message is shortened)
         super().__init__(message)
         self.type_name,self.remote_traceback = type_name,remote_traceback
 
@@ -526,13 +547,15 @@ def _remote_error_class(type_name:str)->type:
         cls = type(f"Remote{type_name}", (RemoteToolError, base), {'__module__': 'toolslm_like.indexes'})
     return _remote_classes.setdefault(type_name, cls)
 
-def remote_error(err:dict, tool:str)->Exception:
+def remote_error(err:dict, # The `error` of the worker's answer
+                 tool:str # The tool's dotted name
+                )->Exception:
     "The exception to raise in the parent for an error answer `err` about `tool`"
     if err.get('type') == 'ArgumentError' and isinstance(err.get('problems'), list): return ArgumentError(tool, err['problems'])
     tb = err.get('traceback') or f"{err.get('type')}: {err.get('message')}"
     return _remote_error_class(str(err.get('type')))(tb.rstrip('\n'), str(err.get('type')), tb)
 
-# %% ../nbs/05_indexes.ipynb #69f8edf9
+# %% ../nbs/05_indexes.ipynb #315bbe0d
 # Seconds a tool call may take before its worker is stopped (per index: `ToolIndex(timeout=)`)
 DEFAULT_CALL_TIMEOUT = 60.0
 # Seconds a worker may take to start and import the index's modules
@@ -561,92 +584,108 @@ class ToolIndex:
     @property
     def label(self)->str: return f"{self.source}{'@' + self.ref if self.ref else ''}"
     def __repr__(self): return f"ToolIndex({self.label!r}, tools={self.tool_names})"
-
-    def _start(self)->dict:
-        pkg = str(Path(importlib.import_module('toolslm_like').__file__).resolve().parent) # this package, wherever it is installed
-        try: w = Worker([str(self.python), '-I', '-c', _BOOTSTRAP, pkg], cwd=str(self.checkout), env=self._env, start_timeout=self.start_timeout)
-        except (WorkerError, WorkerTimeout) as e: raise ToolIndexError(f"The worker of index {self.label} could not start: {e}") from None
-        except OSError as e: raise ToolIndexError(f"The worker of index {self.label} could not start ({e}); load the index again to rebuild its venv") from None
-        self._box[0] = w
-        try: ans = w.request({'op': 'load', 'root': str(self.checkout), 'tools': self.tool_names}, self.start_timeout)
-        except WorkerTimeout: self._discard(); raise ToolIndexError(f"The worker of index {self.label} did not start within {self.start_timeout:g} s") from None
-        except WorkerError as e: self._discard(); raise ToolIndexError(f"The worker of index {self.label} could not start: {e}") from None
-        if not ans.get('ok'): self._discard(); raise ToolIndexError(f"Loading index {self.label} failed:\n{ans['error'].get('traceback')}")
-        return ans['tools']
-
-    def _proxies(self, descriptions:dict)->dict:
-        broken = [f"- {n}: {d['error']}" for n,d in descriptions.items() if 'error' in d]
-        refused = [f"- {n}: {r}, which cannot cross to the index's own environment; use JSON types (str, int, float, bool, list, dict, Literal, ...)"
-                   for n,d in descriptions.items() for r in d.get('refused', [])]
-        if broken or refused:
-            self.close()
-            raise (ToolIndexError if broken else CannotCross)(f"Index {self.label} has tools that cannot be loaded:\n" + '\n'.join(broken + refused))
-        return {n: make_proxy(d, functools.partial(self._proxy_call, n), entry_name(self.source)) for n,d in descriptions.items()}
-
-    def _proxy_call(self, name, sig, bound):
-        arguments = {}
-        for k,v in bound.arguments.items():
-            try: arguments[k] = to_jsonable(v)
-            except TypeError as e:
-                raise TypeError(f"Argument {k!r} of tool {name!r}: {e}. An index's tools run in their own environment and take JSON values "
-                                "(str, int, float, bool, None, lists, dicts), dates, paths and the like") from None
-        return self.call(name, arguments)
-
-    def _discard(self):
-        w,self._box[0] = self._box[0],None
-        if w is not None: w.kill()
-
-    def call(self, name:str, # The tool's dotted name, as in tools.toml
-             arguments:dict, # JSON arguments by parameter name
-             timeout:float|None=None # Seconds this call may take (default: the index's `timeout`; `math.inf`: no limit)
-            ):
-        "Run tool `name` in the worker with JSON `arguments` and return its JSON result"
-        timeout = self.timeout if timeout is None else timeout
-        if timeout is not None and (timeout <= 0 or timeout != timeout): raise ValueError(f"timeout must be a positive number of seconds, not {timeout}")
-        if timeout == float('inf'): timeout = None
-        if not self._lock.acquire(timeout=-1 if timeout is None else timeout):
-            raise ToolTimeoutError(f"Tool {name!r} of index {self.label} waited {timeout:g} s for the index's worker, busy with another call")
-        try:
-            w = self._box[0]
-            if w is not None and not w.alive(): # it died since the last call: say so, and run this call in a fresh one
-                warnings.warn(f"The worker of index {self.label} had stopped since the last call; a fresh one runs {name!r} "
-                              "(what the tools kept in memory was lost)", WorkerRestarted, stacklevel=3)
-                self._discard()
-            if self._box[0] is None: self._start() # a fresh worker after a timeout or a crash
-            try: ans = self._box[0].request({'op': 'call', 'tool': name, 'arguments': arguments}, timeout)
-            except WorkerTimeout:
-                self._discard()
-                raise ToolTimeoutError(f"Tool {name!r} of index {self.label} did not finish within {timeout:g} s; its worker was stopped, "
-                                       "and the next call starts a fresh one") from None
-            except WorkerError as e:
-                self._discard()
-                raise WorkerError(f"Tool {name!r} of index {self.label} failed: {e}\n(The next call starts a fresh worker.)") from None
-            except BaseException: # interrupted (Ctrl-C) while the tool runs: stop it, or its late answer would meet the next call
-                self._discard()
-                raise
-        finally: self._lock.release()
-        if ans.get('ok'): return ans.get('value')
-        if 'too_long' in ans: raise ValueError(f"Tool {name!r} of index {self.label} returned {ans['too_long']:,} bytes of JSON, "
-                                               f"more than the {MAX_MESSAGE_BYTES:,} an index may send back")
-        raise remote_error(ans.get('error') or {}, name)
-
-    @property
-    def stderr(self)->str:
-        "The last lines the worker wrote to stderr (what its tools printed, too) during the last call"
-        w = self._box[0]
-        return '' if w is None else '\n'.join(w.output(tail=True).splitlines()[-STDERR_TAIL_LINES:])
-
-    def restart(self):
-        "Stop the worker and start a fresh one"
-        with self._lock:
-            self._discard()
-            self._start()
-
-    def close(self):
-        "Stop the worker (a later call starts it again)"
-        self._discard()
     def __enter__(self): return self
     def __exit__(self, *exc): self.close()
+
+# %% ../nbs/05_indexes.ipynb #4968cac2
+@patch
+def _start(self:ToolIndex)->dict:
+    pkg = str(Path(importlib.import_module('toolslm_like').__file__).resolve().parent) # this package, wherever it is installed
+    try: w = Worker([str(self.python), '-I', '-c', _BOOTSTRAP, pkg], cwd=str(self.checkout), env=self._env, start_timeout=self.start_timeout)
+    except (WorkerError, WorkerTimeout) as e: raise ToolIndexError(f"The worker of index {self.label} could not start: {e}") from None
+    except OSError as e: raise ToolIndexError(f"The worker of index {self.label} could not start ({e}); load the index again to rebuild its venv") from None
+    self._box[0] = w
+    try: ans = w.request({'op': 'load', 'root': str(self.checkout), 'tools': self.tool_names}, self.start_timeout)
+    except WorkerTimeout: self._discard(); raise ToolIndexError(f"The worker of index {self.label} did not start within {self.start_timeout:g} s") from None
+    except WorkerError as e: self._discard(); raise ToolIndexError(f"The worker of index {self.label} could not start: {e}") from None
+    if not ans.get('ok'): self._discard(); raise ToolIndexError(f"Loading index {self.label} failed:\n{ans['error'].get('traceback')}")
+    return ans['tools']
+
+@patch
+def _discard(self:ToolIndex):
+    w,self._box[0] = self._box[0],None
+    if w is not None: w.kill()
+
+# %% ../nbs/05_indexes.ipynb #4aa863eb
+@patch
+def _proxies(self:ToolIndex, descriptions:dict)->dict:
+    broken = [f"- {n}: {d['error']}" for n,d in descriptions.items() if 'error' in d]
+    refused = [f"- {n}: {r}, which cannot cross to the index's own environment; use JSON types (str, int, float, bool, list, dict, Literal, ...)"
+               for n,d in descriptions.items() for r in d.get('refused', [])]
+    if broken or refused:
+        self.close()
+        raise (ToolIndexError if broken else CannotCross)(f"Index {self.label} has tools that cannot be loaded:\n" + '\n'.join(broken + refused))
+    return {n: make_proxy(d, functools.partial(self._proxy_call, n), entry_name(self.source)) for n,d in descriptions.items()}
+
+@patch
+def _proxy_call(self:ToolIndex, name, sig, bound):
+    arguments = {}
+    for k,v in bound.arguments.items():
+        try: arguments[k] = to_jsonable(v)
+        except TypeError as e:
+            raise TypeError(f"Argument {k!r} of tool {name!r}: {e}. An index's tools run in their own environment and take JSON values "
+                            "(str, int, float, bool, None, lists, dicts), dates, paths and the like") from None
+    return self.call(name, arguments)
+
+# %% ../nbs/05_indexes.ipynb #9212bc07
+@patch
+def _ask(self:ToolIndex, name:str, arguments:dict, timeout:float|None)->dict:
+    "The worker's answer to a call of `name` (its lock held): a fresh worker when the last one died or timed out"
+    w = self._box[0]
+    if w is not None and not w.alive(): # it died since the last call: say so, and run this call in a fresh one
+        warnings.warn(f"The worker of index {self.label} had stopped since the last call; a fresh one runs {name!r} "
+                      "(what the tools kept in memory was lost)", WorkerRestarted, stacklevel=4)
+        self._discard()
+    if self._box[0] is None: self._start() # a fresh worker after a timeout or a crash
+    try: return self._box[0].request({'op': 'call', 'tool': name, 'arguments': arguments}, timeout)
+    except WorkerTimeout:
+        self._discard()
+        raise ToolTimeoutError(f"Tool {name!r} of index {self.label} did not finish within {timeout:g} s; its worker was stopped, "
+                               "and the next call starts a fresh one") from None
+    except WorkerError as e:
+        self._discard()
+        raise WorkerError(f"Tool {name!r} of index {self.label} failed: {e}\n(The next call starts a fresh worker.)") from None
+    except BaseException: # interrupted (Ctrl-C) while the tool runs: stop it, or its late answer would meet the next call
+        self._discard()
+        raise
+
+# %% ../nbs/05_indexes.ipynb #4a2aa776
+@patch
+def call(self:ToolIndex, name:str, # The tool's dotted name, as in tools.toml
+         arguments:dict, # JSON arguments by parameter name
+         timeout:float|None=None # Seconds this call may take (default: the index's `timeout`; `math.inf`: no limit)
+        ):
+    "Run tool `name` in the worker with JSON `arguments` and return its JSON result"
+    timeout = self.timeout if timeout is None else timeout
+    if timeout is not None and (timeout <= 0 or timeout != timeout): raise ValueError(f"timeout must be a positive number of seconds, not {timeout}")
+    if timeout == float('inf'): timeout = None
+    if not self._lock.acquire(timeout=-1 if timeout is None else timeout):
+        raise ToolTimeoutError(f"Tool {name!r} of index {self.label} waited {timeout:g} s for the index's worker, busy with another call")
+    try: ans = self._ask(name, arguments, timeout)
+    finally: self._lock.release()
+    if ans.get('ok'): return ans.get('value')
+    if 'too_long' in ans: raise ValueError(f"Tool {name!r} of index {self.label} returned {ans['too_long']:,} bytes of JSON, "
+                                           f"more than the {MAX_MESSAGE_BYTES:,} an index may send back")
+    raise remote_error(ans.get('error') or {}, name)
+
+# %% ../nbs/05_indexes.ipynb #be6f2a3a
+@patch(as_prop=True)
+def stderr(self:ToolIndex)->str:
+    "The last lines the worker wrote to stderr (what its tools printed, too) during the last call"
+    w = self._box[0]
+    return '' if w is None else '\n'.join(w.output(tail=True).splitlines()[-STDERR_TAIL_LINES:])
+
+@patch
+def restart(self:ToolIndex):
+    "Stop the worker and start a fresh one"
+    with self._lock:
+        self._discard()
+        self._start()
+
+@patch
+def close(self:ToolIndex):
+    "Stop the worker (a later call starts it again)"
+    self._discard()
 
 def _stop_box(box):
     w,box[0] = box[0],None
