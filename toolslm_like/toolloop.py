@@ -458,35 +458,57 @@ def answer_text(self:Dialect, response:Any # The server's reply
 class ChatDialect(Dialect):
     "OpenAI Chat Completions, as OpenAI, vLLM, Ollama, llama.cpp and other compatible servers speak it"
     provider,text_type = 'openai','text'
-    def create(self, client): return client.chat.completions.create
-    def request(self, model, history, schemas, system, final, options)->dict:
+    def create(self, client:Any # The SDK client
+              )->Callable: return client.chat.completions.create
+    def request(self, model:str, # The model's name
+                history:list, # The conversation so far, in this API's dialect
+                schemas:list|None, # The tools' schemas in this API's dialect (`None`: prompt-only mode)
+                system:str|None, # The system prompt
+                final:bool, # Is this the request after the budget ran out, which must not call tools?
+                options:dict # The caller's `**create_options`
+               )->dict:
         req = {**options, 'model': model, 'messages': ([{'role': 'system', 'content': system}] if system else []) + list(history)}
         if schemas and not final: req['tools'] = schemas
         else:
             for k in ('tools', 'tool_choice', 'parallel_tool_calls'): req.pop(k, None) # servers refuse these without tools
         return req
     def _message(self, response): return self._first(response, 'choices', 'message')
-    def assistant_messages(self, response)->list:
+    def assistant_messages(self, response:Any # The server's reply (an SDK object or a dict)
+                          )->list:
         m = self._message(response)
         msg = {'role': 'assistant', 'content': _get(m, 'content')}
         if calls := _get(m, 'tool_calls'): msg['tool_calls'] = [_plain(c) for c in calls]
         if refusal := _get(m, 'refusal'): msg['refusal'] = refusal
         return [msg]
-    def answer_text(self, response)->str: return _get(self._message(response), 'content') or ''
-    def with_call_ids(self, added, calls, iteration):
-        "Some compatible servers send calls without ids: give them ids, in the history too, so each result can name its call"
-        tool_calls = added[0].get('tool_calls') or []
-        if all(c.get('id') for c in calls) or len(tool_calls) != len(calls): return added, calls
-        ids = [c.get('id') or f"call_{iteration}_{k}" for k,c in enumerate(calls)]
-        msg = {**added[0], 'tool_calls': [{**tc, 'id': i} for tc,i in zip(tool_calls, ids)]}
-        return [msg] + added[1:], [{**c, 'id': i} for c,i in zip(calls, ids)]
+    def answer_text(self, response:Any # The server's reply
+                   )->str: return _get(self._message(response), 'content') or ''
+
+# %% ../nbs/04_toolloop.ipynb #2e24f03d
+@patch
+def with_call_ids(self:ChatDialect, added:list, # What the reply added to the history
+                  calls:list, # The calls parsed from it
+                  iteration:int # The round, for the ids made here
+                 )->tuple[list,list]:
+    "Some compatible servers send calls without ids: give them ids, in the history too, so each result can name its call"
+    tool_calls = added[0].get('tool_calls') or []
+    if all(c.get('id') for c in calls) or len(tool_calls) != len(calls): return added, calls
+    ids = [c.get('id') or f"call_{iteration}_{k}" for k,c in enumerate(calls)]
+    msg = {**added[0], 'tool_calls': [{**tc, 'id': i} for tc,i in zip(tool_calls, ids)]}
+    return [msg] + added[1:], [{**c, 'id': i} for c,i in zip(calls, ids)]
 
 # %% ../nbs/04_toolloop.ipynb #e17cf4f7
 class ResponsesDialect(Dialect):
     "The OpenAI Responses API: `input` items in, `output` items back, calls matched by `call_id`"
     provider,text_type = 'openai-responses','input_text'
-    def create(self, client): return client.responses.create
-    def request(self, model, history, schemas, system, final, options)->dict:
+    def create(self, client:Any # The SDK client
+              )->Callable: return client.responses.create
+    def request(self, model:str, # The model's name
+                history:list, # The conversation so far, in this API's dialect
+                schemas:list|None, # The tools' schemas in this API's dialect (`None`: prompt-only mode)
+                system:str|None, # The system prompt
+                final:bool, # Is this the request after the budget ran out, which must not call tools?
+                options:dict # The caller's `**create_options`
+               )->dict:
         if system and options.get('instructions'): raise ValueError("Pass the system prompt once: as system= or as instructions=, not both")
         req = {**options, 'model': model, 'input': list(history)}
         if system: req['instructions'] = system
@@ -494,12 +516,14 @@ class ResponsesDialect(Dialect):
         else:
             for k in ('tools', 'tool_choice', 'parallel_tool_calls'): req.pop(k, None)
         return req
-    def assistant_messages(self, response)->list: return [_plain(item) for item in _get(response, 'output') or []]
-    def answer_text(self, response)->str:
+    def assistant_messages(self, response:Any # The server's reply (an SDK object or a dict)
+                          )->list: return [_plain(item) for item in _get(response, 'output') or []]
+    def answer_text(self, response:Any # The server's reply
+                   )->str:
         return ''.join(_get(c, 'text') or '' for item in _get(response, 'output') or [] if _get(item, 'type') == 'message'
                        for c in _get(item, 'content') or [] if _get(c, 'type') == 'output_text')
 
-# %% ../nbs/04_toolloop.ipynb #4d10ff42
+# %% ../nbs/04_toolloop.ipynb #edc8e38d
 def _blocks(content)->list: return [{'type': 'text', 'text': content}] if isinstance(content, str) else list(content or [])
 
 def _user_turns_joined(messages:list, field:str='content')->list:
@@ -512,19 +536,29 @@ def _user_turns_joined(messages:list, field:str='content')->list:
         else: out.append(m)
     return out
 
+# %% ../nbs/04_toolloop.ipynb #4d10ff42
 class AnthropicDialect(Dialect):
     "Anthropic Messages: `tool_use` blocks in the assistant's content, all `tool_result` blocks first in the next user message"
     provider,text_type = 'anthropic','text'
-    def create(self, client): return client.messages.create
-    def request(self, model, history, schemas, system, final, options)->dict:
+    def create(self, client:Any # The SDK client
+              )->Callable: return client.messages.create
+    def request(self, model:str, # The model's name
+                history:list, # The conversation so far, in this API's dialect
+                schemas:list|None, # The tools' schemas in this API's dialect (`None`: prompt-only mode)
+                system:str|None, # The system prompt
+                final:bool, # Is this the request after the budget ran out, which must not call tools?
+                options:dict # The caller's `**create_options`
+               )->dict:
         req = {'max_tokens': DEFAULT_MAX_TOKENS, **options, 'model': model, 'messages': _user_turns_joined(history)}
         if system: req['system'] = system
         if schemas: req['tools'] = schemas # declared even in the final request: Anthropic refuses tool blocks without them
         if schemas and final: req['tool_choice'] = {'type': 'none'}
         return req
-    def assistant_messages(self, response)->list:
+    def assistant_messages(self, response:Any # The server's reply (an SDK object or a dict)
+                          )->list:
         return [{'role': 'assistant', 'content': [_plain(b) for b in _get(response, 'content') or []]}]
-    def answer_text(self, response)->str:
+    def answer_text(self, response:Any # The server's reply
+                   )->str:
         return ''.join(_get(b, 'text') or '' for b in _get(response, 'content') or [] if _get(b, 'type') == 'text')
 
 DIALECTS = {d.provider: d for d in (ChatDialect(), ResponsesDialect(), AnthropicDialect())}
@@ -543,32 +577,50 @@ def _with_note(history:list, text:str, text_type:str='text')->list:
 class GeminiDialect(Dialect):
     "Gemini through `google-genai`: `contents` of `parts`; calls are `function_call` parts, answered by `function_response` parts in a user turn"
     provider,text_type = 'gemini','text'
-    def create(self, client): return client.models.generate_content
-    def create_stream(self, client): return client.models.generate_content_stream
-    def request(self, model, history, schemas, system, final, options)->dict:
-        options = dict(options)
-        config = {**_gemini_plain(options.pop('config', None) or {}), 'automatic_function_calling': {'disable': True}} # the loop runs the calls
-        if system: config['system_instruction'] = system
-        if schemas:
-            config['tools'] = [{'function_declarations': schemas}]
-            if final: config['tool_config'] = {'function_calling_config': {'mode': 'NONE'}}
-        return {**options, 'model': model, 'contents': _user_turns_joined(history, 'parts'), 'config': config}
+    def create(self, client:Any # The SDK client
+              )->Callable: return client.models.generate_content
+    def create_stream(self, client:Any # The SDK client
+                     )->Callable: return client.models.generate_content_stream
     def _content(self, response): return self._first(response, 'candidates', 'content') # none: e.g. a blocked prompt
-    def assistant_messages(self, response)->list:
+    def assistant_messages(self, response:Any # The server's reply (an SDK object or a dict)
+                          )->list:
         c = self._content(response)
         c = _gemini_plain(c) if c is not None else {}
         return [{**c, 'role': c.get('role') or 'model'}] if c.get('parts') else []
-    def answer_text(self, response)->str:
+    def answer_text(self, response:Any # The server's reply
+                   )->str:
         return ''.join(_get(p, 'text') or '' for p in _get(self._content(response), 'parts') or [] if not _get(p, 'thought'))
-    def user_message(self, text): return {'role': 'user', 'parts': [{'text': text}]}
-    def result_messages(self, results, calls): return [{'role': 'user', 'parts': format_tool_results(results, 'gemini', calls=calls)}]
-    def with_note(self, history, text):
+    def user_message(self, text:str # What the user says
+                    )->dict: return {'role': 'user', 'parts': [{'text': text}]}
+    def result_messages(self, results:list, # The calls' results, as the `Toolbox` returns them
+                        calls:list # The calls they answer
+                       )->list: return [{'role': 'user', 'parts': format_tool_results(results, 'gemini', calls=calls)}]
+    def with_note(self, history:list, # The conversation so far
+                  text:str # A note to the model, on the user's side
+                 )->list:
         last = history[-1] if history else None
         if isinstance(last, dict) and last.get('role') == 'user' and isinstance(last.get('parts'), list):
             return history[:-1] + [{**last, 'parts': last['parts'] + [{'text': text}]}]
         return list(history) + [self.user_message(text)]
 
 DIALECTS['gemini'] = GeminiDialect()
+
+# %% ../nbs/04_toolloop.ipynb #a16214ba
+@patch
+def request(self:GeminiDialect, model:str, # The model's name
+            history:list, # The conversation so far, in this API's dialect
+            schemas:list|None, # The tools' schemas in this API's dialect (`None`: prompt-only mode)
+            system:str|None, # The system prompt
+            final:bool, # Is this the request after the budget ran out, which must not call tools?
+            options:dict # The caller's `**create_options`
+           )->dict:
+    options = dict(options)
+    config = {**_gemini_plain(options.pop('config', None) or {}), 'automatic_function_calling': {'disable': True}} # the loop runs the calls
+    if system: config['system_instruction'] = system
+    if schemas:
+        config['tools'] = [{'function_declarations': schemas}]
+        if final: config['tool_config'] = {'function_calling_config': {'mode': 'NONE'}}
+    return {**options, 'model': model, 'contents': _user_turns_joined(history, 'parts'), 'config': config}
 
 # %% ../nbs/04_toolloop.ipynb #026576e0
 BUDGET_NOTE = ("You have used all {max_iters} rounds of tool calls allowed for this task, so no more tools can be called. "

@@ -577,42 +577,66 @@ class TypeKind:
 
 # %% ../nbs/11_typekinds.ipynb #299d20ee
 class AnyKind(TypeKind):
-    def match(self, tp, origin): return tp is Any or tp is object or (isinstance(tp, typing.TypeVar) and not tp.__bound__ and not tp.__constraints__)
-    def schema(self, tp, b): return {}
-    def describe(self, tp): return 'any value'
+    def match(self, tp:Any, # An annotation, without `Annotated` around it
+              origin:Any # `typing.get_origin(tp)`
+             )->bool: return tp is Any or tp is object or (isinstance(tp, typing.TypeVar) and not tp.__bound__ and not tp.__constraints__)
+    def schema(self, tp:Any, # An annotation this family matched
+               b:'SchemaBuilder' # Makes the schemas of the types inside, and keeps `$defs`
+              )->dict: return {}
+    def describe(self, tp:Any # An annotation this family matched
+                )->str: return 'any value'
 
 class NoneKind(TypeKind):
-    def match(self, tp, origin): return tp is None or tp is type(None)
-    def schema(self, tp, b): return {'type': 'null'}
-    def convert(self, v, tp, c):
+    def match(self, tp:Any, # An annotation, without `Annotated` around it
+              origin:Any # `typing.get_origin(tp)`
+             )->bool: return tp is None or tp is type(None)
+    def schema(self, tp:Any, # An annotation this family matched
+               b:'SchemaBuilder' # Makes the schemas of the types inside, and keeps `$defs`
+              )->dict: return {'type': 'null'}
+    def convert(self, v:Any, # The JSON value a model sent
+                tp:Any, # The annotation to convert it to
+                c:'Converter' # Converts the values inside; `c.strict` turns off lax coercions
+               ):
         if v is not None: raise BadValue(f"expected null, {got_value(v)}")
         return None
-    def describe(self, tp): return 'null'
+    def describe(self, tp:Any # An annotation this family matched
+                )->str: return 'null'
 
 # %% ../nbs/11_typekinds.ipynb #d7ab611b
 class UnionKind(TypeKind):
-    def match(self, tp, origin): return origin in (Union, types.UnionType) or (isinstance(tp, typing.TypeVar) and tp.__constraints__)
+    def match(self, tp:Any, # An annotation, without `Annotated` around it
+              origin:Any # `typing.get_origin(tp)`
+             )->bool: return origin in (Union, types.UnionType) or (isinstance(tp, typing.TypeVar) and tp.__constraints__)
     def _args(self, tp): return tp.__constraints__ if isinstance(tp, typing.TypeVar) else get_args(tp)
-    def schema(self, tp, b):
+    def schema(self, tp:Any, # An annotation this family matched
+               b:'SchemaBuilder' # Makes the schemas of the types inside, and keeps `$defs`
+              )->dict:
         subs = []
         for a in self._args(tp):
             s = b.schema(a)
             if s not in subs: subs.append(s)
         return subs[0] if len(subs) == 1 else {'anyOf': subs}
-    def convert(self, v, tp, c):
-        args = self._args(tp)
-        for a in args: # strict first, so `int | str` keeps "4" a string
-            try: return c.convert(v, a, strict=True)
-            except BadValue: pass
-        if not c.strict:
-            errs = []
-            for a in args:
-                try: return c.convert(v, a)
-                except BadValue as e: errs.append(e)
-            deepest = max(errs, key=lambda e: len(e.path))
-            if deepest.path: raise deepest
-        raise BadValue(f"expected {self.describe(tp)}, {got_value(v)}")
-    def describe(self, tp): return ' or '.join(describe_type(a) for a in self._args(tp))
+    def describe(self, tp:Any # An annotation this family matched
+                )->str: return ' or '.join(describe_type(a) for a in self._args(tp))
+
+# %% ../nbs/11_typekinds.ipynb #7f529e0c
+def _union_convert(self, v:Any, # The JSON value a model sent
+                   tp:Any, # The annotation to convert it to
+                   c:'Converter' # Converts the values inside; `c.strict` turns off lax coercions
+                  ):
+    args = self._args(tp)
+    for a in args: # strict first, so `int | str` keeps "4" a string
+        try: return c.convert(v, a, strict=True)
+        except BadValue: pass
+    if not c.strict:
+        errs = []
+        for a in args:
+            try: return c.convert(v, a)
+            except BadValue as e: errs.append(e)
+        deepest = max(errs, key=lambda e: len(e.path))
+        if deepest.path: raise deepest
+    raise BadValue(f"expected {self.describe(tp)}, {got_value(v)}")
+UnionKind.convert = _union_convert # a method of `UnionKind`, in a cell of its own
 
 # %% ../nbs/11_typekinds.ipynb #2d9c5e17
 def _is_uuid(v): return (m := sys.modules.get('uuid')) is not None and isinstance(v, m.UUID) # not imported here: see `type_formats`
@@ -640,18 +664,26 @@ def to_jsonable(v:Any # A value a tool works with (a default, an output)
 
 # %% ../nbs/11_typekinds.ipynb #ace7b6f5
 class LiteralKind(TypeKind):
-    def match(self, tp, origin): return origin is Literal
-    def schema(self, tp, b):
+    def match(self, tp:Any, # An annotation, without `Annotated` around it
+              origin:Any # `typing.get_origin(tp)`
+             )->bool: return origin is Literal
+    def schema(self, tp:Any, # An annotation this family matched
+               b:'SchemaBuilder' # Makes the schemas of the types inside, and keeps `$defs`
+              )->dict:
         vals = [to_jsonable(o) for o in get_args(tp)]
         s = {'enum': vals}
         if (ts := {_schema_type_of(o) for o in vals}) and len(ts) == 1: s = {'type': ts.pop(), **s}
         return s
-    def convert(self, v, tp, c):
+    def convert(self, v:Any, # The JSON value a model sent
+                tp:Any, # The annotation to convert it to
+                c:'Converter' # Converts the values inside; `c.strict` turns off lax coercions
+               ):
         for o in get_args(tp):
             j = to_jsonable(o)
             if v == j and (type(v) is type(j) or (not c.strict and _is_num(v) and _is_num(j))): return o
         raise BadValue(f"expected {self.describe(tp)}, {got_value(v)}")
-    def describe(self, tp): return 'one of ' + ', '.join(show_value(to_jsonable(o)) for o in get_args(tp))
+    def describe(self, tp:Any # An annotation this family matched
+                )->str: return 'one of ' + ', '.join(show_value(to_jsonable(o)) for o in get_args(tp))
 
 def _is_num(v): return isinstance(v, (int, float)) and not isinstance(v, bool)
 
@@ -660,13 +692,20 @@ def _schema_type_of(v):
 
 # %% ../nbs/11_typekinds.ipynb #deefded7
 class EnumKind(TypeKind):
-    def match(self, tp, origin): return isinstance(tp, type) and issubclass(tp, enum.Enum)
-    def schema(self, tp, b):
+    def match(self, tp:Any, # An annotation, without `Annotated` around it
+              origin:Any # `typing.get_origin(tp)`
+             )->bool: return isinstance(tp, type) and issubclass(tp, enum.Enum)
+    def schema(self, tp:Any, # An annotation this family matched
+               b:'SchemaBuilder' # Makes the schemas of the types inside, and keeps `$defs`
+              )->dict:
         vals = [to_jsonable(m.value) for m in tp]
         s = {'enum': vals}
         if (ts := {_schema_type_of(o) for o in vals}) and len(ts) == 1: s = {'type': ts.pop(), **s}
         return s
-    def convert(self, v, tp, c):
+    def convert(self, v:Any, # The JSON value a model sent
+                tp:Any, # The annotation to convert it to
+                c:'Converter' # Converts the values inside; `c.strict` turns off lax coercions
+               ):
         if isinstance(v, tp): return v
         for m in tp:
             if to_jsonable(m.value) == v and type(to_jsonable(m.value)) is type(v): return m
@@ -674,7 +713,8 @@ class EnumKind(TypeKind):
             for m in tp:
                 if to_jsonable(m.value) == v or (isinstance(v, str) and m.name == v): return m
         raise BadValue(f"expected {self.describe(tp)}, {got_value(v)}")
-    def describe(self, tp): return f"one of {', '.join(show_value(to_jsonable(m.value)) for m in tp)}"
+    def describe(self, tp:Any # An annotation this family matched
+                )->str: return f"one of {', '.join(show_value(to_jsonable(m.value)) for m in tp)}"
 
 # %% ../nbs/11_typekinds.ipynb #62d536c1
 def _parse_date(s): return date.fromisoformat(s)
@@ -702,19 +742,16 @@ class FormatKind(TypeKind):
         for t in type_formats: # subclasses, e.g. `PosixPath`; `datetime` is checked before `date`
             if isinstance(tp, type) and issubclass(tp, t): return type_formats[t]
         return None
-    def match(self, tp, origin):
+    def match(self, tp:Any, # An annotation, without `Annotated` around it
+              origin:Any # `typing.get_origin(tp)`
+             )->bool:
         if _formats_when_loaded: _add_loaded_formats()
         return isinstance(tp, type) and (tp in custom_types or any(issubclass(tp, t) for t in type_formats))
-    def schema(self, tp, b): return {'type': 'string', 'format': self._entry(tp)[0]}
-    def convert(self, v, tp, c):
-        if isinstance(v, tp) and not (tp is date and isinstance(v, datetime)): return _finite_decimal(v, c) if isinstance(v, Decimal) else v
-        if issubclass(tp, Decimal) and _is_num(v) and not c.strict: v = _number_text(v, c)
-        if not isinstance(v, str): raise BadValue(f"expected {self.describe(tp)}, {got_value(v)}")
-        if issubclass(tp, Decimal) and len(v) > MAX_INT_DIGITS: raise BadValue(f"expected {self.describe(tp)}, got {len(v)} characters")
-        try: out = self._entry(tp)[1](_plain(v))
-        except Exception as e: raise BadValue(f"expected {self.describe(tp)}, {got_value(v)}: {show_value(str(e), MAX_SHOWN_CHARS)}") from None
-        return _finite_decimal(out, c) if isinstance(out, Decimal) else out
-    def describe(self, tp):
+    def schema(self, tp:Any, # An annotation this family matched
+               b:'SchemaBuilder' # Makes the schemas of the types inside, and keeps `$defs`
+              )->dict: return {'type': 'string', 'format': self._entry(tp)[0]}
+    def describe(self, tp:Any # An annotation this family matched
+                )->str:
         fmt = self._entry(tp)[0]
         return {'date': 'a date as YYYY-MM-DD', 'date-time': 'a date and time in ISO 8601 format', 'time': 'a time as HH:MM[:SS]',
                 'uuid': 'a UUID string', 'decimal': 'a decimal number as a string', 'Path': 'a path string'}.get(fmt, f'a string ({fmt})')
@@ -733,35 +770,60 @@ def _finite_decimal(d, c):
 
 _num_re = re.compile(r'\s*[-+]?(\d+(\.\d*)?|\.\d+)([eE][-+]?\d+)?\s*')
 
+# %% ../nbs/11_typekinds.ipynb #e55654a4
+def _format_convert(self, v:Any, # The JSON value a model sent
+                    tp:Any, # The annotation to convert it to
+                    c:'Converter' # Converts the values inside; `c.strict` turns off lax coercions
+                   ):
+    if isinstance(v, tp) and not (tp is date and isinstance(v, datetime)): return _finite_decimal(v, c) if isinstance(v, Decimal) else v
+    if issubclass(tp, Decimal) and _is_num(v) and not c.strict: v = _number_text(v, c)
+    if not isinstance(v, str): raise BadValue(f"expected {self.describe(tp)}, {got_value(v)}")
+    if issubclass(tp, Decimal) and len(v) > MAX_INT_DIGITS: raise BadValue(f"expected {self.describe(tp)}, got {len(v)} characters")
+    try: out = self._entry(tp)[1](_plain(v))
+    except Exception as e: raise BadValue(f"expected {self.describe(tp)}, {got_value(v)}: {show_value(str(e), MAX_SHOWN_CHARS)}") from None
+    return _finite_decimal(out, c) if isinstance(out, Decimal) else out
+FormatKind.convert = _format_convert # a method of `FormatKind`, in a cell of its own
+
 # %% ../nbs/11_typekinds.ipynb #28b300fc
 class PrimitiveKind(TypeKind):
     names = {bool: ('boolean', 'true or false'), int: ('integer', 'an integer'), float: ('number', 'a number'), str: ('string', 'a string')}
     def _base(self, tp):
         if tp in self.names: return tp
         return next(t for t in (bool, int, float, str) if issubclass(tp, t))
-    def match(self, tp, origin): return isinstance(tp, type) and issubclass(tp, (bool, int, float, str))
-    def schema(self, tp, b): return {'type': self.names[self._base(tp)][0]}
-    def convert(self, v, tp, c):
-        base = self._base(tp)
-        if base is bool:
-            if isinstance(v, bool): return v
-            if not c.strict and isinstance(v, str) and v.strip().lower() in ('true', 'false'): return v.strip().lower() == 'true'
-        elif base is str:
-            if isinstance(v, str): return _plain(v) if tp is str else tp(_plain(v))
-        elif not isinstance(v, bool):
-            if not c.strict and isinstance(v, str) and len(v) <= MAX_INT_DIGITS and _num_re.fullmatch(v):
-                v = float(v) if base is float or not v.strip().lstrip('+-').isdigit() else int(v)
-            if isinstance(v, int) and v.bit_length() > _MAX_INT_BITS: raise BadValue(f"expected {self.describe(tp)}, {got_value(v)}: more than {MAX_INT_DIGITS} digits")
-            if base is int:
-                if isinstance(v, int): return _plain(v) if tp is int else tp(_plain(v))
-                if isinstance(v, float) and v.is_integer() and not c.strict: return tp(int(v))
-            elif isinstance(v, (int, float)):
-                try: f = float(_plain(v))
-                except OverflowError: raise BadValue(f"expected {self.describe(tp)}, {got_value(v)}: too large for a number") from None
-                if f - f == 0 or c.nonfinite: return f if tp is float else tp(f) # `f - f` is NaN for NaN and ±Infinity
-                raise BadValue(f"expected a finite number, {got_value(v)}: NaN and Infinity are not numbers in JSON")
-        raise BadValue(f"expected {self.describe(tp)}, {got_value(v)}") # made only when needed: formatting it costs more than converting
-    def describe(self, tp): return self.names[self._base(tp)][1]
+    def match(self, tp:Any, # An annotation, without `Annotated` around it
+              origin:Any # `typing.get_origin(tp)`
+             )->bool: return isinstance(tp, type) and issubclass(tp, (bool, int, float, str))
+    def schema(self, tp:Any, # An annotation this family matched
+               b:'SchemaBuilder' # Makes the schemas of the types inside, and keeps `$defs`
+              )->dict: return {'type': self.names[self._base(tp)][0]}
+    def describe(self, tp:Any # An annotation this family matched
+                )->str: return self.names[self._base(tp)][1]
+
+# %% ../nbs/11_typekinds.ipynb #d112e180
+def _primitive_convert(self, v:Any, # The JSON value a model sent
+                       tp:Any, # The annotation to convert it to
+                       c:'Converter' # Converts the values inside; `c.strict` turns off lax coercions
+                      ):
+    base = self._base(tp)
+    if base is bool:
+        if isinstance(v, bool): return v
+        if not c.strict and isinstance(v, str) and v.strip().lower() in ('true', 'false'): return v.strip().lower() == 'true'
+    elif base is str:
+        if isinstance(v, str): return _plain(v) if tp is str else tp(_plain(v))
+    elif not isinstance(v, bool):
+        if not c.strict and isinstance(v, str) and len(v) <= MAX_INT_DIGITS and _num_re.fullmatch(v):
+            v = float(v) if base is float or not v.strip().lstrip('+-').isdigit() else int(v)
+        if isinstance(v, int) and v.bit_length() > _MAX_INT_BITS: raise BadValue(f"expected {self.describe(tp)}, {got_value(v)}: more than {MAX_INT_DIGITS} digits")
+        if base is int:
+            if isinstance(v, int): return _plain(v) if tp is int else tp(_plain(v))
+            if isinstance(v, float) and v.is_integer() and not c.strict: return tp(int(v))
+        elif isinstance(v, (int, float)):
+            try: f = float(_plain(v))
+            except OverflowError: raise BadValue(f"expected {self.describe(tp)}, {got_value(v)}: too large for a number") from None
+            if f - f == 0 or c.nonfinite: return f if tp is float else tp(f) # `f - f` is NaN for NaN and ±Infinity
+            raise BadValue(f"expected a finite number, {got_value(v)}: NaN and Infinity are not numbers in JSON")
+    raise BadValue(f"expected {self.describe(tp)}, {got_value(v)}") # made only when needed: formatting it costs more than converting
+PrimitiveKind.convert = _primitive_convert # a method of `PrimitiveKind`, in a cell of its own
 
 # %% ../nbs/11_typekinds.ipynb #e4e3e078
 def _decode_json(v, want, c):
@@ -778,77 +840,107 @@ _map_origins = (dict, abc.Mapping, abc.MutableMapping)
 
 # %% ../nbs/11_typekinds.ipynb #7b88d9c2
 class TupleKind(TypeKind):
-    def match(self, tp, origin): return tp is tuple or origin is tuple
-    def schema(self, tp, b):
+    def match(self, tp:Any, # An annotation, without `Annotated` around it
+              origin:Any # `typing.get_origin(tp)`
+             )->bool: return tp is tuple or origin is tuple
+    def schema(self, tp:Any, # An annotation this family matched
+               b:'SchemaBuilder' # Makes the schemas of the types inside, and keeps `$defs`
+              )->dict:
         args = get_args(tp)
         if not args or args == ((),): return {'type': 'array', 'items': {}} if not args else {'type': 'array', 'maxItems': 0, 'items': {}}
         if len(args) == 2 and args[1] is Ellipsis: return {'type': 'array', 'items': b.schema(args[0])}
         prefix = [b.schema(a) for a in args]
         uniq = [p for i,p in enumerate(prefix) if p not in prefix[:i]]
         return {'type': 'array', 'prefixItems': prefix, 'items': uniq[0] if len(uniq) == 1 else {'anyOf': uniq}, 'minItems': len(args), 'maxItems': len(args)}
-    def convert(self, v, tp, c):
-        v = _decode_json(v, list, c)
-        if not isinstance(v, (list, tuple)): raise BadValue(f"expected {self.describe(tp)}, {got_value(v)}")
-        args = get_args(tp)
-        if not args: return tuple(v)
-        if len(args) == 2 and args[1] is Ellipsis: return tuple(c.convert_at(o, args[0], i) for i,o in enumerate(v))
-        if args == ((),): args = ()
-        if len(v) != len(args): raise BadValue(f"expected {self.describe(tp)}, got {len(v)} items")
-        return tuple(c.convert_at(o, a, i) for i,(o,a) in enumerate(zip(v, args)))
-    def describe(self, tp):
+    def describe(self, tp:Any # An annotation this family matched
+                )->str:
         args = get_args(tp)
         if not args: return 'a list'
         if len(args) == 2 and args[1] is Ellipsis: return f"a list (each {describe_type(args[0])})"
         return f"a list of exactly {len(args)} items ({', '.join(describe_type(a) for a in args)})"
 
+# %% ../nbs/11_typekinds.ipynb #87d394d3
+def _tuple_convert(self, v:Any, # The JSON value a model sent
+                   tp:Any, # The annotation to convert it to
+                   c:'Converter' # Converts the values inside; `c.strict` turns off lax coercions
+                  ):
+    v = _decode_json(v, list, c)
+    if not isinstance(v, (list, tuple)): raise BadValue(f"expected {self.describe(tp)}, {got_value(v)}")
+    args = get_args(tp)
+    if not args: return tuple(v)
+    if len(args) == 2 and args[1] is Ellipsis: return tuple(c.convert_at(o, args[0], i) for i,o in enumerate(v))
+    if args == ((),): args = ()
+    if len(v) != len(args): raise BadValue(f"expected {self.describe(tp)}, got {len(v)} items")
+    return tuple(c.convert_at(o, a, i) for i,(o,a) in enumerate(zip(v, args)))
+TupleKind.convert = _tuple_convert # a method of `TupleKind`, in a cell of its own
+
 # %% ../nbs/11_typekinds.ipynb #78d6eed8
 class ArrayKind(TypeKind):
     def _origin(self, tp): return get_origin(tp) or tp
-    def match(self, tp, origin):
+    def match(self, tp:Any, # An annotation, without `Annotated` around it
+              origin:Any # `typing.get_origin(tp)`
+             )->bool:
         o = origin or tp
         return isinstance(o, type) and not issubclass(o, (str, bytes, bytearray, abc.Mapping)) and (o in _list_origins or o in _set_origins or issubclass(o, (list, set, frozenset, deque)))
     def _unique(self, tp):
         o = self._origin(tp)
         return o in _set_origins or issubclass(o, (set, frozenset))
-    def schema(self, tp, b):
+    def schema(self, tp:Any, # An annotation this family matched
+               b:'SchemaBuilder' # Makes the schemas of the types inside, and keeps `$defs`
+              )->dict:
         args = get_args(tp)
         s = {'type': 'array', 'items': b.schema(args[0]) if args else {}}
         if self._unique(tp): s['uniqueItems'] = True
         return s
-    def convert(self, v, tp, c):
-        v = _decode_json(v, list, c)
-        if not isinstance(v, (list, tuple)): raise BadValue(f"expected {self.describe(tp)}, {got_value(v)}")
-        args = get_args(tp)
-        items = [c.convert_at(o, args[0], i) for i,o in enumerate(v)] if args else list(v)
-        o = self._origin(tp)
-        if self._unique(tp):
-            try: return (frozenset if o is frozenset else set)(items)
-            except TypeError: raise BadValue(f"expected {self.describe(tp)}: the items must be hashable") from None
-        if o is deque: return deque(items)
-        return items
-    def describe(self, tp):
+    def describe(self, tp:Any # An annotation this family matched
+                )->str:
         args = get_args(tp)
         kind = 'a list of unique items' if self._unique(tp) else 'a list'
         return f"{kind} (each {describe_type(args[0])})" if args else kind
 
+# %% ../nbs/11_typekinds.ipynb #8d74aa7a
+def _array_convert(self, v:Any, # The JSON value a model sent
+                   tp:Any, # The annotation to convert it to
+                   c:'Converter' # Converts the values inside; `c.strict` turns off lax coercions
+                  ):
+    v = _decode_json(v, list, c)
+    if not isinstance(v, (list, tuple)): raise BadValue(f"expected {self.describe(tp)}, {got_value(v)}")
+    args = get_args(tp)
+    items = [c.convert_at(o, args[0], i) for i,o in enumerate(v)] if args else list(v)
+    o = self._origin(tp)
+    if self._unique(tp):
+        try: return (frozenset if o is frozenset else set)(items)
+        except TypeError: raise BadValue(f"expected {self.describe(tp)}: the items must be hashable") from None
+    if o is deque: return deque(items)
+    return items
+ArrayKind.convert = _array_convert # a method of `ArrayKind`, in a cell of its own
+
 # %% ../nbs/11_typekinds.ipynb #820d3136
 class MappingKind(TypeKind):
-    def match(self, tp, origin):
+    def match(self, tp:Any, # An annotation, without `Annotated` around it
+              origin:Any # `typing.get_origin(tp)`
+             )->bool:
         o = origin or tp
         return isinstance(o, type) and (o in _map_origins or issubclass(o, dict)) and not _is_typeddict(o)
-    def schema(self, tp, b):
+    def schema(self, tp:Any, # An annotation this family matched
+               b:'SchemaBuilder' # Makes the schemas of the types inside, and keeps `$defs`
+              )->dict:
         args = get_args(tp)
         s = {'type': 'object'}
         if len(args) == 2 and (vs := b.schema(args[1])) != {}: s['additionalProperties'] = vs
         return s
-    def convert(self, v, tp, c):
+    def convert(self, v:Any, # The JSON value a model sent
+                tp:Any, # The annotation to convert it to
+                c:'Converter' # Converts the values inside; `c.strict` turns off lax coercions
+               ):
         v = _decode_json(v, dict, c)
         if not isinstance(v, dict): raise BadValue(f"expected {self.describe(tp)}, {got_value(v)}")
         args = get_args(tp)
         if len(args) != 2: return dict(v)
         kt,vt = args
         return {c.convert_at(k, kt, k, key=True): c.convert_at(o, vt, k) for k,o in v.items()}
-    def describe(self, tp):
+    def describe(self, tp:Any # An annotation this family matched
+                )->str:
         args = get_args(tp)
         return f"an object (each value {describe_type(args[1])})" if len(args) == 2 else 'an object'
 
@@ -876,9 +968,14 @@ class Field:
 # %% ../nbs/11_typekinds.ipynb #2412ddbf
 class ClassKind(TypeKind):
     "Base for types that become a closed object in `$defs`: subclasses say what their `fields` are and how to `build` one"
-    def fields(self, tp)->list[Field]: raise NotImplementedError
-    def build(self, tp, kwargs): return tp(**kwargs)
-    def def_schema(self, tp, b):
+    def fields(self, tp:Any # A structured type this family matched
+              )->list[Field]: raise NotImplementedError
+    def build(self, tp:Any, # The structured type to make
+              kwargs:dict # Its fields' values, converted (as `Converter.bind` gives them)
+             ): return tp(**kwargs)
+    def def_schema(self, tp:Any, # A structured type this family matched
+                   b:'SchemaBuilder' # Makes the schemas of its fields' types, and keeps `$defs`
+                  )->dict:
         s = {'type': 'object', 'title': tp.__name__}
         if (d := parse_docstring(getattr(tp, '__doc__', None))[0]) and not _is_default_doc(tp, d): s['description'] = d
         props,req = b.properties(self.fields(tp), owner=tp.__name__)
@@ -886,16 +983,11 @@ class ClassKind(TypeKind):
         if req: s['required'] = req
         s['additionalProperties'] = False # `Converter.bind` refuses keys it does not know
         return s
-    def schema(self, tp, b): return b.ref(tp, lambda: self.def_schema(tp, b))
-    def convert(self, v, tp, c):
-        if _is_instance(v, tp): return v
-        v = _decode_json(v, dict, c)
-        if not isinstance(v, dict): raise BadValue(f"expected {self.describe(tp)}, {got_value(v)}")
-        kw = c.bind(self.fields(tp), v, tp.__name__)
-        try: return self.build(tp, kw)
-        except BadValue: raise
-        except Exception as e: raise BadValue(f"could not build {tp.__name__}: {type(e).__name__}: {e}") from None
-    def describe(self, tp): return f"an object ({tp.__name__})"
+    def schema(self, tp:Any, # An annotation this family matched
+               b:'SchemaBuilder' # Makes the schemas of the types inside, and keeps `$defs`
+              )->dict: return b.ref(tp, lambda: self.def_schema(tp, b))
+    def describe(self, tp:Any # An annotation this family matched
+                )->str: return f"an object ({tp.__name__})"
 
 # %% ../nbs/11_typekinds.ipynb #4c34d654
 def _is_instance(v, tp):
@@ -914,6 +1006,20 @@ def _field_hints(tp):
         return {k: _resolve(t, glb, loc) for k,t in hints.items()} # Python 3.10 leaves strings in `list['X']`
     except Exception as e: raise SchemaError(f"Cannot resolve the field types of {tp.__name__}: {e}") from None
 
+# %% ../nbs/11_typekinds.ipynb #df4d4a75
+def _class_convert(self, v:Any, # The JSON value a model sent
+                   tp:Any, # The annotation to convert it to
+                   c:'Converter' # Converts the values inside; `c.strict` turns off lax coercions
+                  ):
+    if _is_instance(v, tp): return v
+    v = _decode_json(v, dict, c)
+    if not isinstance(v, dict): raise BadValue(f"expected {self.describe(tp)}, {got_value(v)}")
+    kw = c.bind(self.fields(tp), v, tp.__name__)
+    try: return self.build(tp, kw)
+    except BadValue: raise
+    except Exception as e: raise BadValue(f"could not build {tp.__name__}: {type(e).__name__}: {e}") from None
+ClassKind.convert = _class_convert # a method of `ClassKind`, in a cell of its own
+
 # %% ../nbs/11_typekinds.ipynb #97a4ff40
 def _td_required(tp, k, hint)->bool:
     "Is key `k` of TypedDict `tp` required? Its own `Required`/`NotRequired` marker decides, else the class's totality"
@@ -922,11 +1028,16 @@ def _td_required(tp, k, hint)->bool:
     return True if o == 'Required' else False if o == 'NotRequired' else k in tp.__required_keys__
 
 class TypedDictKind(ClassKind):
-    def match(self, tp, origin): return _is_typeddict(tp)
-    def fields(self, tp):
+    def match(self, tp:Any, # An annotation, without `Annotated` around it
+              origin:Any # `typing.get_origin(tp)`
+             )->bool: return _is_typeddict(tp)
+    def fields(self, tp:Any # A structured type this family matched
+              )->list[Field]:
         hints,docs = _field_hints(tp),_class_field_docs(tp)
         return [Field(k, _strip_required(t), _empty if _td_required(tp, k, t) else _OPTIONAL, docs.get(k, '')) for k,t in hints.items()]
-    def build(self, tp, kwargs): return dict(kwargs)
+    def build(self, tp:Any, # The structured type to make
+              kwargs:dict # Its fields' values, converted (as `Converter.bind` gives them)
+             ): return dict(kwargs)
 
 class _Optional:
     "Default of a field that may be left out and has no default value (a `NotRequired` TypedDict key)"
@@ -935,14 +1046,20 @@ _OPTIONAL = _Optional()
 
 # %% ../nbs/11_typekinds.ipynb #5c5678e3
 class NamedTupleKind(ClassKind):
-    def match(self, tp, origin): return _is_namedtuple(tp)
-    def fields(self, tp):
+    def match(self, tp:Any, # An annotation, without `Annotated` around it
+              origin:Any # `typing.get_origin(tp)`
+             )->bool: return _is_namedtuple(tp)
+    def fields(self, tp:Any # A structured type this family matched
+              )->list[Field]:
         hints,docs = _field_hints(tp) if hasattr(tp, '__annotations__') else {},_class_field_docs(tp)
         return [Field(k, hints.get(k, Any), tp._field_defaults.get(k, _empty), docs.get(k, '')) for k in tp._fields]
 
 class DataclassKind(ClassKind):
-    def match(self, tp, origin): return isinstance(tp, type) and dataclasses.is_dataclass(tp)
-    def fields(self, tp):
+    def match(self, tp:Any, # An annotation, without `Annotated` around it
+              origin:Any # `typing.get_origin(tp)`
+             )->bool: return isinstance(tp, type) and dataclasses.is_dataclass(tp)
+    def fields(self, tp:Any # A structured type this family matched
+              )->list[Field]:
         hints,docs,out = _field_hints(tp),_class_field_docs(tp),[]
         for f in dataclasses.fields(tp):
             if not f.init: continue
@@ -1004,8 +1121,12 @@ def _rename_refs(o, renames):
 # %% ../nbs/11_typekinds.ipynb #c732faea
 class PydanticKind(ClassKind):
     "pydantic models describe and validate themselves; their `$defs` move to the root, one per class, named as ours are"
-    def match(self, tp, origin): return _is_pydantic(tp)
-    def def_schema(self, tp, b):
+    def match(self, tp:Any, # An annotation, without `Annotated` around it
+              origin:Any # `typing.get_origin(tp)`
+             )->bool: return _is_pydantic(tp)
+    def def_schema(self, tp:Any, # A structured type this family matched
+                   b:'SchemaBuilder' # Makes the schemas of its fields' types, and keeps `$defs`
+                  )->dict:
         s,classes = _pydantic_schema(tp)
         inner,renames,new = s.pop('$defs', {}),{},[]
         if set(s) == {'$ref'}: s = inner[s['$ref'][8:]] # a model that refers to itself is all `$ref`: its own definition is inside
@@ -1018,20 +1139,10 @@ class PydanticKind(ClassKind):
             new.append((renames[nm], d))
         for nm,d in new: b.defs[nm] = _rename_refs(d, renames)
         return _rename_refs(_unmark(s, classes)[0], renames)
-    def convert(self, v, tp, c): return self.validate(v, tp, c)[0]
-    def validate(self, v, tp, c)->tuple:
-        "(instance of model `tp`, the input that made it) from a model's value `v`; a null for an optional field means its default"
-        if isinstance(v, tp): return v,v
-        v = _decode_json(v, dict, c)
-        try: return tp.model_validate(v, strict=c.strict or None),v
-        except Exception as e: err = e
-        if isinstance(v, dict): # OpenAI's strict mode sends null for every optional field left out, at any depth
-            from toolslm_like.jsonschema import optional_nulls_dropped # here: it imports funccall, which imports this module
-            cleaned = optional_nulls_dropped(v, _plain_pydantic_schema(tp))
-            if cleaned != v:
-                try: return tp.model_validate(cleaned, strict=c.strict or None),cleaned
-                except Exception as e: err = e
-        raise _pydantic_problem(err, tp)
+    def convert(self, v:Any, # The JSON value a model sent
+                tp:Any, # The annotation to convert it to
+                c:'Converter' # Converts the values inside; `c.strict` turns off lax coercions
+               ): return self.validate(v, tp, c)[0]
 
 # %% ../nbs/11_typekinds.ipynb #5ddd6323
 @functools.lru_cache(maxsize=256)
@@ -1046,32 +1157,65 @@ def _pydantic_problem(e, tp)->BadValue:
     got = f", {got_value(first['input'])}" if 'input' in first and not isinstance(first['input'], dict) else ''
     return BadValue(f"{first.get('msg', 'invalid')}{got}{more}", tuple(first.get('loc', ())))
 
+# %% ../nbs/11_typekinds.ipynb #ffeb7592
+def _pydantic_validate(self, v:Any, # The JSON value a model sent
+                       tp:Any, # The pydantic model to validate it as
+                       c:'Converter' # `c.strict` asks pydantic for strict validation
+                      )->tuple:
+    "(instance of model `tp`, the input that made it) from a model's value `v`; a null for an optional field means its default"
+    if isinstance(v, tp): return v,v
+    v = _decode_json(v, dict, c)
+    try: return tp.model_validate(v, strict=c.strict or None),v
+    except Exception as e: err = e
+    if isinstance(v, dict): # OpenAI's strict mode sends null for every optional field left out, at any depth
+        from toolslm_like.jsonschema import optional_nulls_dropped # here: it imports funccall, which imports this module
+        cleaned = optional_nulls_dropped(v, _plain_pydantic_schema(tp))
+        if cleaned != v:
+            try: return tp.model_validate(cleaned, strict=c.strict or None),cleaned
+            except Exception as e: err = e
+    raise _pydantic_problem(err, tp)
+PydanticKind.validate = _pydantic_validate # a method of `PydanticKind`, in a cell of its own
+
 # %% ../nbs/11_typekinds.ipynb #548b1647
 class CallableKind(ClassKind):
     "Any other class (through its `__init__`) or a converter function such as `PathArg` (through its parameters)"
-    def match(self, tp, origin):
+    def match(self, tp:Any, # An annotation, without `Annotated` around it
+              origin:Any # `typing.get_origin(tp)`
+             )->bool:
         if inspect.isfunction(tp): return True
         return (isinstance(tp, type) and origin is None and not inspect.isabstract(tp)
                 and tp.__module__.split('.')[0] not in ('builtins', 'typing', 'collections', 'abc', 'types', 'inspect'))
-    def fields(self, tp):
-        info = tool_info(tp)
-        for p in info.params:
-            if p.kind in (_VAR_POS, _VAR_KW): raise SchemaError(f"{_tool_name(tp)} cannot be built from a model's arguments: it takes *{p.name}")
-        return [Field(p.name, p.annotation, p.default, p.doc) for p in info.params if not p.hidden]
-    def def_schema(self, tp, b):
+    def def_schema(self, tp:Any, # A structured type this family matched
+                   b:'SchemaBuilder' # Makes the schemas of its fields' types, and keeps `$defs`
+                  )->dict:
         s = super().def_schema(tp, b)
         if inspect.isfunction(tp):
             del s['title']
             if d := parse_docstring(tp.__doc__)[0]: s['description'] = d
         return s
-    def convert(self, v, tp, c):
+    def convert(self, v:Any, # The JSON value a model sent
+                tp:Any, # The annotation to convert it to
+                c:'Converter' # Converts the values inside; `c.strict` turns off lax coercions
+               ):
         if _is_instance(v, tp): return v
         fields = self.fields(tp)
         req = [f for f in fields if f.required]
         if not isinstance(_decode_json(v, dict, c), dict) and len(req) == 1 and not c.strict: v = {req[0].name: v} # `PathArg` sent as a bare string
         return super().convert(v, tp, c)
-    def build(self, tp, kwargs): return tp(**kwargs)
-    def describe(self, tp): return f"an object ({_tool_name(tp)})"
+    def build(self, tp:Any, # The structured type to make
+              kwargs:dict # Its fields' values, converted (as `Converter.bind` gives them)
+             ): return tp(**kwargs)
+    def describe(self, tp:Any # An annotation this family matched
+                )->str: return f"an object ({_tool_name(tp)})"
+
+# %% ../nbs/11_typekinds.ipynb #fd214c48
+def _callable_fields(self, tp:Any # A structured type this family matched
+                    )->list[Field]:
+    info = tool_info(tp)
+    for p in info.params:
+        if p.kind in (_VAR_POS, _VAR_KW): raise SchemaError(f"{_tool_name(tp)} cannot be built from a model's arguments: it takes *{p.name}")
+    return [Field(p.name, p.annotation, p.default, p.doc) for p in info.params if not p.hidden]
+CallableKind.fields = _callable_fields # a method of `CallableKind`, in a cell of its own
 
 # %% ../nbs/11_typekinds.ipynb #48d774cc
 type_kinds:list[TypeKind] = [AnyKind(), NoneKind(), UnionKind(), LiteralKind(), EnumKind(), FormatKind(), PrimitiveKind(), TupleKind(),
@@ -1155,7 +1299,8 @@ class Constraints:
         return s
 
 # %% ../nbs/11_typekinds.ipynb #e17243f2
-def _check_constraints(self, v):
+def _check_constraints(self, v:Any # A converted value
+                      ):
     "Raise `BadValue` unless `v` (a converted value) keeps these constraints"
     if (isinstance(v, (int, float, Decimal)) and not isinstance(v, bool)):
         for a,x in self.bounds.items():
@@ -1176,10 +1321,12 @@ def _is_multiple(v, x):
         except (OverflowError, ZeroDivisionError): return False
     return v % x == 0
 
+# %% ../nbs/11_typekinds.ipynb #78316222
 @functools.lru_cache(maxsize=1024)
 def _constraints_cached(tp): return Constraints(tp.__metadata__) or None
 
-def constraints_of(tp)->Constraints|None:
+def constraints_of(tp:Any # An annotation (`Annotated[T, ...]` may carry constraints)
+                  )->Constraints|None:
     "The `Constraints` of `Annotated` type `tp`, or `None` when its metadata has none"
     if get_origin(tp) is not typing.Annotated: return None
     try: return _constraints_cached(tp)
@@ -1273,8 +1420,8 @@ class Converter:
     def __init__(self, strict:bool=False, # Refuse lax coercions (`"4"` for an int, a JSON string for a list)?
                  nonfinite:bool=False # Let NaN and ±Infinity in?
                 ): self.strict,self.nonfinite = strict,nonfinite
-    def convert(self, v, # A JSON value a model sent
-                tp, # The annotation to convert it to
+    def convert(self, v:Any, # A JSON value a model sent
+                tp:Any, # The annotation to convert it to
                 strict:bool|None=None # Strict (or lax) for this value only
                ):
         t = type(v)
@@ -1289,11 +1436,6 @@ class Converter:
         if tp is _empty: return v
         k = kind_of(tp)
         return v if k is None else k.convert(v, tp, self)
-    def convert_at(self, v, tp, where, # The key or index `v` is at
-                   key:bool=False # Is `v` itself a key?
-                  ): # `convert`, with `where` added to the path of a problem
-        try: return self.convert(v, tp)
-        except BadValue as e: raise (BadValue(f"key {show_value(where)}: {e.msg}", e.path) if key else e.at(where)) from None
 
 # %% ../nbs/11_typekinds.ipynb #4b9ec647
 def _bind_fields(self, fields:list, # The `Field`s of a structured type
@@ -1312,6 +1454,16 @@ def _bind_fields(self, fields:list, # The `Field`s of a structured type
         if f.required and f.name not in kw: raise BadValue(f"missing required field {f.name!r} ({describe_type(f.annotation)})")
     return kw
 Converter.bind = _bind_fields # a method of `Converter`, in a cell of its own
+
+def _convert_at(self, v:Any, # A JSON value a model sent
+                tp:Any, # The annotation to convert it to
+                where:str|int, # The key or index `v` is at
+                key:bool=False # Is `v` itself a key?
+               ): # The value
+    "`convert`, with `where` added to the path of a problem"
+    try: return self.convert(v, tp)
+    except BadValue as e: raise (BadValue(f"key {show_value(where)}: {e.msg}", e.path) if key else e.at(where)) from None
+Converter.convert_at = _convert_at # a method of `Converter`, in a cell of its own
 
 # %% ../nbs/11_typekinds.ipynb #d69cd2aa
 _exact_types = frozenset({int, float, str, bool, type(None)})
