@@ -55,7 +55,7 @@ def test_readme_names_the_docs_command():
 
 def _only_in_extras()->set:
     "Top-level import names of the packages only the extras bring (and what they need), not the plain install"
-    from importlib.metadata import PackageNotFoundError, packages_distributions, requires
+    from importlib.metadata import PackageNotFoundError, distributions, requires
     from packaging.requirements import Requirement
     norm = lambda n: re.sub(r'[-_.]+', '-', n).lower()
     def needs(reqs, seen):
@@ -67,7 +67,15 @@ def _only_in_extras()->set:
         return seen
     base = needs(['toolslm_like'], set())
     extra = needs([r for reqs in _extras().values() for r in reqs], set()) - base
-    return {mod for mod,dists in packages_distributions().items() if any(norm(d) in extra for d in dists) and not mod.startswith('_')}
+    mods = set()
+    for d in distributions(): # not `packages_distributions()`: on 3.10 it reads only top_level.txt, which most wheels lack now
+        if norm(d.metadata['Name'] or '') not in extra: continue
+        top = (d.read_text('top_level.txt') or '').split() or [
+            f.parts[0].removesuffix('.py') for f in d.files or []
+            if f.parts and f.parts[0] not in ('..', '__pycache__') and not f.parts[0].endswith(('.dist-info', '.data', '.pth'))
+            and (f.suffix == '.py' or len(f.parts) > 1)]
+        mods |= {m for m in top if m.isidentifier() and not m.startswith('_')}
+    return mods
 
 # The README's examples, run in order in a fresh interpreter where importing what only an extra installs fails
 _plain_install = """
