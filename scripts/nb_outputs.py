@@ -1,15 +1,17 @@
 #!/usr/bin/env python
 """Keep the examples' outputs in the notebooks, and check what the docs pages will show.
 
-    .venv/bin/python scripts/nb_outputs.py run nbs/00_funccall.ipynb ...   # run top to bottom, save outputs in place
-    .venv/bin/python scripts/nb_outputs.py check [nbs/00_funccall.ipynb ...]  # report what breaks the page rules
+    .venv/bin/python scripts/nb_outputs.py run nbs/05_funccall.ipynb ...   # run top to bottom, save outputs in place
+    .venv/bin/python scripts/nb_outputs.py check [nbs/05_funccall.ipynb ...]  # report what breaks the page rules
 
 A reader on GitHub sees a notebook's saved outputs, so the notebooks keep them (`nbdev-clean` keeps outputs and
 drops only execution counts and metadata). `run` runs a notebook as `nbdev-test` does (in its folder, a fresh
 interpreter, `IN_TEST` unset so it reads as a reader sees it), stops at the first error, and writes the outputs back.
 
 `check` fails on what a page must not show or be made of:
-- an export cell longer than `MAX_EXPORT_LINES` lines (directives and blank lines not counted),
+- an export cell longer than `MAX_EXPORT_LINES` lines (directives and blank lines not counted), not counting the body of
+  a class, which stays whole in one cell (a class reads in one place: its private steps are methods in its body, not
+  patches spread over cells) up to `MAX_CLASS_LINES`,
 - an export cell not followed, before the next export cell, by a code cell with an output (its example),
 - an output showing a path of the build machine, an IPython frame, `__main__.`, `NoneType` or an object address.
 """
@@ -17,7 +19,8 @@ import argparse, json, re, subprocess, sys
 from pathlib import Path
 
 root = Path(__file__).resolve().parent.parent
-MAX_EXPORT_LINES = 30 # "about 30 lines at most" per export cell (issue 16)
+MAX_EXPORT_LINES = 30 # "about 30 lines at most" per export cell (issue 16), outside class bodies
+MAX_CLASS_LINES = 250 # one class, whole: split a longer one into classes, not into patches
 
 _re_export = re.compile(r'^\s*#\|\s*export', re.M)
 _re_directive = re.compile(r'^\s*#\|')
@@ -42,6 +45,20 @@ def _out_text(o):
 def is_export(c): return c['cell_type'] == 'code' and bool(_re_export.match(_src(c).lstrip().split('\n')[0]))
 def code_lines(c): return [l for l in _src(c).splitlines() if l.strip() and not _re_directive.match(l)]
 
+def export_lines(c)->tuple:
+    "(lines outside class bodies, [(class name, its lines)]) of a code cell; directives and blank lines not counted"
+    import ast
+    src = '\n'.join('' if _re_directive.match(l) else l for l in _src(c).splitlines())
+    try: tree = ast.parse(src)
+    except SyntaxError: return len(code_lines(c)),[]
+    lines,inside,classes = src.splitlines(),set(),[]
+    for node in tree.body:
+        if isinstance(node, ast.ClassDef):
+            body = range(node.body[0].lineno if node.body else node.lineno, node.end_lineno+1)
+            classes.append((node.name, sum(1 for j in body if lines[j-1].strip())))
+            inside.update(body)
+    return sum(1 for j,l in enumerate(lines, 1) if l.strip() and j not in inside),classes
+
 def problems(path:Path)->list[str]:
     "What in notebook `path` breaks the page rules, one line each naming the cell"
     nb = json.loads(Path(path).read_text())
@@ -50,7 +67,10 @@ def problems(path:Path)->list[str]:
     for i,c in enumerate(cells):
         if c['cell_type'] != 'code': continue
         if is_export(c):
-            if (n := len(code_lines(c))) > MAX_EXPORT_LINES: out.append(f"{where(i)}: export cell of {n} lines (at most {MAX_EXPORT_LINES})")
+            n,classes = export_lines(c)
+            if n > MAX_EXPORT_LINES: out.append(f"{where(i)}: export cell of {n} lines outside class bodies (at most {MAX_EXPORT_LINES})")
+            for name,k in classes:
+                if k > MAX_CLASS_LINES: out.append(f"{where(i)}: class {name} of {k} lines (at most {MAX_CLASS_LINES})")
             nxt = next((j for j in range(i+1, len(cells)) if is_export(cells[j])), len(cells))
             if not any(cells[j]['cell_type'] == 'code' and cells[j].get('outputs') for j in range(i+1, nxt)):
                 out.append(f"{where(i)}: no example with an output follows this export cell")

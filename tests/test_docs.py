@@ -232,9 +232,9 @@ def test_cells_as_markdown_the_way_quarto_reads_them():
 def test_readme_links_notebooks_to_their_published_pages():
     "README.md is read on GitHub and PyPI, so a link to a notebook goes to its page on the published site"
     bd = _builder()
-    home = bd.Page({'cells': [{'cell_type': 'markdown', 'source': 'See [providers](01_providers.ipynb#tool_schemas), [x](missing.ipynb), [y](https://a.b/c.ipynb).'}]},
+    home = bd.Page({'cells': [{'cell_type': 'markdown', 'source': 'See [providers](06_providers.ipynb#tool_schemas), [x](missing.ipynb), [y](https://a.b/c.ipynb).'}]},
                    'index.html', 'proj', 'What it does', source='index.ipynb')
-    site = bd.Site([home, bd.Page({'cells': []}, 'providers.html', 'providers', source='01_providers.ipynb')], get_config(root))
+    site = bd.Site([home, bd.Page({'cells': []}, 'providers.html', 'providers', source='06_providers.ipynb')], get_config(root))
     url = site.site_url
     assert url and url.startswith('https://')
     assert bd.readme_markdown(home, site) == ('# proj\n\n> What it does\n\n'

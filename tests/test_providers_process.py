@@ -85,7 +85,7 @@ def test_every_module_agrees_on_random_schemas():
     from toolslm_like.funccall import SchemaError, BadValue
     from toolslm_like.typekinds import Converter
     from toolslm_like.providers import strict_schema, gemini_schema
-    from toolslm_like.jsonschema import refs_into_defs, describe_schema, sample_value
+    from toolslm_like.schemawalk import refs_into_defs, describe_schema, sample_value
     from toolslm_like.mcp import _ValueCheck
     rng = random.Random(14)
     for i in range(300):
