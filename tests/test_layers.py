@@ -90,3 +90,19 @@ def test_public_surface_is_short():
             if isinstance(node, ast.Assign) and any(getattr(t, 'id', None) == '__all__' for t in node.targets):
                 sizes[p.stem] = len(node.value.elts) if isinstance(node.value, (ast.List, ast.Tuple)) else 0
     assert sum(sizes.values()) <= MAX_ALL_NAMES, f"{sum(sizes.values())} names in __all__ (at most {MAX_ALL_NAMES}): {sizes}"
+
+def test_package_names_load_when_used():
+    "`from toolslm_like import ...` gives the names a user calls; `import toolslm_like` alone imports none of its modules"
+    import json, subprocess, sys
+    code = ("import importlib, json, sys, toolslm_like as t\n"
+            "loaded = sorted(m for m in sys.modules if m.startswith('toolslm_like.'))\n"
+            "wrong = [n for n,m in t._names.items() if getattr(t, n) is not getattr(importlib.import_module('toolslm_like.' + m), n)]\n"
+            "print(json.dumps([loaded, wrong, len(t.__all__)]))")
+    r = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True, cwd=root, timeout=120)
+    assert r.returncode == 0, r.stderr
+    loaded,wrong,n = json.loads(r.stdout)
+    assert loaded == [] and wrong == [] and 20 <= n <= 30, r.stdout
+
+def test_package_refuses_unknown_names():
+    import toolslm_like
+    with pytest.raises(AttributeError, match="no attribute 'nope'"): toolslm_like.nope
