@@ -106,3 +106,10 @@ def test_package_names_load_when_used():
 def test_package_refuses_unknown_names():
     import toolslm_like
     with pytest.raises(AttributeError, match="no attribute 'nope'"): toolslm_like.nope
+
+MAX_LINE = 120
+@pytest.mark.parametrize('mod', sorted(numbers))
+def test_lines_fit(mod):
+    "Lines of at most MAX_LINE characters in every exported module"
+    long = [f"line {i}: {len(l)} characters" for i,l in enumerate((pkg/f'{mod}.py').read_text().splitlines(), 1) if len(l) > MAX_LINE]
+    assert not long, '\n'.join(long[:10]) + (f'\n(and {len(long)-10} more)' if len(long) > 10 else '')
