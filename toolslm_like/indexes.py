@@ -26,7 +26,8 @@ from .worker import Worker, serve, patch, worker_env
 
 # %% ../nbs/13_indexes.ipynb #5c9f9dd2
 _URL_RE = re.compile(r'^[A-Za-z][A-Za-z0-9+.-]*://|^[\w.-]+@[\w.-]+:') # scheme://... or scp-like user@host:path
-_REF_RE = re.compile(r'^[A-Za-z0-9_.+/][A-Za-z0-9_.+/-]{0,199}$') # git refs we accept; never starting with '-', so never an option
+# git refs we accept; never starting with '-', so never an option
+_REF_RE = re.compile(r'^[A-Za-z0-9_.+/][A-Za-z0-9_.+/-]{0,199}$')
 
 def _is_remote(source:str # A source as given (path or URL)
              )->bool:
@@ -36,17 +37,22 @@ def _is_remote(source:str # A source as given (path or URL)
 def _parse_source(spec:str|os.PathLike # A folder, a git repository path or a git URL, with an optional `@ref`
                 )->tuple[str,str|None]: # (source: absolute path or URL, ref or None)
     "Split an index spec into its source and its ref"
-    if not isinstance(spec, (str, os.PathLike)): raise TypeError(f"An index is given by a path or git URL string, not {type(spec).__name__}")
+    if not isinstance(spec, (str, os.PathLike)):
+        raise TypeError(f"An index is given by a path or git URL string, not {type(spec).__name__}")
     spec = os.fspath(spec).strip()
     if not spec: raise ValueError("The index source is empty: give a folder, a git repository path or a git URL")
     if not _is_remote(spec) and Path(spec).expanduser().exists(): return str(Path(spec).expanduser().resolve()), None
     base,at,ref = spec.rpartition('@')
-    if not at or not base or ':' in ref or re.fullmatch(r'[A-Za-z][A-Za-z0-9+.-]*://[^/]*', base): base,ref = spec,None # an '@' of a user name
+    # an '@' of a user name
+    if not at or not base or ':' in ref or re.fullmatch(r'[A-Za-z][A-Za-z0-9+.-]*://[^/]*', base): base,ref = spec,None
     if ref is not None and (not _REF_RE.match(ref) or '..' in ref):
-        raise ValueError(f"{ref!r} is not a git ref we accept (letters, digits and . _ + / -, not starting with '-'); pin a tag, branch or commit")
+        raise ValueError(f"{ref!r} is not a git ref we accept (letters, digits and . _ + / -, not starting with '-'); "
+                         "pin a tag, branch or commit")
     if _is_remote(base): return base,ref
     p = Path(base).expanduser()
-    if not p.exists(): raise ToolIndexError(f"There is no folder {base!r}: give a folder with a tools.toml, a git repository, or a git URL")
+    if not p.exists():
+        raise ToolIndexError(f"There is no folder {base!r}: give a folder with a tools.toml, a git "
+                             "repository, or a git URL")
     return str(p.resolve()),ref
 
 # %% ../nbs/13_indexes.ipynb #c87af828
@@ -73,21 +79,30 @@ def _load_toml(path:Path)->dict:
     try: import tomllib
     except ModuleNotFoundError: # Python 3.10
         try: import tomli as tomllib
-        except ModuleNotFoundError: raise ToolIndexError(f"Reading {path.name} on Python 3.10 needs `tomli`: pip install tomli") from None
+        except ModuleNotFoundError:
+            raise ToolIndexError(f"Reading {path.name} on Python 3.10 needs `tomli`: pip install tomli") from None
     try: return tomllib.loads(path.read_text(encoding='utf-8'))
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as e: raise ToolIndexError(f"{path} is not valid TOML: {e}") from None
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
+        raise ToolIndexError(f"{path} is not valid TOML: {e}") from None
 
 def _read_tool_names(folder:Path # The index's folder
                    )->list[str]: # Dotted tool names, `module.function`
     "The tools an index lists in its `tools.toml` (`[index] tools = [...]`)"
     path = Path(folder)/'tools.toml'
-    if not path.is_file(): raise ToolIndexError(f"{folder} has no tools.toml: add one with `[index]` and `tools = [\"module.function\", ...]`")
+    if not path.is_file():
+        raise ToolIndexError(f"{folder} has no tools.toml: add one with `[index]` and `tools = "
+                             "[\"module.function\", ...]`")
     tools = _load_toml(path).get('index', {}).get('tools')
-    if not isinstance(tools, list) or not tools: raise ToolIndexError(f"{path} needs a non-empty list `tools = [\"module.function\", ...]` under `[index]`")
-    if len(tools) > MAX_INDEX_TOOLS: raise ToolIndexError(f"{path} lists {len(tools)} tools; an index may list at most {MAX_INDEX_TOOLS}")
+    if not isinstance(tools, list) or not tools:
+        raise ToolIndexError(f"{path} needs a non-empty list `tools = [\"module.function\", ...]` under `[index]`")
+    if len(tools) > MAX_INDEX_TOOLS:
+        raise ToolIndexError(f"{path} lists {len(tools)} tools; an index may list at most {MAX_INDEX_TOOLS}")
     bad = [t for t in tools if not isinstance(t, str) or not _TOOL_NAME_RE.fullmatch(t) or any(p.startswith('__') for p in t.split('.'))]
-    if bad: raise ToolIndexError(f"{path}: {', '.join(map(repr, bad))} not a tool name: write `module.function` (identifiers joined by dots, none starting with '__')")
-    if len(set(tools)) != len(tools): raise ToolIndexError(f"{path} lists a tool twice: {sorted(t for t in tools if tools.count(t) > 1)[0]!r}")
+    if bad:
+        raise ToolIndexError(f"{path}: {', '.join(map(repr, bad))} not a tool name: write `module.function` "
+                             "(identifiers joined by dots, none starting with '__')")
+    if len(set(tools)) != len(tools):
+        raise ToolIndexError(f"{path} lists a tool twice: {sorted(t for t in tools if tools.count(t) > 1)[0]!r}")
     return tools
 
 # %% ../nbs/13_indexes.ipynb #eb2a0337
@@ -102,7 +117,8 @@ def _read_dependencies(folder:Path # The index's folder
         return ['-r', 'requirements.txt'],hashlib.sha256(b'requirements.txt\0' + txt).hexdigest()
     if pp.is_file():
         deps = _load_toml(pp).get('project', {}).get('dependencies') or []
-        if not isinstance(deps, list) or not all(isinstance(x, str) for x in deps): raise ToolIndexError(f"{pp}: [project] dependencies must be a list of strings")
+        if not isinstance(deps, list) or not all(isinstance(x, str) for x in deps):
+            raise ToolIndexError(f"{pp}: [project] dependencies must be a list of strings")
         if not deps: return [],None
         return list(deps),hashlib.sha256(json.dumps(['pyproject', deps]).encode()).hexdigest()
     return [],None
@@ -114,9 +130,12 @@ _SKIP_DIRS = {'.git', '.venv', 'venv', '__pycache__', '.ipynb_checkpoints', 'nod
 
 def _git(*args, cwd=None)->str:
     env = {**os.environ, 'GIT_TERMINAL_PROMPT': '0', 'GIT_ASKPASS': 'echo', 'SSH_ASKPASS': 'echo', 'GIT_SSH_COMMAND': os.environ.get('GIT_SSH_COMMAND', 'ssh -o BatchMode=yes')}
-    try: r = subprocess.run(['git', *args], cwd=cwd, capture_output=True, text=True, timeout=GIT_TIMEOUT, env=env, stdin=subprocess.DEVNULL)
-    except FileNotFoundError: raise ToolIndexError("git is not installed, and this index is a git repository: install git") from None
-    except subprocess.TimeoutExpired: raise ToolIndexError(f"git {args[0]} took longer than {GIT_TIMEOUT} s; check the network and the URL") from None
+    try:
+        r = subprocess.run(['git', *args], cwd=cwd, capture_output=True, text=True, timeout=GIT_TIMEOUT, env=env, stdin=subprocess.DEVNULL)
+    except FileNotFoundError:
+        raise ToolIndexError("git is not installed, and this index is a git repository: install git") from None
+    except subprocess.TimeoutExpired:
+        raise ToolIndexError(f"git {args[0]} took longer than {GIT_TIMEOUT} s; check the network and the URL") from None
     if r.returncode: raise ToolIndexError(f"git {' '.join(args[:1])} failed: {r.stderr.strip() or r.stdout.strip()}")
     return r.stdout.strip()
 
@@ -145,10 +164,14 @@ def _fetch_git(source:str, # Git URL or local repository
     want = None
     if local:
         want = _rev(source, ref or 'HEAD')
-        if want is None: raise ToolIndexError(f"{source} has no commit or ref {ref or 'HEAD'!r}: commit something, or pin an existing tag or commit")
+        if want is None:
+            raise ToolIndexError(f"{source} has no commit or ref {ref or 'HEAD'!r}: commit something, or pin an "
+                                 "existing tag or commit")
     have = (checkout/'.git').exists() and record.get('source') == source and record.get('commit')
-    if have and (want == record['commit'] if local else (not update and record.get('ref') == ref)): return record['commit'],False
-    if (checkout/'.git').exists() and record.get('source') == source: _git('fetch', '--quiet', '--force', '--tags', 'origin', '+refs/heads/*:refs/remotes/origin/*', cwd=checkout)
+    if have and (want == record['commit'] if local else (not update and record.get('ref') == ref)):
+        return record['commit'],False
+    if (checkout/'.git').exists() and record.get('source') == source:
+        _git('fetch', '--quiet', '--force', '--tags', 'origin', '+refs/heads/*:refs/remotes/origin/*', cwd=checkout)
     else:
         shutil.rmtree(checkout, ignore_errors=True)
         checkout.parent.mkdir(parents=True, exist_ok=True)
@@ -168,7 +191,9 @@ def _folder_fingerprint(folder:Path # A plain folder
         dirs[:] = sorted(x for x in dirs if x not in _SKIP_DIRS)
         for f in sorted(files):
             n += 1
-            if n > MAX_FOLDER_FILES: raise ToolIndexError(f"{folder} holds more than {MAX_FOLDER_FILES} files: is it really an index folder?")
+            if n > MAX_FOLDER_FILES:
+                raise ToolIndexError(f"{folder} holds more than {MAX_FOLDER_FILES} files: is it "
+                                     "really an index folder?")
             st = os.stat(os.path.join(root, f))
             h.update(f"{os.path.relpath(os.path.join(root, f), folder)}\0{st.st_size}\0{st.st_mtime_ns}\n".encode())
     return h.hexdigest()
@@ -200,20 +225,26 @@ def _uv_binary()->str|None:
     except (ImportError, FileNotFoundError, AttributeError): return shutil.which('uv')
 
 def _installer(python:Path)->list[str]|None:
-    "The command that installs into the venv of `python`: uv, else this interpreter's pip, else None (the venv's own pip)"
+    ("The command that installs into the venv of `python`: uv, else this interpreter's pip, else None "
+     "(the venv's own pip)")
     choice = os.environ.get('TOOLSLM_LIKE_INSTALLER', '').strip().lower()
-    if choice not in ('', 'uv', 'pip'): raise ToolIndexError(f"TOOLSLM_LIKE_INSTALLER is {choice!r}: set it to 'uv' or 'pip', or unset it")
+    if choice not in ('', 'uv', 'pip'):
+        raise ToolIndexError(f"TOOLSLM_LIKE_INSTALLER is {choice!r}: set it to 'uv' or 'pip', or unset it")
     uv = _uv_binary() if choice != 'pip' else None
-    if choice == 'uv' and not uv: raise ToolIndexError("TOOLSLM_LIKE_INSTALLER is 'uv' but uv is not installed: pip install uv")
+    if choice == 'uv' and not uv:
+        raise ToolIndexError("TOOLSLM_LIKE_INSTALLER is 'uv' but uv is not installed: pip install uv")
     if uv: return [uv, 'pip', 'install', '--quiet', '--python', str(python)]
-    if importlib.util.find_spec('pip'): return [sys.executable, '-m', 'pip', '--python', str(python), 'install', '--quiet', '--disable-pip-version-check']
+    if importlib.util.find_spec('pip'):
+        return [sys.executable, '-m', 'pip', '--python', str(python), 'install', '--quiet', '--disable-pip-version-check']
     return None
 
 # %% ../nbs/13_indexes.ipynb #f6204d22
 def _run_step(cmd, what, cwd=None, timeout=INSTALL_TIMEOUT):
     try: r = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, timeout=timeout, stdin=subprocess.DEVNULL)
-    except subprocess.TimeoutExpired: raise ToolIndexError(f"{what} took longer than {timeout} s and was stopped") from None
-    if r.returncode: raise ToolIndexError(f"{what} failed (exit code {r.returncode}):\n{(r.stderr or r.stdout)[-4000:]}")
+    except subprocess.TimeoutExpired:
+        raise ToolIndexError(f"{what} took longer than {timeout} s and was stopped") from None
+    if r.returncode:
+        raise ToolIndexError(f"{what} failed (exit code {r.returncode}):\n{(r.stderr or r.stdout)[-4000:]}")
 
 def _build_venv(venv:Path, # Where the venv goes (replaced if there)
                checkout:Path, # The index's files (relative paths in requirements.txt start here)
@@ -253,7 +284,8 @@ def _prepare_index(source:str, # Absolute folder path or git URL, from `_parse_s
     "Fetch an index into the cache and build its venv, skipping whatever the record says is already done"
     entry = Path(cache_dir or default_cache_dir()).expanduser().resolve()/_entry_name(source)
     git = _is_git_source(source)
-    if ref and not git: raise ToolIndexError(f"{source} is a plain folder, not a git repository, so it cannot be pinned to {ref!r}")
+    if ref and not git:
+        raise ToolIndexError(f"{source} is a plain folder, not a git repository, so it cannot be pinned to {ref!r}")
     with _file_lock(entry/'lock'):
         record_path,checkout,venv = entry/'record.json',entry/'src',entry/'venv'
         record = _read_record(record_path)
@@ -280,7 +312,8 @@ _CROSSING_TYPES = {'None': type(None), 'Any': Any, 'object': object, 'bool': boo
 _CROSSING_NAMES = {v: k for k,v in _CROSSING_TYPES.items()} | {type(Path()): 'Path', typing.List: 'list', typing.Dict: 'dict', typing.Tuple: 'tuple',
                    typing.Set: 'set', typing.FrozenSet: 'frozenset', typing.Sequence: 'Sequence', typing.Mapping: 'Mapping'}
 _SCALARS = (str, int, float, bool, type(None))
-_REQUIRED_MARKERS = tuple(m for m in (getattr(typing, 'Required', None), getattr(typing, 'NotRequired', None)) if m) # Python 3.11+
+# Python 3.11+
+_REQUIRED_MARKERS = tuple(m for m in (getattr(typing, 'Required', None), getattr(typing, 'NotRequired', None)) if m)
 
 def _type_words(tp)->str:
     if isinstance(tp, str): return f"the unresolved annotation {tp!r}"
@@ -297,14 +330,16 @@ def _encode_type(tp, # An annotation
     if tp is inspect.Parameter.empty: return {'empty': True}
     if tp is None: return {'type': 'None'}
     if isinstance(tp, typing.NewType): return _encode_type(tp.__supertype__, depth+1)
-    if isinstance(tp, typing.TypeVar): return _encode_type(tp.__bound__ or (Union[tp.__constraints__] if tp.__constraints__ else Any), depth+1)
+    if isinstance(tp, typing.TypeVar):
+        return _encode_type(tp.__bound__ or (Union[tp.__constraints__] if tp.__constraints__ else Any), depth+1)
     o = get_origin(tp)
     if o is typing.Annotated:
         base,*meta = get_args(tp)
         docs = [m if isinstance(m, str) else m.description for m in meta if isinstance(m, str) or isinstance(getattr(m, 'description', None), str)]
         return {'annotated': _encode_type(base, depth+1), 'meta': docs}
     if o is Literal and all(type(v) in _SCALARS for v in get_args(tp)): return {'literal': list(get_args(tp))}
-    if o is Literal: raise CannotCross(f"Literal{list(get_args(tp))!r} (only str, int, float, bool and None values cross)")
+    if o is Literal:
+        raise CannotCross(f"Literal{list(get_args(tp))!r} (only str, int, float, bool and None values cross)")
     if o in (Union, types.UnionType): return {'union': [_encode_type(a, depth+1) for a in get_args(tp)]}
     if o is not None and o in _REQUIRED_MARKERS: return _encode_type(get_args(tp)[0], depth+1)
     if o is not None:
@@ -312,7 +347,8 @@ def _encode_type(tp, # An annotation
         return {'generic': name, 'args': [{'ellipsis': True} if a is Ellipsis else _encode_type(a, depth+1) for a in get_args(tp)]}
     if isinstance(tp, type) and issubclass(tp, enum.Enum):
         members = [[m.name, m.value] for m in tp]
-        if not all(type(v) in _SCALARS for _,v in members): raise CannotCross(f"enum {tp.__name__} (its values are not all str, int, float or bool)")
+        if not all(type(v) in _SCALARS for _,v in members):
+            raise CannotCross(f"enum {tp.__name__} (its values are not all str, int, float or bool)")
         return {'enum': tp.__name__, 'members': members}
     try: name = _CROSSING_NAMES.get(tp)
     except TypeError: name = None # unhashable annotation
@@ -332,10 +368,12 @@ def _decode_type(d:dict, # A description from `_encode_type`
         return None if d['type'] == 'None' else _CROSSING_TYPES[d['type']]
     if 'union' in d: return Union[tuple(_decode_type(a, depth+1) for a in d['union'])]
     if 'literal' in d: return Literal[tuple(v for v in d['literal'] if type(v) in _SCALARS)]
-    if 'annotated' in d: return typing.Annotated[(_decode_type(d['annotated'], depth+1), *[m for m in d.get('meta', []) if isinstance(m, str)])]
+    if 'annotated' in d:
+        return typing.Annotated[(_decode_type(d['annotated'], depth+1), *[m for m in d.get('meta', []) if isinstance(m, str)])]
     if 'enum' in d: return enum.Enum(str(d['enum']), [(str(n), v) for n,v in d['members'] if type(v) in _SCALARS])
     if 'generic' in d:
-        if d['generic'] not in _CROSSING_TYPES: raise ValueError(f"unknown generic type {d['generic']!r:.60} in a type description")
+        if d['generic'] not in _CROSSING_TYPES:
+            raise ValueError(f"unknown generic type {d['generic']!r:.60} in a type description")
         args = tuple(Ellipsis if isinstance(a, dict) and a.get('ellipsis') else _decode_type(a, depth+1) for a in d['args'])
         o = _CROSSING_TYPES[d['generic']]
         return o[args if len(args) != 1 else args[0]] if args else o
@@ -358,7 +396,8 @@ def _describe_tool(f:abc.Callable # A tool
             except TypeError: d['default_repr'] = repr(p.default)[:200]
         params.append(d)
     try: returns = _encode_type(info.returns)
-    except CannotCross: returns = {'text': json_type_name(info.returns)} # shown in the description only: the value comes back as JSON
+    # shown in the description only: the value comes back as JSON
+    except CannotCross: returns = {'text': json_type_name(info.returns)}
     u = inspect.unwrap(f) if inspect.isfunction(f) else f
     try: src = inspect.getsource(u)
     except (OSError, TypeError): src = None
@@ -392,11 +431,13 @@ def _make_proxy(desc:dict, # From `_describe_tool`
                call:abc.Callable, # `call(signature, bound_arguments)`: runs the tool, returns its result
                label:str='' # Names the index in the source file name shown in tracebacks
               ):
-    "A function that looks like the tool `desc` describes (name, signature, docstring, docments, sync or async) and runs `call`"
+    ("A function that looks like the tool `desc` describes (name, signature, docstring, docments, sync or "
+     "async) and runs `call`")
     params = [_param(p) for p in desc['params']]
     ret = desc['returns']
     sig = inspect.Signature(params, return_annotation=ret['text'] if 'text' in ret else _decode_type(ret))
-    fname = f"<toolslm_like index {label}: {desc['name']} {hashlib.sha256((desc['source'] or '').encode()).hexdigest()[:8]}>"
+    fname = (f"<toolslm_like index {label}: {desc['name']} "
+             f"{hashlib.sha256((desc['source'] or '').encode()).hexdigest()[:8]}>")
     code = (_ASYNC_CODE if desc['is_async'] else _SYNC_CODE).replace(co_name=desc['name'], co_filename=fname, co_firstlineno=1,
                                                                      **({'co_qualname': desc['qualname']} if sys.version_info >= (3, 11) else {}))
     if desc['is_async']:
@@ -414,9 +455,11 @@ def _make_proxy(desc:dict, # From `_describe_tool`
     return f
 
 # %% ../nbs/13_indexes.ipynb #53748325
-# The package is made from its folder without running its `__init__`, so nothing but this module and funccall is imported
+# The package is made from its folder without running its `__init__`, so nothing but this module and funccall is
+# imported
 _BOOTSTRAP = ("import sys, types\n"
-              "package = types.ModuleType('toolslm_like'); package.__path__ = [sys.argv[1]]; sys.modules['toolslm_like'] = package\n"
+              "package = types.ModuleType('toolslm_like'); package.__path__ = [sys.argv[1]]; "
+              "sys.modules['toolslm_like'] = package\n"
               "import toolslm_like.indexes\n"
               "toolslm_like.indexes._worker_main()\n")
 
@@ -443,12 +486,14 @@ def _load_tools(root:str, names:list, tools:dict)->dict:
 # %% ../nbs/13_indexes.ipynb #13977853
 def _convert(v, ann, where, tool):
     try: return Converter().convert_at(v, ann, where) if ann is not inspect.Parameter.empty else v
-    except Exception as e: raise ArgumentError(tool, [str(e) if str(e).startswith(str(where)) else f"{where}: {e}"]) from None
+    except Exception as e:
+        raise ArgumentError(tool, [str(e) if str(e).startswith(str(where)) else f"{where}: {e}"]) from None
 
 def _run_tool(tools:dict, msg:dict, loop)->dict:
     "Call the tool a request names with its JSON arguments, converted to the tool's types"
     name,arguments = msg.get('tool'),msg.get('arguments')
-    if not isinstance(name, str) or name not in tools: return _error_reply(LookupError(f"this index has no tool {name!r:.80}"))
+    if not isinstance(name, str) or name not in tools:
+        return _error_reply(LookupError(f"this index has no tool {name!r:.80}"))
     if not isinstance(arguments, dict): return _error_reply(TypeError("the arguments of a call must be a JSON object"))
     f,info = tools[name]
     args,kw = [],{}
@@ -459,15 +504,19 @@ def _run_tool(tools:dict, msg:dict, loop)->dict:
         for p in info.params:
             if p.name not in arguments: continue
             v = arguments[p.name]
-            if p.kind is inspect.Parameter.VAR_POSITIONAL: args += [_convert(o, p.annotation, i, name) for i,o in enumerate(v)]
-            elif p.kind is inspect.Parameter.VAR_KEYWORD: kw.update({k: _convert(o, p.annotation, k, name) for k,o in v.items()})
+            if p.kind is inspect.Parameter.VAR_POSITIONAL:
+                args += [_convert(o, p.annotation, i, name) for i,o in enumerate(v)]
+            elif p.kind is inspect.Parameter.VAR_KEYWORD:
+                kw.update({k: _convert(o, p.annotation, k, name) for k,o in v.items()})
             elif p.kind in by_position: args.append(_convert(v, p.annotation, p.name, name))
             else: kw[p.name] = _convert(v, p.annotation, p.name, name)
         res = loop.run_until_complete(f(*args, **kw)) if info.is_async else f(*args, **kw)
         if inspect.isawaitable(res): res = loop.run_until_complete(res)
     except (Exception, SystemExit) as e: return _error_reply(e)
     try: return {'ok': True, 'value': to_jsonable(res)}
-    except TypeError as e: return _error_reply(TypeError(f"the tool returned a {type(res).__name__}, which has no JSON form ({e}); return str, numbers, lists or dicts"))
+    except TypeError as e:
+        return _error_reply(TypeError(f"the tool returned a {type(res).__name__}, which has no JSON form ({e}); return "
+                                      "str, numbers, lists or dicts"))
 
 # %% ../nbs/13_indexes.ipynb #529af839
 def _handle(tools:dict, loop, msg:dict)->dict:
@@ -496,13 +545,17 @@ _ENV_NAME_RE = re.compile(r'[A-Za-z_][A-Za-z0-9_]*')
 def _requested_env(env:dict|list|tuple|None # {name: value}, or names to copy from this process (`{name: None}` copies too)
                  )->dict:
     "The variables `env` asks to give a worker, checked: {name: value}"
-    if isinstance(env, (str, bytes)): raise TypeError("env is a dict of name: value, or a list of names to copy; not a string")
+    if isinstance(env, (str, bytes)):
+        raise TypeError("env is a dict of name: value, or a list of names to copy; not a string")
     items = env.items() if isinstance(env, abc.Mapping) else [(k, None) for k in (env or ())]
     out = {}
     for k,v in items:
-        if not isinstance(k, str) or not _ENV_NAME_RE.fullmatch(k): raise ValueError(f"{k!r} is not an environment variable name")
+        if not isinstance(k, str) or not _ENV_NAME_RE.fullmatch(k):
+            raise ValueError(f"{k!r} is not an environment variable name")
         if v is None:
-            if k not in os.environ: raise ValueError(f"env asks to pass on {k!r}, but it is not set in this process: set it, or give its value")
+            if k not in os.environ:
+                raise ValueError(f"env asks to pass on {k!r}, but it is not set in this process: set "
+                                 "it, or give its value")
             v = os.environ[k]
         if not isinstance(v, str): raise TypeError(f"env[{k!r}] must be a string, not {type(v).__name__}")
         out[k] = v
@@ -530,7 +583,8 @@ def _remote_error(err:dict, # The `error` of the worker's answer
                  tool:str # The tool's dotted name
                 )->Exception:
     "The exception to raise in the parent for an error answer `err` about `tool`"
-    if err.get('type') == 'ArgumentError' and isinstance(err.get('problems'), list): return ArgumentError(tool, err['problems'])
+    if err.get('type') == 'ArgumentError' and isinstance(err.get('problems'), list):
+        return ArgumentError(tool, err['problems'])
     tb = err.get('traceback') or f"{err.get('type')}: {err.get('message')}"
     return _remote_error_class(str(err.get('type')))(tb.rstrip('\n'), str(err.get('type')), tb)
 
@@ -549,7 +603,8 @@ class ToolIndex:
         prep = _prepare_index(self.source, self.ref, Path(cache_dir) if cache_dir else None, update)
         self.checkout,self.python,self.commit,self.actions,self.tool_names = prep['checkout'],prep['python'],prep['commit'],prep['actions'],prep['tools']
         self._env = _index_worker_env(self.python, extra_env)
-        self._lock,self._box = threading.Lock(),[None] # the box holds the live Worker, so the finalizer need not hold `self`
+        # the box holds the live Worker, so the finalizer need not hold `self`
+        self._lock,self._box = threading.Lock(),[None]
         self._finalizer = weakref.finalize(self, _stop_box, self._box)
         try: descriptions = self._start()
         except BaseException: self.close(); raise
@@ -562,15 +617,25 @@ class ToolIndex:
     def __exit__(self, *exc): self.close()
 
     def _start(self)->dict:
-        pkg = str(Path(importlib.import_module('toolslm_like').__file__).resolve().parent) # this package, wherever it is installed
-        try: w = Worker([str(self.python), '-I', '-c', _BOOTSTRAP, pkg], cwd=str(self.checkout), env=self._env, start_timeout=self.start_timeout)
-        except (WorkerError, WorkerTimeout) as e: raise ToolIndexError(f"The worker of index {self.label} could not start: {e}") from None
-        except OSError as e: raise ToolIndexError(f"The worker of index {self.label} could not start ({e}); load the index again to rebuild its venv") from None
+        # this package, wherever it is installed
+        pkg = str(Path(importlib.import_module('toolslm_like').__file__).resolve().parent)
+        try:
+            w = Worker([str(self.python), '-I', '-c', _BOOTSTRAP, pkg], cwd=str(self.checkout), env=self._env, start_timeout=self.start_timeout)
+        except (WorkerError, WorkerTimeout) as e:
+            raise ToolIndexError(f"The worker of index {self.label} could not start: {e}") from None
+        except OSError as e:
+            raise ToolIndexError(f"The worker of index {self.label} could not start ({e}); load the index "
+                                 "again to rebuild its venv") from None
         self._box[0] = w
         try: ans = w.request({'op': 'load', 'root': str(self.checkout), 'tools': self.tool_names}, self.start_timeout)
-        except WorkerTimeout: self._discard(); raise ToolIndexError(f"The worker of index {self.label} did not start within {self.start_timeout:g} s") from None
-        except WorkerError as e: self._discard(); raise ToolIndexError(f"The worker of index {self.label} could not start: {e}") from None
-        if not ans.get('ok'): self._discard(); raise ToolIndexError(f"Loading index {self.label} failed:\n{ans['error'].get('traceback')}")
+        except WorkerTimeout:
+            self._discard(); raise ToolIndexError(f"The worker of index {self.label} did not start within "
+                                                  f"{self.start_timeout:g} s") from None
+        except WorkerError as e:
+            self._discard(); raise ToolIndexError(f"The worker of index {self.label} could not start: {e}") from None
+        if not ans.get('ok'):
+            self._discard(); raise ToolIndexError(f"Loading index {self.label} "
+                                                  f"failed:\n{ans['error'].get('traceback')}")
         return ans['tools']
 
     def _discard(self):
@@ -579,11 +644,13 @@ class ToolIndex:
 
     def _proxies(self, descriptions:dict)->dict:
         broken = [f"- {n}: {d['error']}" for n,d in descriptions.items() if 'error' in d]
-        refused = [f"- {n}: {r}, which cannot cross to the index's own environment; use JSON types (str, int, float, bool, list, dict, Literal, ...)"
+        refused = [f"- {n}: {r}, which cannot cross to the index's own environment; use JSON types (str, int, float, "
+                   "bool, list, dict, Literal, ...)"
                    for n,d in descriptions.items() for r in d.get('refused', [])]
         if broken or refused:
             self.close()
-            raise (ToolIndexError if broken else CannotCross)(f"Index {self.label} has tools that cannot be loaded:\n" + '\n'.join(broken + refused))
+            raise (ToolIndexError if broken else CannotCross)(f"Index {self.label} has tools "
+                                                              "that cannot be loaded:\n" + '\n'.join(broken + refused))
         return {n: _make_proxy(d, functools.partial(self._proxy_call, n), _entry_name(self.source)) for n,d in descriptions.items()}
 
     def _proxy_call(self, name, sig, bound):
@@ -591,7 +658,8 @@ class ToolIndex:
         for k,v in bound.arguments.items():
             try: arguments[k] = to_jsonable(v)
             except TypeError as e:
-                raise TypeError(f"Argument {k!r} of tool {name!r}: {e}. An index's tools run in their own environment and take JSON values "
+                raise TypeError(f"Argument {k!r} of tool {name!r}: {e}. An index's tools run in their own environment "
+                                "and take JSON values "
                                 "(str, int, float, bool, None, lists, dicts), dates, paths and the like") from None
         return self.call(name, arguments)
 
@@ -599,19 +667,23 @@ class ToolIndex:
         "The worker's answer to a call of `name` (its lock held): a fresh worker when the last one died or timed out"
         w = self._box[0]
         if w is not None and not w.alive(): # it died since the last call: say so, and run this call in a fresh one
-            warnings.warn(f"The worker of index {self.label} had stopped since the last call; a fresh one runs {name!r} "
+            warnings.warn(f"The worker of index {self.label} had stopped since the last call; a "
+                          f"fresh one runs {name!r} "
                           "(what the tools kept in memory was lost)", WorkerRestarted, stacklevel=4)
             self._discard()
         if self._box[0] is None: self._start() # a fresh worker after a timeout or a crash
         try: return self._box[0].request({'op': 'call', 'tool': name, 'arguments': arguments}, timeout)
         except WorkerTimeout:
             self._discard()
-            raise ToolTimeoutError(f"Tool {name!r} of index {self.label} did not finish within {timeout:g} s; its worker was stopped, "
+            raise ToolTimeoutError(f"Tool {name!r} of index {self.label} did not finish within {timeout:g} s; its "
+                                   "worker was stopped, "
                                    "and the next call starts a fresh one") from None
         except WorkerError as e:
             self._discard()
-            raise WorkerError(f"Tool {name!r} of index {self.label} failed: {e}\n(The next call starts a fresh worker.)") from None
-        except BaseException: # interrupted (Ctrl-C) while the tool runs: stop it, or its late answer would meet the next call
+            raise WorkerError(f"Tool {name!r} of index {self.label} failed: {e}\n(The next call "
+                              "starts a fresh worker.)") from None
+        # interrupted (Ctrl-C) while the tool runs: stop it, or its late answer would meet the next call
+        except BaseException:
             self._discard()
             raise
 
@@ -623,14 +695,17 @@ def call(self:ToolIndex, name:str, # The tool's dotted name, as in tools.toml
         ):
     "Run tool `name` in the worker with JSON `arguments` and return its JSON result"
     timeout = self.timeout if timeout is None else timeout
-    if timeout is not None and (timeout <= 0 or timeout != timeout): raise ValueError(f"timeout must be a positive number of seconds, not {timeout}")
+    if timeout is not None and (timeout <= 0 or timeout != timeout):
+        raise ValueError(f"timeout must be a positive number of seconds, not {timeout}")
     if timeout == float('inf'): timeout = None
     if not self._lock.acquire(timeout=-1 if timeout is None else timeout):
-        raise ToolTimeoutError(f"Tool {name!r} of index {self.label} waited {timeout:g} s for the index's worker, busy with another call")
+        raise ToolTimeoutError(f"Tool {name!r} of index {self.label} waited {timeout:g} s for the index's worker, "
+                               "busy with another call")
     try: ans = self._ask(name, arguments, timeout)
     finally: self._lock.release()
     if ans.get('ok'): return ans.get('value')
-    if 'too_long' in ans: raise ValueError(f"Tool {name!r} of index {self.label} returned {ans['too_long']:,} bytes of JSON, "
+    if 'too_long' in ans:
+        raise ValueError(f"Tool {name!r} of index {self.label} returned {ans['too_long']:,} bytes of JSON, "
                                            f"more than the {MAX_MESSAGE_BYTES:,} an index may send back")
     raise _remote_error(ans.get('error') or {}, name)
 

@@ -18,14 +18,23 @@ from .limits import MAX_STOP_SECONDS, MAX_START_SECONDS, MAX_REAP_SECONDS, MAX_K
 
 # %% ../nbs/12_sandbox.ipynb #7da03e9e
 DEFAULT_TIMEOUT = 30 # seconds of wall-clock time per run: a model waits for the answer
-DEFAULT_MEMORY_MB = 1024 # memory of all the sandbox's processes together (cgroup), and of each one (RLIMIT_AS): a runaway allocation fails, not the machine
-DEFAULT_CPU_S = 30 # CPU seconds per run, of all its processes, counting what ran since the last run: threads can burn more CPU than wall-clock time
+# memory of all the sandbox's processes together (cgroup), and of each one (RLIMIT_AS): a runaway allocation fails, not
+# the machine
+DEFAULT_MEMORY_MB = 1024
+# CPU seconds per run, of all its processes, counting what ran since the last run: threads can burn more CPU than
+# wall-clock time
+DEFAULT_CPU_S = 30
 DEFAULT_FILE_MB = 64 # largest file the code may write (RLIMIT_FSIZE): a loop writing to disk must not fill it
-DEFAULT_DISK_MB = 256 # bytes of all files in the working folder: many files below the file limit must not fill the disk either
-DEFAULT_MAX_FILES = 10_000 # files and folders in the working folder: a loop of empty files must not use up the disk's inodes
+# bytes of all files in the working folder: many files below the file limit must not fill the disk either
+DEFAULT_DISK_MB = 256
+# files and folders in the working folder: a loop of empty files must not use up the disk's inodes
+DEFAULT_MAX_FILES = 10_000
 DEFAULT_OPEN_FILES = 64 # open file descriptors per process (RLIMIT_NOFILE)
-DEFAULT_MAX_PROCS = 32 # processes and threads of the sandbox together (cgroup pids, else RLIMIT_NPROC): a fork bomb stays contained
-DEFAULT_TMP_MB = 64 # size of the sandbox's own /tmp, /var/tmp and /dev/shm (in RAM, counted in its memory): files there must not fill the machine
+# processes and threads of the sandbox together (cgroup pids, else RLIMIT_NPROC): a fork bomb stays contained
+DEFAULT_MAX_PROCS = 32
+# size of the sandbox's own /tmp, /var/tmp and /dev/shm (in RAM, counted in its memory): files there must not fill the
+# machine
+DEFAULT_TMP_MB = 64
 DEFAULT_MAX_OUTPUT = 20_000 # characters of printed output, and of a returned value, sent back to the model
 CHECK_EVERY = 0.1 # seconds between the parent's checks of the sandbox's CPU time and disk use while code runs
 # Spare uids for workers when we are root: normal users sit below 60000 and systemd's dynamic users start at 61184
@@ -37,12 +46,14 @@ def _cut_text(text:str, # Text to send back to the model
     "`text` cut to its first and last characters, `max_chars` in all, with a note saying how much was left out"
     if len(text) <= max_chars: return text
     tail = max_chars // 4 # the end of a traceback (the error itself) or of a long printout matters too
-    return f"{text[:max_chars-tail]}\n[output cut: {len(text)-max_chars:,} of {len(text):,} characters left out here]\n{text[len(text)-tail:]}"
+    return (f"{text[:max_chars-tail]}\n[output cut: {len(text)-max_chars:,} of {len(text):,} characters left out "
+            f"here]\n{text[len(text)-tail:]}")
 
 def _is_plain_json(v:object, # Any value
                   depth:int=0, # How deep `v` sits in the value being checked
                  )->bool:
-    "Is `v` made only of JSON values (None, bool, int, finite float, str, list, dict with str keys), not nested too deep?"
+    ("Is `v` made only of JSON values (None, bool, int, finite float, str, list, dict with str keys), "
+     "not nested too deep?")
     t = type(v)
     if t in (str, bool, int, type(None)): return True
     if t is float: return math.isfinite(v)
@@ -61,7 +72,8 @@ def _safe_repr(v:object, # Any value
 def _encode_result(v:object, # A run's result: the final expression's value, or printed output / traceback text
                   max_chars:int=DEFAULT_MAX_OUTPUT, # Longest text (or JSON text of a value) to send
                   is_text:bool=False): # Is `v` printed output or a traceback rather than a value?
-    "The reply for result `v`: `{'value': v}` when `v` is plain JSON that fits, else `{'text': ...}` with its repr, cut to `max_chars`"
+    ("The reply for result `v`: `{'value': v}` when `v` is plain JSON that fits, else `{'text': ...}` with its "
+     "repr, cut to `max_chars`")
     if is_text: return {'text': _cut_text(v, max_chars)}
     if _is_plain_json(v):
         try:
@@ -86,7 +98,8 @@ def _site_dirs()->list:
 def _python_binds(packages:bool=True, # Also the installed packages (site-packages)?
                  expose:list|tuple=(), # More folders to show, read-only
                 )->list:
-    "[(host path, path in the sandbox)]: the Python installation, our package, and what the caller allows; never the rest of `sys.path`"
+    ("[(host path, path in the sandbox)]: the Python installation, our package, and what the caller allows; never "
+     "the rest of `sys.path`")
     base = os.path.realpath(sys.base_prefix)
     binds = [(base, base)]
     exe = os.path.realpath(sys.executable)
@@ -111,7 +124,8 @@ def _bwrap_args(bwrap:str, # The bwrap program
                network:bool=False, # Keep the host's network?
                as_root:bool=False, # Are we root (no user namespace; the worker drops to its own uid itself)?
               )->list:
-    "The bwrap command line for a worker: new namespaces, a minimal root of read-only binds, private tmp, the working folder"
+    ("The bwrap command line for a worker: new namespaces, a minimal root of read-only binds, private "
+     "tmp, the working folder")
     a = [bwrap, '--unshare-pid', '--unshare-ipc', '--unshare-uts', '--unshare-cgroup-try', '--hostname', 'sandbox', '--new-session']
     if not network: a.append('--unshare-net')
     a += ['--cap-drop', 'ALL'] + (['--cap-add', 'CAP_SETUID', '--cap-add', 'CAP_SETGID'] if as_root else ['--unshare-user'])
@@ -121,13 +135,16 @@ def _bwrap_args(bwrap:str, # The bwrap program
         if os.path.islink(p): a += ['--symlink', os.readlink(p), p]
         elif os.path.isdir(p): a += ['--ro-bind', p, p]
     a += ['--proc', '/proc', '--dev', '/dev']
-    for d in ('/tmp', '/var/tmp', '/dev/shm'): a += (['--size', str(int(tmp_mb * 2**20))] if tmp_mb else []) + ['--perms', '1777', '--tmpfs', d]
+    for d in ('/tmp', '/var/tmp', '/dev/shm'):
+        a += (['--size', str(int(tmp_mb * 2**20))] if tmp_mb else []) + ['--perms', '1777', '--tmpfs', d]
     read_only,tmpfs = [*_BASE_RO, *(dst for _,dst in binds)],('/', '/tmp', '/var/tmp', '/dev', '/dev/shm')
     parents = {str(p) for _,dst in [*binds, (workdir, workdir)] for p in Path(dst).parents}
     for d in sorted(p for p in parents if p not in tmpfs and not any(p == m or p.startswith(m + '/') for m in read_only)):
-        a += ['--perms', '0755', '--dir', d] # bwrap's own folder, readable by the sandbox user (not the host's, maybe 0700)
+        # bwrap's own folder, readable by the sandbox user (not the host's, maybe 0700)
+        a += ['--perms', '0755', '--dir', d]
     for src,dst in binds: a += ['--ro-bind', src, dst]
-    return a + ['--bind', workdir, workdir, '--remount-ro', '/', '--'] # its root itself is read-only too; the worker enters it once it is the sandbox user
+    # its root itself is read-only too; the worker enters it once it is the sandbox user
+    return a + ['--bind', workdir, workdir, '--remount-ro', '/', '--']
 
 # %% ../nbs/12_sandbox.ipynb #150a976b
 def _set_limits(limits:dict): # {name: (soft, hard)}, e.g. {'RLIMIT_NOFILE': (64, 64)}
@@ -166,7 +183,8 @@ def _no_new_privileges():
 # %% ../nbs/12_sandbox.ipynb #5d562906
 def _children()->list:
     "Process ids of this process's children"
-    try: return [int(p) for t in os.listdir('/proc/self/task') for p in Path(f'/proc/self/task/{t}/children').read_text().split()]
+    try:
+        return [int(p) for t in os.listdir('/proc/self/task') for p in Path(f'/proc/self/task/{t}/children').read_text().split()]
     except OSError: return []
 
 def _others_in_namespace()->bool:
@@ -182,7 +200,8 @@ def _end_others(in_pid_namespace:bool, # Do we have a pid namespace (and its /pr
     else:
         try: os.waitpid(-1, os.WNOHANG)
         except ChildProcessError: return # no child, so no descendant either (we are their subreaper)
-    if whole_user and (in_pid_namespace or os.getuid() != 0): # never as root outside a namespace: kill(-1) would kill the machine
+    # never as root outside a namespace: kill(-1) would kill the machine
+    if whole_user and (in_pid_namespace or os.getuid() != 0):
         try: os.kill(-1, signal.SIGKILL)
         except ProcessLookupError: pass
     deadline = time.monotonic() + MAX_REAP_SECONDS
@@ -201,10 +220,14 @@ def _limit_hint(e:BaseException, # The error a run ended with
               )->str|None:
     "A note naming the sandbox limit that error `e` (or one it arose from) ran into, or None"
     while e is not None:
-        if isinstance(e, MemoryError) and limits.get('memory_mb'): return f"the sandbox's memory limit is {limits['memory_mb']:g} MB"
-        if isinstance(e, OSError) and e.errno == errno.EFBIG and limits.get('file_mb'): return f"files in the sandbox may be at most {limits['file_mb']:g} MB"
-        if isinstance(e, OSError) and e.errno == errno.EMFILE and limits.get('open_files'): return f"the sandbox allows {limits['open_files']} open files"
-        if isinstance(e, OSError) and e.errno == errno.ENOSPC and limits.get('tmp_mb'): return f"the sandbox's /tmp, /var/tmp and /dev/shm hold {limits['tmp_mb']:g} MB each"
+        if isinstance(e, MemoryError) and limits.get('memory_mb'):
+            return f"the sandbox's memory limit is {limits['memory_mb']:g} MB"
+        if isinstance(e, OSError) and e.errno == errno.EFBIG and limits.get('file_mb'):
+            return f"files in the sandbox may be at most {limits['file_mb']:g} MB"
+        if isinstance(e, OSError) and e.errno == errno.EMFILE and limits.get('open_files'):
+            return f"the sandbox allows {limits['open_files']} open files"
+        if isinstance(e, OSError) and e.errno == errno.ENOSPC and limits.get('tmp_mb'):
+            return f"the sandbox's /tmp, /var/tmp and /dev/shm hold {limits['tmp_mb']:g} MB each"
         if limits.get('max_procs') and (isinstance(e, BlockingIOError) and e.errno == errno.EAGAIN
                                         or isinstance(e, RuntimeError) and "can't start new thread" in str(e)):
             return f"the sandbox allows {limits['max_procs']} processes and threads in all"
@@ -216,8 +239,10 @@ def _run_request(code:str, # The code to run
                 ns:dict, # The worker's namespace (kept between runs)
                 max_output:int, # Characters of text or value to send back
                 limits:dict|None=None): # The sandbox's limits, to name the one an error ran into
-    "Run `code` in `ns` as `funccall.python` would; the reply to send (`{'value'}` or `{'text'}`, and `'restart'` after a MemoryError or RecursionError)"
-    from toolslm_like.interpreter import run_code, tool_traceback # imported here: the worker starts faster without it (see `_worker_main`)
+    ("Run `code` in `ns` as `funccall.python` would; the reply to send (`{'value'}` or `{'text'}`, and `'restart'` "
+     "after a MemoryError or RecursionError)")
+    # imported here: the worker starts faster without it (see `_worker_main`)
+    from toolslm_like.interpreter import run_code, tool_traceback
     val,text,restart = None,None,False
     try:
         val,out = run_code(code, ns)
@@ -225,7 +250,8 @@ def _run_request(code:str, # The code to run
     except SyntaxError as e: text = ''.join(traceback.format_exception_only(type(e), e))
     except BaseException as e:
         text = tool_traceback(e)
-        if isinstance(e, (MemoryError, RecursionError)): restart = type(e).__name__ # the interpreter may be left short of memory or stack: start afresh
+        # the interpreter may be left short of memory or stack: start afresh
+        if isinstance(e, (MemoryError, RecursionError)): restart = type(e).__name__
         if limits and (hint := _limit_hint(e, limits)): text = f"{text.rstrip()}\n[Sandbox limit: {hint}.]"
     reply = _encode_result(text, max_output, is_text=True) if text is not None else _encode_result(val, max_output)
     if restart: reply['restart'] = restart
@@ -233,11 +259,13 @@ def _run_request(code:str, # The code to run
 
 # %% ../nbs/12_sandbox.ipynb #0dd4b919
 def _worker_main(cfg:dict): # The settings the parent sends (see `Sandbox._command`): user, folder, limits
-    "The worker process: drop to the sandbox user, set limits, then answer `{'code': ...}` requests (see `worker.serve`)"
+    ("The worker process: drop to the sandbox user, set limits, then answer `{'code': ...}` requests "
+     "(see `worker.serve`)")
     faulthandler.enable() # a crash leaves a Python traceback on stderr, which the parent shows
     signal.signal(signal.SIGXFSZ, signal.SIG_IGN) # too large a file is an OSError, not death
     if cfg['uid'] is not None:
-        if not cfg['pid_namespace']: importlib.import_module('toolslm_like.interpreter') # without bwrap, the new uid may not read Python's folder
+        # without bwrap, the new uid may not read Python's folder
+        if not cfg['pid_namespace']: importlib.import_module('toolslm_like.interpreter')
         _drop_privileges(cfg['uid'], cfg['gid'])
     os.chdir(cfg['workdir'])
     if not cfg['pid_namespace']: _no_new_privileges()
@@ -250,8 +278,9 @@ def _worker_main(cfg:dict): # The settings the parent sends (see `Sandbox._comma
         _end_others(cfg['pid_namespace'], cfg['dedicated'])
         return {**reply, 'cpu': used}
     if cfg['dedicated'] and not cfg['pid_namespace']: _end_others(False, True) # what an earlier worker of this uid left
+    # while the parent finishes its side of the start
     serve(handle, {'ready': True, 'uid': os.getuid(), 'cpu': _cpu_budget(None)},
-          then=lambda: importlib.import_module('toolslm_like.interpreter')) # while the parent finishes its side of the start
+          then=lambda: importlib.import_module('toolslm_like.interpreter'))
 
 # The worker's first lines: only our own folders on `sys.path` (-I -S: no site, no user folders, no PYTHON* variables)
 _boot = ("import sys, json; cfg = json.loads(sys.argv[1]); sys.path[:0] = cfg['path']\n"
@@ -270,7 +299,8 @@ def _process_uids()->set:
     return uids
 
 def _claim_uid()->tuple[int,int]:
-    "(uid, lock fd): a uid from `SANDBOX_UIDS` that no account and no process uses, the least recently used one, locked for us (root only)"
+    ("(uid, lock fd): a uid from `SANDBOX_UIDS` that no account and no process uses, the least recently used one, "
+     "locked for us (root only)")
     os.makedirs(_uid_lock_dir, 0o700, exist_ok=True)
     st = os.lstat(_uid_lock_dir)
     if st.st_uid != 0 or not os.path.isdir(_uid_lock_dir) or os.path.islink(_uid_lock_dir):
@@ -280,7 +310,8 @@ def _claim_uid()->tuple[int,int]:
     for e in os.scandir(_uid_lock_dir):
         try: used[int(e.name.split('.')[0])] = e.stat().st_mtime
         except (ValueError, OSError): pass
-    for uid in sorted((u for u in SANDBOX_UIDS if u not in taken), key=lambda u: used.get(u, 0.0)): # a later sandbox gets a fresh identity
+    # a later sandbox gets a fresh identity
+    for uid in sorted((u for u in SANDBOX_UIDS if u not in taken), key=lambda u: used.get(u, 0.0)):
         fd = os.open(f'{_uid_lock_dir}/{uid}.lock', os.O_CREAT | os.O_RDWR | os.O_CLOEXEC, 0o600)
         try: fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError: os.close(fd); continue
@@ -361,7 +392,8 @@ def _task_count(uid:int)->int:
 
 # %% ../nbs/12_sandbox.ipynb #ae6ce61a
 class Sandbox:
-    "A persistent Python worker in a separate, isolated, resource-limited process; `run` returns what `funccall.python` would"
+    ("A persistent Python worker in a separate, isolated, resource-limited process; `run` returns what "
+     "`funccall.python` would")
     def __init__(self, timeout:float=DEFAULT_TIMEOUT, # Wall-clock seconds per run; past it the worker and all it started are stopped
                  memory_mb:int|None=DEFAULT_MEMORY_MB, # Memory of all its processes together (cgroup), and of each (RLIMIT_AS), in MB
                  cpu_s:int|None=DEFAULT_CPU_S, # CPU seconds per run, of all its processes, counting what ran since the last run
@@ -397,7 +429,8 @@ class Sandbox:
         for k,v in dict(memory_mb=memory_mb, cpu_s=cpu_s, file_mb=file_mb, disk_mb=disk_mb, max_files=max_files, open_files=open_files,
                         max_procs=max_procs, tmp_mb=tmp_mb).items(): setattr(self, k, _positive(k, v))
         self.max_output = int(_positive('max_output', max_output, allow_none=False))
-        if not sys.platform.startswith('linux'): raise SandboxError(f"Sandbox needs Linux (namespaces, cgroups, /proc); this is {sys.platform}")
+        if not sys.platform.startswith('linux'):
+            raise SandboxError(f"Sandbox needs Linux (namespaces, cgroups, /proc); this is {sys.platform}")
 
     def _make_workdir(self, env_allow, env:dict|None):
         "Make the private working folder (its owner: the worker's user) and the worker's environment"
@@ -416,7 +449,8 @@ class Sandbox:
             raise SandboxError(f"require_isolation=True, and on this machine these protections are off: " +
                                '; '.join(f"{k}: {self.isolation[k]}" for k in self.unprotected))
         if self.unprotected: # stacklevel 3: the warning points at the line that made the Sandbox
-            warnings.warn(f"Sandbox: these protections are off here: {', '.join(self.unprotected)} (see Sandbox.isolation)", SandboxWarning, stacklevel=3)
+            warnings.warn(f"Sandbox: these protections are off here: {', '.join(self.unprotected)} "
+                          "(see Sandbox.isolation)", SandboxWarning, stacklevel=3)
 
     def _choose_user(self, user):
         "(uid, gid) the worker drops to, or (None, None) to stay who we are"
@@ -426,7 +460,8 @@ class Sandbox:
             self._state.update(uid=uid, dedicated=True)
             return uid,uid
         if user is None: return None,None
-        if os.geteuid() != 0: raise SandboxError(f"only root can run the worker as another user ({user!r}): pass user=None or 'auto'")
+        if os.geteuid() != 0:
+            raise SandboxError(f"only root can run the worker as another user ({user!r}): pass user=None or 'auto'")
         try: pw = pwd.getpwnam(user) if isinstance(user, str) else pwd.getpwuid(user)
         except KeyError:
             if isinstance(user, int) and user > 0: return user,user
@@ -458,20 +493,26 @@ class Sandbox:
 
     def _start(self, cgroups:bool|None=None)->Worker:
         "Start a fresh worker (in bwrap, in a cgroup of its own, where we can) and wait until it is ready"
-        if self._state.get('dedicated') and not self._bwrap: _kill_user_processes(self._uid, wait=3) # the last worker's processes must not count
+        # the last worker's processes must not count
+        if self._state.get('dedicated') and not self._bwrap: _kill_user_processes(self._uid, wait=3)
         cg,why = None,getattr(self, '_cg_why', 'cgroups=False')
         if self.use_cgroups if cgroups is None else cgroups:
-            try: cg = Cgroup.make(int(self.memory_mb*_MB) if self.memory_mb else None, self.max_procs + 2 if self.max_procs else None) # + bwrap and its init
+            # + bwrap and its init
+            try:
+                cg = Cgroup.make(int(self.memory_mb*_MB) if self.memory_mb else None, self.max_procs + 2 if self.max_procs else None)
             except OSError as e: why = f"no cgroup we may write: {e}"
         argv = self._command(self._bwrap, cg is not None)
-        if cg is not None: argv = cg.joining(argv) # in it before bwrap starts: all it starts is in it from its first instruction
-        try: w = Worker(argv, cwd=self.workdir, env=self._env, start_timeout=MAX_START_SECONDS, keep=4*self.max_output + 4, pid_namespace=bool(self._bwrap))
+        # in it before bwrap starts: all it starts is in it from its first instruction
+        if cg is not None: argv = cg.joining(argv)
+        try:
+            w = Worker(argv, cwd=self.workdir, env=self._env, start_timeout=MAX_START_SECONDS, keep=4*self.max_output + 4, pid_namespace=bool(self._bwrap))
         except (WorkerError, WorkerTimeout, OSError) as e:
             if cg is not None: # try again without it, and say why
                 cg.remove()
                 self._cg_why = f"could not join our cgroup: {str(e).splitlines()[-1]}"
                 return self._start(cgroups=False)
-            if self._bwrap and isinstance(e, WorkerError): # bwrap may be there and still fail (no user namespaces for us): do without it
+            # bwrap may be there and still fail (no user namespaces for us): do without it
+            if self._bwrap and isinstance(e, WorkerError):
                 self._no_bwrap,self._bwrap = f"bwrap could not start the sandbox ({str(e).splitlines()[-1]})",None
                 return self._start()
             raise SandboxError(f"the sandbox worker did not start: {e}") from None
@@ -487,25 +528,34 @@ class Sandbox:
         nob,mb = f"NOT isolated ({self._no_bwrap})",lambda v: f"{v:g} MB"
         notes = ([f"{mb(self.tmp_mb)} each"] if self.tmp_mb else []) + (["their files count in its memory"] if cg else [])
         tmp = f" ({'; '.join(notes)})" if notes else ''
-        d = {'filesystem': (f"its working folder (read-write), its own /tmp, /var/tmp and /dev/shm{tmp}, and Python (read-only)"
+        d = {'filesystem': (f"its working folder (read-write), its own /tmp, /var/tmp and /dev/shm{tmp}, "
+                            "and Python (read-only)"
                             + (f" and {', '.join(self.expose)} (read-only)" if self.expose else '') + "; nothing else") if b
                            else f"{nob}: the code reads every file its user may",
-             'processes': "a pid namespace of its own: no host process is visible" if b else f"{nob}: every process is visible",
-             'ipc and sockets': "its own IPC and network namespaces: no shared memory or socket of the host (Unix-domain ones too)" if b
+             'processes': "a pid namespace of its own: no "
+                          "host process is visible" if b else f"{nob}: every process is visible",
+             'ipc and sockets': "its own IPC and network namespaces: no shared memory or socket of the host "
+                                "(Unix-domain ones too)" if b
                                 else f"{nob}: the host's shared memory and Unix sockets are reachable",
-             'network': 'on (network=True)' if self.network else "off: a network namespace of its own (loopback only)" if b else f"NOT off ({self._no_bwrap})"}
+             'network': 'on (network=True)' if self.network else "off: a network namespace of "
+                                                                 "its own (loopback only)" if b else f"NOT off ({self._no_bwrap})"}
         uid = w.hello.get('uid')
         d['user'] = (f"uid {uid}, dedicated to this sandbox" if self._state.get('dedicated') else f"uid {uid}") + (
                      '' if os.geteuid() == 0 or not b else ', in a user namespace of its own')
-        d['memory'] = ('none (memory_mb=None)' if not self.memory_mb else f"{mb(self.memory_mb)} for all its processes together (cgroup v{cg.version})"
+        d['memory'] = ('none (memory_mb=None)' if not self.memory_mb else f"{mb(self.memory_mb)} for all its processes "
+                                                                          f"together (cgroup v{cg.version})"
                        if cg else f"NOT for the sandbox as a whole ({why}): {mb(self.memory_mb)} per process")
         d['process count'] = ('none (max_procs=None)' if not self.max_procs else f"{self.max_procs} processes and threads together (cgroup)" if cg
                               else f"{self.max_procs} for its own uid (RLIMIT_NPROC)" if self._state.get('dedicated')
                               else f"NOT for the sandbox alone ({why}): RLIMIT_NPROC counts all processes of uid {uid}")
-        d['cpu'] = ('none (cpu_s=None)' if not self.cpu_s else f"{self.cpu_s:g} s per run for all its processes, counting what ran between runs" if cg
-                    else f"NOT for the sandbox as a whole ({why}): {self.cpu_s:g} s per run for its worker process (processes it starts end with each run)")
-        d['disk'] = (f"{mb(self.disk_mb) if self.disk_mb else 'any size'} and {f'{self.max_files:,}' if self.max_files else 'any number of'} files"
-                     f" in its working folder (checked every {CHECK_EVERY:g} s while code runs); files up to {mb(self.file_mb) if self.file_mb else 'any size'}")
+        d['cpu'] = ('none (cpu_s=None)' if not self.cpu_s else f"{self.cpu_s:g} s per run for all its processes, "
+                                                               "counting what ran between runs" if cg
+                    else f"NOT for the sandbox as a whole ({why}): {self.cpu_s:g} s per run for its worker process "
+                         "(processes it starts end with each run)")
+        d['disk'] = (f"{mb(self.disk_mb) if self.disk_mb else 'any size'} and "
+                     f"{f'{self.max_files:,}' if self.max_files else 'any number of'} files"
+                     f" in its working folder (checked every {CHECK_EVERY:g} s while code runs); files up to "
+                     f"{mb(self.file_mb) if self.file_mb else 'any size'}")
         d['environment'] = ', '.join(sorted(self._env))
         return d
 
@@ -520,7 +570,8 @@ class Sandbox:
         except (OSError, ValueError, IndexError): return self._cpu_end
 
     def _check(self, w:Worker, cpu_start:float, disk_start:tuple):
-        "Raise `_LimitHit` when the sandbox has used more CPU time this run than it may, or its working folder grew past its limits"
+        ("Raise `_LimitHit` when the sandbox has used more CPU time this run than it may, or its working folder "
+         "grew past its limits")
         self._cpu_end = now = self._cpu_now(w) # after the last check: where the next run's count starts
         if self.cpu_s and now - cpu_start > self.cpu_s + 0.5:
             raise _LimitHit(f"used up its CPU time limit ({self.cpu_s:g} s per run)")
@@ -537,9 +588,11 @@ class Sandbox:
         oom = cg is not None and cg.oom_kills() > self._oom_seen
         self._kill()
         rc = getattr(w, 'returncode', 'running')
-        if self._bwrap and isinstance(rc, int) and rc > 128: rc = 128 - rc # bwrap exits with 128 + the signal that ended the worker
+        # bwrap exits with 128 + the signal that ended the worker
+        if self._bwrap and isinstance(rc, int) and rc > 128: rc = 128 - rc
         if rc == 'running': return f"SandboxError: {e}, so the sandbox worker was stopped. {_LOST}"
-        if oom and rc == -signal.SIGKILL: what = f'ran out of memory ({self.memory_mb:g} MB for all its processes together) and was stopped'
+        if oom and rc == -signal.SIGKILL:
+            what = f'ran out of memory ({self.memory_mb:g} MB for all its processes together) and was stopped'
         elif rc is None: what = 'stopped answering'
         elif rc == -signal.SIGXCPU: what = f'used up its CPU time limit ({self.cpu_s:g} s per run) and was stopped'
         elif rc == -signal.SIGSEGV: what = 'crashed with a segmentation fault (SIGSEGV)'
@@ -549,20 +602,24 @@ class Sandbox:
         return f"{msg}\nIts last raw output:\n{tail[-2000:]}" if tail else msg
 
     def _fresh_if_needed(self)->tuple[Worker,str,float]:
-        "The worker for the next run, a note when the last one had died or used up its CPU time between runs, and its CPU time now"
+        ("The worker for the next run, a note when the last one had died or used up its CPU time between runs, "
+         "and its CPU time now")
         w = self._state.get('worker')
         if w is None: return self._start(),'',self._cpu_end
         rc,cpu = w.proc.poll(),self._cpu_now(w)
         if self._bwrap and rc is not None and rc > 128: rc = 128 - rc
         why = ('stopped: ' + exit_words(rc) if rc is not None else 'stopped by a signal') if not w.alive() else \
-              f"used more than its CPU time limit ({self.cpu_s:g} s) since the last run" if self.cpu_s and cpu - self._cpu_end > self.cpu_s else ''
+              (f"used more than its CPU time limit ({self.cpu_s:g} "
+               "s) since the last run") if self.cpu_s and cpu - self._cpu_end > self.cpu_s else ''
         if not why: return w,'',cpu
         self._kill()
         w = self._start()
-        return w,f"[The sandbox worker had {why}; a fresh one ran this code. The previous state (variables, imports) was lost.]",self._cpu_end
+        return w,(f"[The sandbox worker had {why}; a fresh one ran this code. The previous state "
+                  "(variables, imports) was lost.]"),self._cpu_end
 
     def _result(self, w:Worker, reply:dict):
-        "What `run` returns for the worker's `reply`: its value, or its text with what the code wrote straight to stdout/stderr"
+        ("What `run` returns for the worker's `reply`: its value, or its text with what the code wrote "
+         "straight to stdout/stderr")
         if reply.get('restart'): self._kill()
         if 'value' in reply: return reply['value']
         text = reply.get('text')
@@ -570,7 +627,8 @@ class Sandbox:
             self._kill()
             return f"SandboxError: the worker sent a reply without a result, so it was stopped. {_LOST}"
         if raw := w.output().rstrip('\n'): text = f"{text}\n{raw}" if text else raw
-        return f"{text}\n[After a {reply['restart']} the sandbox worker is restarted. {_LOST}]" if reply.get('restart') else text
+        return (f"{text}\n[After a {reply['restart']} the sandbox worker "
+                f"is restarted. {_LOST}]") if reply.get('restart') else text
 
 # %% ../nbs/12_sandbox.ipynb #c8436dd0
 @patch(as_prop=True)
@@ -588,14 +646,16 @@ def pid(self:Sandbox)->int|None:
 def _stop(state:dict):
     if (w := state.pop('worker', None)) is not None: w.kill()
     if (cg := state.pop('cgroup', None)) is not None: cg.remove()
-    if state.get('dedicated'): _kill_user_processes(state['uid']) # nothing of this uid outlives the worker, in a namespace or not
+    # nothing of this uid outlives the worker, in a namespace or not
+    if state.get('dedicated'): _kill_user_processes(state['uid'])
 
 # %% ../nbs/12_sandbox.ipynb #e998bdcc
 @patch
 def restart(self:Sandbox):
     "A fresh worker: all variables and imports are forgotten (files in `workdir` stay)"
     with self._lock:
-        if not self._finalizer.alive: raise SandboxError('this Sandbox is closed: make a new one') # its uid may be another sandbox's now
+        # its uid may be another sandbox's now
+        if not self._finalizer.alive: raise SandboxError('this Sandbox is closed: make a new one')
         self._kill(); self._start()
 
 @patch
@@ -605,7 +665,8 @@ def close(self:Sandbox):
 
 Sandbox.__enter__ = lambda self: self
 Sandbox.__exit__ = lambda self, *exc: self.close()
-Sandbox.__repr__ = lambda self: f"Sandbox(pid={self.pid}, timeout={self.timeout:g}, memory_mb={self.memory_mb}, cpu_s={self.cpu_s}, unprotected={self.unprotected})"
+Sandbox.__repr__ = lambda self: (f"Sandbox(pid={self.pid}, timeout={self.timeout:g}, memory_mb={self.memory_mb}, "
+                                 f"cpu_s={self.cpu_s}, unprotected={self.unprotected})")
 
 def _shutdown(state:dict, _close=os.close, _rmtree=shutil.rmtree):
     "Stop a sandbox's worker and all its processes, give back its uid and remove its folder (also at interpreter exit)"
@@ -624,10 +685,12 @@ _LOST = "A fresh worker starts with the next run; the previous state (variables,
 def run(self:Sandbox,
         code:str, # Python code; the value of its last line (if an expression) is returned, else what it printed
         timeout:float|None=None): # Wall-clock seconds (default: the sandbox's `timeout`)
-    "Run `code` in the worker: its final value (plain JSON as itself, else `repr` text), else its printed output, else the error text"
+    ("Run `code` in the worker: its final value (plain JSON as itself, else `repr` text), else its printed "
+     "output, else the error text")
     if not isinstance(code, str): raise TypeError(f"code must be a string of Python source, got {type(code).__name__}")
     if len(code) > MAX_CODE_CHARS:
-        return f"Error: the code is {len(code):,} characters long; the most a run takes is {MAX_CODE_CHARS:,}. Send it in smaller parts."
+        return (f"Error: the code is {len(code):,} characters long; the most a run takes is {MAX_CODE_CHARS:,}. Send "
+                "it in smaller parts.")
     timeout = _positive('timeout', self.timeout if timeout is None else timeout, allow_none=False)
     with self._lock:
         if not self._finalizer.alive: raise SandboxError('this Sandbox is closed: make a new one')
@@ -637,7 +700,9 @@ def run(self:Sandbox,
         try:
             reply = w.request({'code': code}, timeout, 8*self.max_output + 65536, CHECK_EVERY, check)
             check() # what the last moments wrote
-        except WorkerTimeout: self._kill(); r = f"TimeoutError: the code ran for longer than {timeout:g} seconds, so the sandbox worker was stopped. {_LOST}"
+        except WorkerTimeout:
+            self._kill(); r = (f"TimeoutError: the code ran for longer than {timeout:g} seconds, so the sandbox worker "
+                               f"was stopped. {_LOST}")
         except WorkerError as e: r = self._crashed(w, e)
         except _LimitHit as e: self._kill(); r = f"SandboxCrashed: the sandbox {e}, so its worker was stopped. {_LOST}"
         else: r = self._result(w, reply)
@@ -674,11 +739,13 @@ _tool_name_re = re.compile(r'^[a-zA-Z_][a-zA-Z0-9_]{0,63}$') # a Python name eve
 def _make_tool(run, limit, doc, name='python'):
     "A function called `name` whose only parameters are `code` and `timeout`; it calls `run(code, seconds)`"
     if not isinstance(name, str) or not _tool_name_re.match(name):
-        raise ValueError(f"name must be a Python identifier of at most 64 letters, digits and underscores, got {name!r}")
+        raise ValueError("name must be a Python identifier of at most 64 letters, digits and "
+                         f"underscores, got {name!r}")
     def python(code:str, # Python code to run; the value of its last line (if an expression) is returned, else what it printed
                timeout:float|None=None, # Seconds the code may run before it is stopped (default and most: the limit the description gives)
               ): # The final expression's value, or the printed output, or the traceback of an error
-        if not isinstance(code, str): raise TypeError(f"code must be a string of Python source, got {type(code).__name__}")
+        if not isinstance(code, str):
+            raise TypeError(f"code must be a string of Python source, got {type(code).__name__}")
         return run(code, _tool_timeout(timeout, limit))
     python.__doc__,python.__name__,python.__qualname__ = doc,name,name
     return python
@@ -690,7 +757,8 @@ _tool_doc = ("Run Python `code` and return its final expression's value (like IP
 def python_tool(ns:dict, # The namespace the code runs in; its variables stay there between calls
                 timeout:float=DEFAULT_TIMEOUT, # Most seconds one call may run
                 name:str='python'): # The tool's name, as the model sees it
-    "A `python` tool for a model that runs code in this process, in `ns`: its schema shows `code` and `timeout`, never `glb`/`loc`"
+    ("A `python` tool for a model that runs code in this process, in `ns`: its schema shows `code` and "
+     "`timeout`, never `glb`/`loc`")
     if not isinstance(ns, dict): raise TypeError(f"ns must be a dict to run the code in, got {type(ns).__name__}")
     _positive('timeout', timeout, allow_none=False)
     from toolslm_like.interpreter import python as python_here

@@ -15,8 +15,9 @@ from .limits import MAX_MESSAGE_BYTES, MAX_UNSOLICITED_BYTES, MAX_STOP_SECONDS, 
 from .errors import WorkerError, WorkerTimeout
 
 # %% ../nbs/11_worker.ipynb #ab12243a
+# the only variables of ours a worker sees unless asked: no secrets among them
 ENV_ALLOW = ('PATH', 'HOME', 'USER', 'LOGNAME', 'LANG', 'LANGUAGE', 'LC_ALL', 'LC_CTYPE', 'TZ', 'TMPDIR', 'TEMP', 'TMP',
-             'SYSTEMROOT', 'WINDIR', 'COMSPEC') # the only variables of ours a worker sees unless asked: no secrets among them
+             'SYSTEMROOT', 'WINDIR', 'COMSPEC')
 
 def worker_env(allow:tuple|list=(), # More names of our variables the worker may see
                extra:dict|None=None # Variables to set in the worker (they win)
@@ -68,7 +69,8 @@ def _poll_for(poller, # A `select.poll` object
     return poller.poll(math.ceil(max(timeout, 0) * 1000))
 
 class _Spinner:
-    "Waits that poll without sleeping for `seconds` first, and skip that (1, 2, 4, ... `MAX_SPIN_SKIP` waits) while it catches nothing"
+    ("Waits that poll without sleeping for `seconds` first, and skip that (1, 2, 4, ... `MAX_SPIN_SKIP` waits) "
+     "while it catches nothing")
     def __init__(self, seconds:float=SPIN_SECONDS): self.seconds,self.skip,self.misses = seconds,0,0
 
     def poll(self, poller, # A `select.poll` object
@@ -129,7 +131,8 @@ def serve(handle:Callable[[dict], dict], # `handle(request) -> reply`, both dict
     _become_subreaper()
     _write_all(out, _dump_line(hello or {'ready': True}))
     if then is not None: then()
-    for line in _read_lines(requests, MAX_MESSAGE_BYTES): # until the end of input (or a line too long): then we are done
+    # until the end of input (or a line too long): then we are done
+    for line in _read_lines(requests, MAX_MESSAGE_BYTES):
         msg = json.loads(line) # only our parent writes here
         reply = {**handle(msg), 'id': msg.get('id')}
         data = _dump_line(reply)
@@ -157,7 +160,8 @@ def exit_words(rc:int|None # A return code: negative for a signal, None while it
 def _children(pid:int # A process id
             )->list:
     "Process ids of the children of `pid`"
-    try: return [int(c) for t in os.listdir(f'/proc/{pid}/task') for c in Path(f'/proc/{pid}/task/{t}/children').read_text().split()]
+    try:
+        return [int(c) for t in os.listdir(f'/proc/{pid}/task') for c in Path(f'/proc/{pid}/task/{t}/children').read_text().split()]
     except (OSError, ValueError): return []
 
 def _process_tree(pid:int # A process id
@@ -188,7 +192,8 @@ def _kill_tree(pid:int, # The root of the tree (it is killed too)
 
 # %% ../nbs/11_worker.ipynb #429d47a6
 class _Output:
-    "What a worker wrote to stderr: the first `keep` bytes since the last request began, and the last `keep` bytes it wrote"
+    ("What a worker wrote to stderr: the first `keep` bytes since the last request began, and the last "
+     "`keep` bytes it wrote")
     def __init__(self, keep:int): self.keep,self.out_head,self.out_tail,self.out_total,self.tail_cut = keep,bytearray(),bytearray(),0,False
 
     def _keep(self, chunk:bytes):
@@ -200,19 +205,23 @@ class _Output:
 
     def output(self, tail:bool=False # The last bytes it wrote, rather than the first since the last request began?
               )->str:
-        "What the worker wrote to stderr, as text: the first `keep` bytes since the last request began, or (`tail`) the last it wrote"
-        if tail: return ('[earlier output left out]\n' if self.tail_cut else '') + bytes(self.out_tail).decode('utf-8', 'replace')
+        ("What the worker wrote to stderr, as text: the first `keep` bytes since the last request began, or "
+         "(`tail`) the last it wrote")
+        if tail:
+            return ('[earlier output left out]\n' if self.tail_cut else '') + bytes(self.out_tail).decode('utf-8', 'replace')
         text = bytes(self.out_head).decode('utf-8', 'replace')
         return f"{text}\n[output cut: {self.out_total:,} bytes in all]" if self.out_total > self.keep else text
 
 # %% ../nbs/11_worker.ipynb #550cbda7
 class _Replies(_Output):
-    "Reading JSON lines from a process's reply pipe, with its stderr kept (bounded): framing, bounds, and the reply to one request"
+    ("Reading JSON lines from a process's reply pipe, with its stderr kept (bounded): framing, bounds, and the "
+     "reply to one request")
     def __init__(self, proc:subprocess.Popen, rep:int, err:int, keep:int):
         _Output.__init__(self, keep)
         self.proc,self.rep,self.err,self.buf,self.unsolicited = proc,rep,err,bytearray(),0
         for fd in (rep, err): os.set_blocking(fd, False)
-        self.pidfds = [] # of the processes it started with (bwrap and its init): signalled by pidfd, never by a reused pid
+        # of the processes it started with (bwrap and its init): signalled by pidfd, never by a reused pid
+        self.pidfds = []
         self.poller,self.spinner = select.poll(),_Spinner() # poll, not select: our descriptors may be above 1024
         for fd in (rep, err): self.poller.register(fd, select.POLLIN)
         self.pidfd = self._pidfd(proc.pid)
@@ -243,28 +252,36 @@ class _Replies(_Output):
         if self.poller.poll(0): # the common case is that nothing came, and this one system call is all
             self._read(self.err, MAX_UNSOLICITED_BYTES)
             if self._read(self.rep, MAX_UNSOLICITED_BYTES) >= MAX_UNSOLICITED_BYTES:
-                raise WorkerError(f"the worker wrote more than {MAX_UNSOLICITED_BYTES:,} bytes of replies nobody asked for")
+                raise WorkerError(f"the worker wrote more than {MAX_UNSOLICITED_BYTES:,} bytes of "
+                                  "replies nobody asked for")
         self.buf.clear() # lines (or half a line) written between requests answer nothing
-        if self.out_tail[-1:] not in (b'', b'\n'): self.out_tail += b'\n' # one request's unended line is not the next one's start
+        # one request's unended line is not the next one's start
+        if self.out_tail[-1:] not in (b'', b'\n'): self.out_tail += b'\n'
         self.out_head.clear(); self.out_total = self.unsolicited = 0
 
     def _line(self, want, max_bytes:int)->dict|None:
         "The next whole line in the buffer that answers request `want` (any, if None), or None"
         while (i := self.buf.find(b'\n')) >= 0:
             line = bytes(self.buf[:i]); del self.buf[:i+1]
-            if len(line) > max_bytes: raise WorkerError(f"the worker sent a line of {len(line):,} bytes, more than the {max_bytes:,} allowed")
+            if len(line) > max_bytes:
+                raise WorkerError(f"the worker sent a line of {len(line):,} bytes, more than the {max_bytes:,} allowed")
             try: msg = _load_line(line)
-            except (ValueError, RecursionError) as e: raise WorkerError(f"the worker sent something that is not JSON ({e}): {line[:80]!r}") from None
-            if not isinstance(msg, dict): raise WorkerError(f"the worker sent a JSON line that is not an object: {line[:80]!r}")
+            except (ValueError, RecursionError) as e:
+                raise WorkerError(f"the worker sent something that is not JSON ({e}): {line[:80]!r}") from None
+            if not isinstance(msg, dict):
+                raise WorkerError(f"the worker sent a JSON line that is not an object: {line[:80]!r}")
             if want is None or msg.get('id') == want: return msg
             self.unsolicited += len(line) + 1 # not the answer to this request
             if self.unsolicited > MAX_UNSOLICITED_BYTES:
-                raise WorkerError(f"the worker wrote more than {MAX_UNSOLICITED_BYTES:,} bytes of replies nobody asked for")
-        if len(self.buf) > max_bytes: raise WorkerError(f"the worker sent a line longer than the {max_bytes:,} bytes allowed")
+                raise WorkerError(f"the worker wrote more than {MAX_UNSOLICITED_BYTES:,} bytes of "
+                                  "replies nobody asked for")
+        if len(self.buf) > max_bytes:
+            raise WorkerError(f"the worker sent a line longer than the {max_bytes:,} bytes allowed")
         return None
 
     def _died(self, how=''):
-        "Raise `WorkerError` saying how the process ended (waiting for it at most `MAX_STOP_SECONDS`) and what it wrote last"
+        ("Raise `WorkerError` saying how the process ended (waiting for it at most `MAX_STOP_SECONDS`) "
+         "and what it wrote last")
         try: rc = self.proc.wait(MAX_STOP_SECONDS)
         except subprocess.TimeoutExpired: rc = None
         self._read(self.err, 1 << 20)
@@ -280,7 +297,8 @@ class _Replies(_Output):
         next_check = time.monotonic() + every if check is not None and every else math.inf
         while True:
             if (msg := self._line(want, max_bytes)) is not None:
-                if any(fd == self.err for fd,_ in self.poller.poll(0)): # what it wrote to stderr before replying is in the pipe already
+                # what it wrote to stderr before replying is in the pipe already
+                if any(fd == self.err for fd,_ in self.poller.poll(0)):
                     self._read(self.err, MAX_UNSOLICITED_BYTES)
                 return msg
             if ended or eof: self._died('closed its reply pipe and ' if eof and not ended else '')
@@ -302,7 +320,8 @@ def _spawn(argv:list, cwd, env:dict|None, popen:dict)->tuple:
     rq,req = os.pipe()
     rep,rp = os.pipe()
     err,ep = os.pipe()
-    try: proc = subprocess.Popen(argv, stdin=rq, stdout=rp, stderr=ep, cwd=cwd, env=env, start_new_session=True, **popen)
+    try:
+        proc = subprocess.Popen(argv, stdin=rq, stdout=rp, stderr=ep, cwd=cwd, env=env, start_new_session=True, **popen)
     except BaseException:
         for fd in (req, rep, err): os.close(fd)
         raise
@@ -334,7 +353,8 @@ class Worker(_Replies):
         except BaseException: self.kill(); raise
         self.tree = _process_tree(self.proc.pid) # now settled: bwrap, its init, the worker
         self.pidfds += [fd for p in self.tree[1:] if (fd := self._pidfd(p)) is not None]
-        try: self.stat_fd = os.open(f'/proc/{self.tree[-1]}/stat', os.O_RDONLY | os.O_CLOEXEC) # its state, read cheaply before each request
+        # its state, read cheaply before each request
+        try: self.stat_fd = os.open(f'/proc/{self.tree[-1]}/stat', os.O_RDONLY | os.O_CLOEXEC)
         except OSError: self.stat_fd = None
         if self.stat_fd is not None: self.pidfds.append(self.stat_fd)
 
@@ -346,12 +366,14 @@ class Worker(_Replies):
             except BlockingIOError: # it is not reading (stopped, or busy): wait, but never past the deadline
                 left = deadline - time.monotonic()
                 if left <= 0: raise WorkerTimeout("the worker did not read its request in the time allowed") from None
-                if any(fd == self.pidfd for fd,_ in _poll_for(out, min(left, 0.05 if self.pidfd is None else left))): self._died()
+                if any(fd == self.pidfd for fd,_ in _poll_for(out, min(left, 0.05 if self.pidfd is None else left))):
+                    self._died()
             except (BrokenPipeError, OSError): self._died('closed its input and ')
 
 # %% ../nbs/11_worker.ipynb #c192934a
 def patch(f=None, *, cls_method:bool=False, as_prop:bool=False):
-    "Decorator: add `f` to the class its first parameter is annotated with (a classmethod with `cls_method`, a property with `as_prop`)"
+    ("Decorator: add `f` to the class its first parameter is annotated with (a classmethod with `cls_method`, a "
+     "property with `as_prop`)")
     glb = sys._getframe(1).f_globals # the module's names: a method does not become one of them (as with fastcore)
     def add(f):
         cls = next(iter(f.__annotations__.values()))
@@ -369,7 +391,8 @@ def request(self:Worker, msg:dict, # The request; an `id` is added
             every:float|None=None, # Seconds between calls of `check` while waiting
             check:Callable|None=None # Called every `every` seconds while waiting; it may raise to end the wait
            )->dict:
-    "Send `msg` and return the reply to it; `WorkerTimeout` on time whatever the worker does, `WorkerError` if it died or broke the protocol"
+    ("Send `msg` and return the reply to it; `WorkerTimeout` on time whatever the worker does, `WorkerError` if it "
+     "died or broke the protocol")
     if self.closed: raise WorkerError("the worker was stopped")
     deadline = time.monotonic() + (math.inf if timeout is None else timeout)
     self._drain()
@@ -381,7 +404,8 @@ def request(self:Worker, msg:dict, # The request; an `id` is added
 @patch
 def alive(self:Worker)->bool:
     "Is the worker's process still running (and not stopped by a signal)?"
-    if self.closed or (self.pid_poller.poll(0) if self.pidfd is not None else self.proc.poll() is not None): return False
+    if self.closed or (self.pid_poller.poll(0) if self.pidfd is not None else self.proc.poll() is not None):
+        return False
     try: return os.pread(self.stat_fd, 512, 0).rsplit(b')', 1)[1].split()[0] not in (b'T', b't', b'Z', b'X')
     except (OSError, IndexError, TypeError): return False
 
@@ -405,13 +429,15 @@ def _kill_writers(*fds:int)->int:
     pl = select.poll()
     for fd in fds: pl.register(fd, select.POLLIN)
     events = pl.poll(0)
-    if len(events) == len(fds) and all(ev & select.POLLHUP for _,ev in events): return 0 # no writer is left: the usual case
+    # no writer is left: the usual case
+    if len(events) == len(fds) and all(ev & select.POLLHUP for _,ev in events): return 0
     return sum(_kill_tree(p) for p in _pipe_writers(*fds) if p != os.getpid())
 
 # %% ../nbs/11_worker.ipynb #3b66c5b0
 @patch
 def kill(self:Worker):
-    "Stop the worker and all it started, waiting at most `MAX_STOP_SECONDS` (safe to call twice, and at interpreter exit)"
+    ("Stop the worker and all it started, waiting at most `MAX_STOP_SECONDS` (safe to call twice, and "
+     "at interpreter exit)")
     if self.closed: return
     self.closed,ended = True,self.proc.poll() is not None # what it left running is no longer in its tree once it ended
     if not self.pid_namespace and not ended: _kill_tree(self.proc.pid) # its subreaper holds all it started
@@ -502,7 +528,9 @@ class Cgroup:
         dirs = {}
         for c in ('memory', 'pids', 'cpuacct'):
             m = next((m for m,t,o in mounts if t == 'cgroup' and c in o), None)
-            if m is None or c not in own: raise OSError(f"no cgroup controller {c!r} is mounted (v1), and cgroup v2 has no memory, pids and cpu for us")
+            if m is None or c not in own:
+                raise OSError(f"no cgroup controller {c!r} is mounted (v1), and cgroup v2 has no "
+                              "memory, pids and cpu for us")
             _clear_stale(Path(m + own[c]))
             (d := Path(m + own[c])/name).mkdir(exist_ok=True) # one directory when controllers share a mount
             dirs[c] = d
@@ -516,8 +544,10 @@ class Cgroup:
         return ['/bin/sh', '-c', script, 'sh', str(len(procs)), *procs, *argv]
 
     def _pread(self, ctl:str, name:str)->bytes:
-        "The contents of a file of the group, read through a descriptor kept open (a run reads it twice: it must be cheap)"
-        if (fd := self._fds.get(name)) is None: fd = self._fds[name] = os.open(self.dirs[ctl]/name, os.O_RDONLY | os.O_CLOEXEC)
+        ("The contents of a file of the group, read through a descriptor kept open (a run reads it "
+         "twice: it must be cheap)")
+        if (fd := self._fds.get(name)) is None:
+            fd = self._fds[name] = os.open(self.dirs[ctl]/name, os.O_RDONLY | os.O_CLOEXEC)
         return os.pread(fd, 4096, 0)
 
     def cpu_seconds(self)->float:
