@@ -321,6 +321,11 @@ def _type_words(tp)->str:
     mod = getattr(tp, '__module__', None)
     return f"{mod}.{nm}" if mod and mod != 'builtins' else nm
 
+def _meta_docs(meta:list)->list:
+    "The text of each `Annotated` metadata item that is a str or has a str `description`"
+    return [m if isinstance(m, str) else m.description for m in meta
+            if isinstance(m, str) or isinstance(getattr(m, 'description', None), str)]
+
 # %% ../nbs/13_indexes.ipynb #bc8ffb97
 def _encode_type(tp, # An annotation
                 depth:int=0 # How deep in an annotation this one is (nesting is bounded by `MAX_TYPE_DEPTH`)
@@ -335,8 +340,7 @@ def _encode_type(tp, # An annotation
     o = get_origin(tp)
     if o is typing.Annotated:
         base,*meta = get_args(tp)
-        docs = [m if isinstance(m, str) else m.description for m in meta if isinstance(m, str) or isinstance(getattr(m, 'description', None), str)]
-        return {'annotated': _encode_type(base, depth+1), 'meta': docs}
+        return {'annotated': _encode_type(base, depth+1), 'meta': _meta_docs(meta)}
     if o is Literal and all(type(v) in _SCALARS for v in get_args(tp)): return {'literal': list(get_args(tp))}
     if o is Literal:
         raise CannotCross(f"Literal{list(get_args(tp))!r} (only str, int, float, bool and None values cross)")
@@ -344,16 +348,15 @@ def _encode_type(tp, # An annotation
     if o is not None and o in _REQUIRED_MARKERS: return _encode_type(get_args(tp)[0], depth+1)
     if o is not None:
         if (name := _CROSSING_NAMES.get(o)) is None: raise CannotCross(_type_words(tp))
-        return {'generic': name, 'args': [{'ellipsis': True} if a is Ellipsis else _encode_type(a, depth+1) for a in get_args(tp)]}
+        return {'generic': name,
+                'args': [{'ellipsis': True} if a is Ellipsis else _encode_type(a, depth+1) for a in get_args(tp)]}
     if isinstance(tp, type) and issubclass(tp, enum.Enum):
         members = [[m.name, m.value] for m in tp]
         if not all(type(v) in _SCALARS for _,v in members):
             raise CannotCross(f"enum {tp.__name__} (its values are not all str, int, float or bool)")
         return {'enum': tp.__name__, 'members': members}
-    try: name = _CROSSING_NAMES.get(tp)
-    except TypeError: name = None # unhashable annotation
-    if name is None: raise CannotCross(_type_words(tp))
-    return {'type': name}
+    try: return {'type': _CROSSING_NAMES[tp]}
+    except (KeyError, TypeError): raise CannotCross(_type_words(tp)) from None # not one of them, or unhashable
 
 # %% ../nbs/13_indexes.ipynb #d4c643ef
 def _decode_type(d:dict, # A description from `_encode_type`
@@ -495,8 +498,7 @@ def _run_tool(tools:dict, msg:dict, loop)->dict:
     if not isinstance(name, str) or name not in tools:
         return _error_reply(LookupError(f"this index has no tool {name!r:.80}"))
     if not isinstance(arguments, dict): return _error_reply(TypeError("the arguments of a call must be a JSON object"))
-    f,info = tools[name]
-    args,kw = [],{}
+    (f,info),args,kw,P = tools[name],[],{},inspect.Parameter
     # with values for *args, the parameters before it are passed by position too, as the caller did
     by_position = {inspect.Parameter.POSITIONAL_ONLY} | ({inspect.Parameter.POSITIONAL_OR_KEYWORD} if any(
         p.kind is inspect.Parameter.VAR_POSITIONAL and arguments.get(p.name) for p in info.params) else set())
@@ -504,10 +506,8 @@ def _run_tool(tools:dict, msg:dict, loop)->dict:
         for p in info.params:
             if p.name not in arguments: continue
             v = arguments[p.name]
-            if p.kind is inspect.Parameter.VAR_POSITIONAL:
-                args += [_convert(o, p.annotation, i, name) for i,o in enumerate(v)]
-            elif p.kind is inspect.Parameter.VAR_KEYWORD:
-                kw.update({k: _convert(o, p.annotation, k, name) for k,o in v.items()})
+            if p.kind is P.VAR_POSITIONAL: args += [_convert(o, p.annotation, i, name) for i,o in enumerate(v)]
+            elif p.kind is P.VAR_KEYWORD: kw.update({k: _convert(o, p.annotation, k, name) for k,o in v.items()})
             elif p.kind in by_position: args.append(_convert(v, p.annotation, p.name, name))
             else: kw[p.name] = _convert(v, p.annotation, p.name, name)
         res = loop.run_until_complete(f(*args, **kw)) if info.is_async else f(*args, **kw)
@@ -553,9 +553,8 @@ def _requested_env(env:dict|list|tuple|None # {name: value}, or names to copy fr
         if not isinstance(k, str) or not _ENV_NAME_RE.fullmatch(k):
             raise ValueError(f"{k!r} is not an environment variable name")
         if v is None:
-            if k not in os.environ:
-                raise ValueError(f"env asks to pass on {k!r}, but it is not set in this process: set "
-                                 "it, or give its value")
+            if k not in os.environ: raise ValueError(f"env asks to pass on {k!r}, but it is not set in this process: "
+                                                     "set it, or give its value")
             v = os.environ[k]
         if not isinstance(v, str): raise TypeError(f"env[{k!r}] must be a string, not {type(v).__name__}")
         out[k] = v
@@ -566,7 +565,7 @@ def _index_worker_env(python:Path, # The index's interpreter (its folder goes fi
                     )->dict:
     "The worker's environment: the worker module's allow-list of our variables, the venv, and only what `env` names"
     return worker_env(extra={'PATH': os.pathsep.join([str(python.parent), os.environ.get('PATH', os.defpath)]),
-                               'VIRTUAL_ENV': str(python.parent.parent), **_requested_env(env)})
+                             'VIRTUAL_ENV': str(python.parent.parent), **_requested_env(env)})
 
 # %% ../nbs/13_indexes.ipynb #699b8510
 _remote_classes = {}

@@ -113,9 +113,7 @@ def _python_binds(packages:bool=True, # Also the installed packages (site-packag
 _BASE_RO = ('/usr', '/etc/alternatives', '/etc/ld.so.cache', '/etc/localtime') # programs and libraries: read-only
 _USR_LINKS = ('/bin', '/lib', '/lib32', '/lib64', '/sbin') # on a merged /usr these are links into it
 
-def _find_bwrap()->str|None:
-    "The bubblewrap program on PATH, or None"
-    return shutil.which('bwrap')
+def _find_bwrap()->str|None: return shutil.which('bwrap') # the bubblewrap program on PATH, or None
 
 def _bwrap_args(bwrap:str, # The bwrap program
                workdir:str, # The working folder: the only place it may write that outlives a run
@@ -124,8 +122,7 @@ def _bwrap_args(bwrap:str, # The bwrap program
                network:bool=False, # Keep the host's network?
                as_root:bool=False, # Are we root (no user namespace; the worker drops to its own uid itself)?
               )->list:
-    ("The bwrap command line for a worker: new namespaces, a minimal root of read-only binds, private "
-     "tmp, the working folder")
+    "The bwrap command line for a worker: new namespaces, a root of read-only binds, private tmp, the working folder"
     a = [bwrap, '--unshare-pid', '--unshare-ipc', '--unshare-uts', '--unshare-cgroup-try', '--hostname', 'sandbox', '--new-session']
     if not network: a.append('--unshare-net')
     a += ['--cap-drop', 'ALL'] + (['--cap-add', 'CAP_SETUID', '--cap-add', 'CAP_SETGID'] if as_root else ['--unshare-user'])
@@ -139,9 +136,8 @@ def _bwrap_args(bwrap:str, # The bwrap program
         a += (['--size', str(int(tmp_mb * 2**20))] if tmp_mb else []) + ['--perms', '1777', '--tmpfs', d]
     read_only,tmpfs = [*_BASE_RO, *(dst for _,dst in binds)],('/', '/tmp', '/var/tmp', '/dev', '/dev/shm')
     parents = {str(p) for _,dst in [*binds, (workdir, workdir)] for p in Path(dst).parents}
-    for d in sorted(p for p in parents if p not in tmpfs and not any(p == m or p.startswith(m + '/') for m in read_only)):
-        # bwrap's own folder, readable by the sandbox user (not the host's, maybe 0700)
-        a += ['--perms', '0755', '--dir', d]
+    for d in sorted(parents - {*tmpfs}): # bwrap's own folders, readable by the sandbox user (the host's may be 0700)
+        if not any(d == m or d.startswith(m + '/') for m in read_only): a += ['--perms', '0755', '--dir', d]
     for src,dst in binds: a += ['--ro-bind', src, dst]
     # its root itself is read-only too; the worker enters it once it is the sandbox user
     return a + ['--bind', workdir, workdir, '--remount-ro', '/', '--']

@@ -73,9 +73,7 @@ class _Spinner:
      "while it catches nothing")
     def __init__(self, seconds:float=SPIN_SECONDS): self.seconds,self.skip,self.misses = seconds,0,0
 
-    def poll(self, poller, # A `select.poll` object
-             timeout:float|None # Seconds to wait at most (None or `math.inf`: no limit)
-            )->list:
+    def poll(self, poller, timeout:float|None)->list:
         "The events of `poller` within `timeout` seconds, spinning first unless spins caught nothing lately"
         if self.skip: self.skip -= 1; return _poll_for(poller, timeout)
         end = time.perf_counter() + (self.seconds if timeout is None else min(self.seconds, timeout))
@@ -85,6 +83,7 @@ class _Spinner:
                 return _poll_for(poller, timeout)
         self.misses = 0
         return events
+    poll.__delwrap__ = _poll_for # its parameters are `_poll_for`'s
 
 # %% ../nbs/11_worker.ipynb #c4d5e6f7
 def _read_lines(fd:int, # A blocking descriptor, read until its end
