@@ -4,7 +4,7 @@ Each checks that the parent is unharmed, the error is clear, and the next run wo
 import os, resource, shutil, signal, socket, subprocess, sys, tempfile, time, warnings
 from pathlib import Path
 import pytest
-from toolslm_like.sandbox import Sandbox, SandboxError, SandboxWarning, kill_user_processes
+from toolslm_like.sandbox import Sandbox, SandboxError, SandboxWarning, _kill_user_processes
 
 _limit_names = ('RLIMIT_AS', 'RLIMIT_CPU', 'RLIMIT_FSIZE', 'RLIMIT_NOFILE', 'RLIMIT_NPROC')
 root = os.geteuid() == 0
@@ -162,7 +162,7 @@ def test_staying_root_is_said_plainly():
             assert s.isolation['process count'].endswith('(cgroup)') or s.isolation['process count'].startswith('NOT')
 
 def test_kill_user_processes_refuses_root():
-    with pytest.raises(ValueError, match='root'): kill_user_processes(0)
+    with pytest.raises(ValueError, match='root'): _kill_user_processes(0)
 
 def test_missing_bwrap_is_said_plainly_and_require_isolation_refuses(monkeypatch):
     monkeypatch.setenv('PATH', '/nonexistent') # as if bwrap were not installed
@@ -215,6 +215,6 @@ def test_an_ordinary_user(tmp_path):
         assert got == {k: 'True' for k in ('runs', 'uid', 'isolated', 'private', 'forkbomb', 'timeout', 'said', 'refused')}, r.stdout + r.stderr
     finally:
         uid = int(subprocess.run(['id', '-u', name], capture_output=True, text=True).stdout or 0)
-        if uid: kill_user_processes(uid)
+        if uid: _kill_user_processes(uid)
         subprocess.run(['userdel', name], capture_output=True)
         shutil.rmtree(lib, ignore_errors=True); shutil.rmtree(home, ignore_errors=True)
