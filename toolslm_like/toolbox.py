@@ -1,4 +1,4 @@
-"""Run batches of tool calls a model asked for: in order or in parallel, sync or async, with timeouts, retries and events
+"""Run the tool calls a model asked for: in order or in parallel, sync or async, with timeouts, retries and events
 
 Docs: https://toolslm-like.github.io/toolslm_like/toolbox.html.md"""
 
@@ -8,8 +8,8 @@ Docs: https://toolslm-like.github.io/toolslm_like/toolbox.html.md"""
 __all__ = ['Toolbox', 'ToolResults']
 
 # %% ../nbs/09_toolbox.ipynb #9668dfaa
-import asyncio, collections, concurrent.futures, inspect, itertools, json, logging, os, queue, random, re, sys, threading
-import time
+import asyncio, collections, concurrent.futures, inspect, itertools, json, logging, os, queue, random, re, sys
+import threading, time
 from collections import abc
 from fastcore.basics import patch
 from .errors import ToolCallError, CodeTimeout
@@ -79,7 +79,7 @@ def backoff_delay(retry:int, # 1 for the first retry, 2 for the second, ...
                   # Source of randomness (a `random.Random` for repeatable delays; default: the `random` module)
                   rng:random.Random|None=None
                  )->float:
-    "Seconds to wait before retry number `retry`: `base` doubled each retry, capped at `cap`, the upper half of it random"
+    "Seconds to wait before retry number `retry`: `base` doubled each retry, capped at `cap`; its upper half random"
     d = min(cap, base * 2.0 ** min(retry-1, 64))
     return d/2 + (rng or random).uniform(0, d/2)
 
@@ -89,7 +89,7 @@ _IDLE_SECONDS = 60.0
 _thread_numbers = itertools.count(1)
 
 class ToolThreads(concurrent.futures.Executor):
-    "Daemon threads for tool calls: at most `max_workers` run at once, and a call given up on (`abandon`) frees its slot"
+    "Daemon threads for tool calls: at most `max_workers` run at once; a call given up on (`abandon`) frees its slot"
     def __init__(self, max_workers:int=DEFAULT_MAX_WORKERS, # Most calls running at once
                  name:str='toolslm_like-tool'): # Prefix of the threads' names
         if not isinstance(max_workers, int) or isinstance(max_workers, bool) or max_workers < 1:
@@ -110,7 +110,7 @@ class ToolThreads(concurrent.futures.Executor):
 
     def abandon(self, fut:concurrent.futures.Future # A future `submit` returned
                )->bool: # Was it still pending or running (and so let go of)?
-        "Stop counting the thread that runs `fut` against `max_workers` (its call was given up on); cancel a pending `fut`"
+        "Stop counting `fut`'s thread against `max_workers` (its call was given up on), or cancel `fut` if pending"
         if fut.cancel(): return True
         with self._lock: # held until `t` is in `_abandoned`, so that `t`, ending, finds itself there
             t = self._running.pop(fut, None)
@@ -122,7 +122,7 @@ class ToolThreads(concurrent.futures.Executor):
 
     def shutdown(self, wait:bool=True, # Wait for the running calls (not abandoned ones) to finish?
                  *, cancel_futures:bool=False): # Cancel the calls not yet started?
-        "Take no more calls; `cancel_futures`: drop those not yet started; `wait`: for running ones (not abandoned ones)"
+        "Take no more calls; `cancel_futures`: drop those not yet started; `wait`: for running (not abandoned) ones"
         with self._lock:
             self._closed = True
             threads = [t for t in self._threads if t not in self._abandoned]
@@ -162,7 +162,8 @@ class ToolThreads(concurrent.futures.Executor):
                 if fut.set_running_or_notify_cancel():
                     try: fut.set_result(fn(*args, **kwargs))
                     except BaseException as e: fut.set_exception(e)
-                if self._running.pop(fut, None) is None: counted = False; return # given up on: `abandon` stopped counting us
+                if self._running.pop(fut, None) is None: # given up on: `abandon` stopped counting us
+                    counted = False; return
                 del fut,fn,args,kwargs # let go of the call's arguments and result while idle
                 self._idle.release()
         finally:
@@ -223,28 +224,34 @@ def _wait_all(fut:concurrent.futures.Future):
 def _checked_hook(approve):
     "`approve`, checked: `None` or something to call"
     if approve is not None and not callable(approve):
-        raise TypeError(f"approve must be callable (it gets each call, {{'id', 'name', 'arguments'}}, and answers), got {approve!r:.80}")
+        raise TypeError(f"approve must be callable (it gets each call, {{'id', 'name', 'arguments'}}, and answers), "
+                        f"got {approve!r:.80}")
     return approve
 
 def _checked_settings(on_event, logger, executor, retry_on, numbers:dict, seconds:dict)->tuple:
     "`(logger, retry_on)` for a `Toolbox` made with these settings, once each is checked"
-    if on_event is not None and not callable(on_event): raise TypeError(f"on_event must be callable (it gets one event dict), got {on_event!r}")
+    if on_event is not None and not callable(on_event):
+        raise TypeError(f"on_event must be callable (it gets one event dict), got {on_event!r}")
     if isinstance(logger, str): logger = logging.getLogger(logger)
     if logger is not None and not isinstance(logger, (logging.Logger, logging.LoggerAdapter)):
         raise TypeError(f"logger must be a logging.Logger (or a logger's name), got {type(logger).__name__}")
     if executor is not None and not isinstance(executor, concurrent.futures.Executor):
-        raise TypeError(f"executor must be a concurrent.futures.Executor (e.g. ProcessPoolExecutor()), got {type(executor).__name__}")
+        raise TypeError(f"executor must be a concurrent.futures.Executor (e.g. ProcessPoolExecutor()), "
+                        f"got {type(executor).__name__}")
     if isinstance(retry_on, type): retry_on = (retry_on,)
     if not all(isinstance(o, type) and issubclass(o, BaseException) for o in retry_on):
         raise TypeError(f"retry_on must be a tuple of exception types, got {retry_on!r}")
     for nm,v in numbers.items():
-        if not isinstance(v, int) or isinstance(v, bool) or v < 1: raise ValueError(f"{nm} must be a whole number of at least 1, got {v!r}")
+        if not isinstance(v, int) or isinstance(v, bool) or v < 1:
+            raise ValueError(f"{nm} must be a whole number of at least 1, got {v!r}")
     for nm,v in seconds.items():
-        if not isinstance(v, (int, float)) or isinstance(v, bool) or v < 0: raise ValueError(f"{nm} must be a number of seconds >= 0, got {v!r}")
+        if not isinstance(v, (int, float)) or isinstance(v, bool) or v < 0:
+            raise ValueError(f"{nm} must be a number of seconds >= 0, got {v!r}")
     return logger or logging.getLogger(__name__),tuple(retry_on)
 
 # %% ../nbs/09_toolbox.ipynb #5f1608df
-logging.getLogger(__name__).addHandler(logging.NullHandler()) # events are logged only where the application asks for them
+# events are logged only where the application asks for them
+logging.getLogger(__name__).addHandler(logging.NullHandler())
 _event_levels = {'start': logging.DEBUG, 'success': logging.DEBUG, 'retry': logging.INFO, 'failure': logging.WARNING,
                  'denied': logging.INFO}
 _log_texts = {'start': 'attempt {attempt} starts', 'success': 'succeeded on attempt {attempt}',
@@ -254,16 +261,18 @@ _log_texts = {'start': 'attempt {attempt} starts', 'success': 'succeeded on atte
 
 # %% ../nbs/09_toolbox.ipynb #78cb1852
 def _error_text(e:BaseException)->str:
-    "What went wrong in a tool, as text a model can act on: the tool's traceback (set on `e` by `_run_tool` or `_timed_out`, else made here)"
+    "What went wrong in a tool, as text a model can act on: its traceback (set by `_run_tool` or `_timed_out`, or made)"
     return (getattr(e, 'tool_traceback', None) or tool_traceback(e)).rstrip()
 
 
-# The keys a call may carry: ours, the id under the names providers give it, what `parse_tool_calls` adds, and a call's place in a stream
-_CALL_KEYS = frozenset({'id', 'call_id', 'tool_call_id', 'name', 'arguments', 'type', 'error', 'raw_arguments', 'index'})
+# The keys a call may carry: ours, the id under the names providers give it, what `parse_tool_calls` adds,
+# and a call's place in a stream
+_CALL_KEYS = frozenset({'id', 'call_id', 'tool_call_id', 'name', 'arguments', 'type', 'error', 'raw_arguments',
+                        'index'})
 _PLAIN_CALL_KEYS = frozenset({'id', 'name', 'arguments'}) # the common shape, read without further checks
 
 def _call_id(call)->str|None:
-    "The id `call` carries under any key the providers use (`call_id` first: a Responses item has its own `id` beside it)"
+    "The id `call` carries under any key the providers use (`call_id` first: a Responses item has an `id` beside it)"
     for k in ('call_id', 'tool_call_id', 'id'):
         if call.get(k) is not None: return call[k]
     return None
@@ -275,12 +284,14 @@ def _call_parts(call)->tuple:
                             "(for a provider's response objects use `parse_tool_calls`, or `Toolbox.respond`)")
     if call.get('error'): raise ToolCallError(f"the call could not be read: {call['error']}")
     if odd := [k for k in call if k not in _CALL_KEYS]:
-        raise ToolCallError(f"a tool call is a dict with 'id', 'name' and 'arguments'; this one also has {', '.join(map(repr, odd[:5]))}, "
-                            "which is not understood (for a provider's own call objects use `parse_tool_calls`, or `Toolbox.respond`)")
+        raise ToolCallError(f"a tool call is a dict with 'id', 'name' and 'arguments'; this one also has "
+                            f"{', '.join(map(repr, odd[:5]))}, which is not understood (for a provider's own call "
+                            "objects use `parse_tool_calls`, or `Toolbox.respond`)")
     return _call_id(call),call.get('name'),call.get('arguments')
 
 def _result(call_id, name, output, error, attempts:int, start:float)->dict:
-    return {'id': call_id, 'name': name, 'output': output, 'error': error, 'attempts': attempts, 'time': time.perf_counter()-start}
+    return {'id': call_id, 'name': name, 'output': output, 'error': error, 'attempts': attempts,
+            'time': time.perf_counter()-start}
 
 # %% ../nbs/09_toolbox.ipynb #8c2b4c92
 def _timed_out(name, timeout:float)->TimeoutError:
@@ -299,12 +310,12 @@ def _wait_for(fut:concurrent.futures.Future, name, timeout, threads:ToolThreads|
     try: return fut.result(timeout)
     except concurrent.futures.TimeoutError:
         if fut.done(): raise # the tool's own TimeoutError
-        if threads is None or not threads.abandon(fut): fut.cancel() # free its thread if it runs on ours, else cancel it
+        if threads is None or not threads.abandon(fut): fut.cancel() # free its thread if it is one of ours, else cancel
         raise _timed_out(name, timeout) from None
 
 # %% ../nbs/09_toolbox.ipynb #33487e57
 _clock = time.perf_counter
-_never_awaitable = frozenset({int, float, bool, type(None), str, bytes, list, dict, tuple}) # skips `isawaitable`'s checks
+_never_awaitable = frozenset({int, float, bool, type(None), str, bytes, list, dict, tuple}) # no `isawaitable` check
 
 async def _call_async(f, kw:dict, glb):
     with using_globals(glb): return await f(**kw)
@@ -347,7 +358,8 @@ def _verdict(answer)->tuple:
     if answer is False: return 'deny', DENIED_REASON
     if isinstance(answer, str): return 'deny', answer.strip() or DENIED_REASON
     if isinstance(answer, abc.Mapping): return 'edit', dict(answer)
-    raise TypeError(f"the approval hook answered {type(answer).__name__} {answer!r:.60}; it must answer True or None to run the call, "
+    raise TypeError(f"the approval hook answered {type(answer).__name__} {answer!r:.60}; "
+                    "it must answer True or None to run the call, "
                     "False or a reason (str) to refuse it, or a dict of arguments to run it with instead")
 
 def _asked(call)->dict:
@@ -642,7 +654,8 @@ def execute(self:Toolbox, calls:list, # Tool calls: `{'id', 'name', 'arguments'}
            )->list: # One result dict per call, in the calls' order (a `ToolResults`, which shows itself in a notebook)
     "Run the tool calls a model asked for; every call gets a result, in order, whatever happens to the others"
     if not (timeout is None and retries == 0 and type(calls) is list): calls = _check_batch(calls, timeout, retries)
-    if approve is not None or self.approve is not None: return self._approved(calls, parallel, timeout, retries, approve)
+    if approve is not None or self.approve is not None:
+        return self._approved(calls, parallel, timeout, retries, approve)
     watched = self.on_event is not None or self.logger.isEnabledFor(logging.DEBUG) # `_watched`, inline: the hot path
     if parallel and len(calls) > 1:
         if not self._threads_may_take(watched): return self._on_event_loop(calls, timeout, retries)
@@ -673,8 +686,8 @@ class _ThreadBatch:
         except BaseException: # interrupted (Ctrl-C): start no more calls, and give up on those that have not finished
             self.todo.clear()
             for r in self.takers + self.out:
-                while isinstance(r, concurrent.futures.Future) and r.done() and not r.cancelled() and r.exception() is None:
-                    r = r.result()
+                while (isinstance(r, concurrent.futures.Future) and r.done() and not r.cancelled()
+                       and r.exception() is None): r = r.result()
                 if isinstance(r, concurrent.futures.Future): self.toolbox._give_up(r)
             raise
         return ToolResults(self.out, self.calls)
@@ -693,7 +706,7 @@ class _ThreadBatch:
             out[i] = run(calls[i])
 
     def run_taken(self, call):
-        "Check `call` and run it once, on this thread: its result, or a future of it (async, or a failure worth a retry)"
+        "Check `call` and run it once, on this thread: its result, or a future of it (async, or to be retried)"
         tb,start = self.toolbox,_clock()
         try: call_id,name,f,info,kw = tb._prepare(call)
         except Exception as e: return tb._refused(call, e, start)
@@ -709,7 +722,7 @@ class _ThreadBatch:
         return {'id': call_id, 'name': name, 'output': out, 'error': None, 'attempts': 1, 'time': _clock()-start}
 
     def failed_once(self, call_id, name, f, info, kw:dict, e:BaseException, start:float):
-        "The result of a call whose first attempt raised `e`, or, if it is worth a retry, a future of its further attempts"
+        "The result of a call whose first attempt raised `e`, or, if worth a retry, a future of its further attempts"
         delay = self.toolbox._after_error(call_id, name, e, 1, self.retries)
         if delay is None: return _result(call_id, name, None, _error_text(e), 1, start)
         # the retries wait on the event loop, not in this thread, which takes other calls meanwhile
@@ -720,7 +733,7 @@ class _ThreadBatch:
 _GIVEN_UP = object() # in a timed batch's `claims`: the watcher gave the call its timeout result
 
 class _Taker:
-    "One thread's share of a timed batch: the call it runs and since when, and how to interrupt it once it is given up on"
+    "One thread's share of a timed batch: the call it runs and since when, and how to interrupt it once given up on"
     def __init__(self):
         self.current,self.tid,self.fut,self.intr,self.stop = None,None,None,Interrupter(),threading.Event()
         self.submitted = _clock() # when it was handed to the threads; `tid` is set once one runs it
@@ -746,7 +759,7 @@ class _TimedBatch(_ThreadBatch):
             now = _clock()
             wake = now + self.timeout
             for fut,me in list(live.items()):
-                if fut.done(): del live[fut]; fut.result(); continue # (raises what went wrong in our own code, if anything)
+                if fut.done(): del live[fut]; fut.result(); continue # (raises what went wrong in our own code, if any)
                 due = self.due(me, now)
                 if due is not None: wake = min(wake, due); continue
                 del live[fut] # its call has its timeout result: let its thread go, and have another take its place
@@ -776,7 +789,7 @@ class _TimedBatch(_ThreadBatch):
                 if self.serial and isinstance(res, concurrent.futures.Future): # an async tool: timed on the event loop
                     me.current = None
                     res = res.result() # one call after another: wait for it before the next starts
-                if self.claims.setdefault(i, me) is not me: return # given up on meanwhile: another thread took our place
+                if self.claims.setdefault(i, me) is not me: return # given up on meanwhile: another thread took over
                 self.out[i] = res
         finally:
             me.intr.done() # nothing is raised in this thread once it has left the batch
@@ -809,16 +822,18 @@ class _TimedBatch(_ThreadBatch):
 
 # %% ../nbs/09_toolbox.ipynb #4f73aaee
 @patch
-async def aexecute(self:Toolbox, calls:list, # Tool calls: `{'id', 'name', 'arguments'}` dicts (as `parse_tool_calls` gives)
+async def aexecute(self:Toolbox,
+                   calls:list, # Tool calls: `{'id', 'name', 'arguments'}` dicts (as `parse_tool_calls` gives)
                    parallel:bool=False, # Run the calls at once?
                    timeout:float|None=None, # Seconds each attempt may take
                    retries:int=0, # Further attempts after a transient error
                    # Asked about each call before it runs (default: the toolbox's `approve`); may be async
                    approve:abc.Callable|None=None
                   )->list: # One result dict per call, in the calls' order (a `ToolResults`)
-    "Run the tool calls on the running event loop: async tools as tasks, sync tools in threads; results in the calls' order"
+    "Run the tool calls on the running event loop: async tools as tasks, sync tools in threads; results in order"
     calls = _check_batch(calls, timeout, retries)
-    if approve is not None or self.approve is not None: return await self._aapproved(calls, parallel, timeout, retries, approve)
+    if approve is not None or self.approve is not None:
+        return await self._aapproved(calls, parallel, timeout, retries, approve)
     glb = _resolved_globals()
     if parallel and len(calls) > 1: return ToolResults(await self._agather(calls, timeout, retries, glb), calls)
     return ToolResults([await self._arun_call(c, timeout, retries, glb, r) for c,r in self._split(calls)], calls)
@@ -886,17 +901,17 @@ def execute_stream(self:Toolbox, calls:list, # Tool calls: `{'id', 'name', 'argu
                    parallel:bool=False, # Run the calls at once?
                    timeout:float|None=None, # Seconds each attempt may take
                    retries:int=0, # Further attempts after a transient error
-                   approve:abc.Callable|None=None # Asked about each call before it runs (default: the toolbox's `approve`)
+                   # Asked about each call before it runs (default: the toolbox's `approve`)
+                   approve:abc.Callable|None=None
                   ): # Yields one result dict per call, as each finishes
     "Run the tool calls, yielding each result (with the call's `index` in `calls`) as soon as it is ready"
-    calls = _check_batch(calls, timeout, retries)
-    approve = _checked_hook(approve) or self.approve
+    calls,approve = _check_batch(calls, timeout, retries),_checked_hook(approve) or self.approve
     approval = None if approve is None else _Approval(self, approve)
     if not (parallel and len(calls) > 1): # one by one: each call is approved just before it runs
         for i,(c,r) in enumerate(self._split(calls)):
             run,edited,res = (c, None, None) if approval is None or r is not None else approval.screen(c)
-            if res is None: res = self._refused(c, r, _clock()) if r is not None else \
-                                  _edited(self._run_call(run, timeout, retries, caller_globals, self._watched()), edited)
+            if res is None: res = self._refused(c, r, _clock()) if r is not None else _edited(
+                self._run_call(run, timeout, retries, caller_globals, self._watched()), edited)
             yield {**res, 'index': i}
         return
     going,edits = [],{} # in parallel: every call is approved (or refused) before any runs
@@ -908,7 +923,7 @@ def execute_stream(self:Toolbox, calls:list, # Tool calls: `{'id', 'name', 'argu
     glb = _resolved_globals()
     futs = [_submit_coroutine(_indexed(i, self._arun_call(c, timeout, retries, glb, r))) for i,c,r in going]
     try:
-        for fut in concurrent.futures.as_completed(futs): res = fut.result(); yield _edited(res, edits.get(res['index']))
+        for fut in concurrent.futures.as_completed(futs): yield _edited(res := fut.result(), edits.get(res['index']))
     finally:
         for fut in futs: fut.cancel()
 
@@ -921,7 +936,7 @@ async def aexecute_stream(self:Toolbox, calls:list, # Tool calls: `{'id', 'name'
                           # Asked about each call before it runs (default: the toolbox's `approve`); may be async
                           approve:abc.Callable|None=None
                          ): # Yields one result dict per call, as each finishes
-    "Async generator: run the tool calls on the running loop, yielding each result (with its `index`) as soon as it is ready"
+    "Async generator: run the tool calls on the running loop, yielding each result (with its `index`) once it is ready"
     calls = _check_batch(calls, timeout, retries)
     approve,glb = _checked_hook(approve) or self.approve,_resolved_globals()
     approval = None if approve is None else _Approval(self, approve)
@@ -957,7 +972,7 @@ def tool_names(self:Toolbox)->ToolNames:
     return ToolNames(k for k in self.ns if isinstance(k, str))
 
 def _answer_dialect(response, calls:list, provider)->str|None:
-    "The dialect to answer in: `provider`, or, when no call has an id to remember its dialect by, the one `response` is in"
+    "The dialect to answer in: `provider`, or, when no call has an id to remember its dialect by, `response`'s"
     if provider is None and calls and all(c.get('id') is None for c in calls): return response_provider(response)
     return provider
 
@@ -1010,7 +1025,7 @@ def md_code(text:str # Any text (a value is turned into its `str`)
 def md_block(text:str, # The text to show
              info:str='text' # The fence's info string (a language name, for highlighting)
             )->str:
-    "`text` as a fenced markdown block (the fence longer than any run of backticks inside): shown as it is, never rendered"
+    "`text` as a fenced markdown block (fenced longer than any run of backticks inside): shown as it is, not rendered"
     fence = '`' * max(3, _longest_backticks(text) + 1)
     return f"{fence}{info}\n{text}\n{fence}"
 
@@ -1033,7 +1048,7 @@ def _status_md(result:dict|None)->str:
     if result.get('error') is not None: return ' → **error**: ' + _md_value(result['error'], keep_end=True)
     return ' → ' + _md_value(result.get('output'))
 
-def tool_calls_markdown(calls:list|None, # The calls, `{'id', 'name', 'arguments'}` (or `None`: only the results are known)
+def tool_calls_markdown(calls:list|None, # The calls, `{'id', 'name', 'arguments'}` (`None`: only the results are known)
                         results:list|None # Their results, in the calls' order (`None` or shorter: not run yet)
                        )->str: # Markdown: one paragraph per call, everything from the model or a tool escaped
     "Markdown for a batch of calls and their results: each call's name and arguments, then its output, error or refusal"
@@ -1045,7 +1060,8 @@ def tool_calls_markdown(calls:list|None, # The calls, `{'id', 'name', 'arguments
         c = c if isinstance(c, abc.Mapping) else {'id': (r or {}).get('id'), 'name': (r or {}).get('name')}
         head = f"**{i+1}.** {md_code(c.get('name') or '?')}"
         if 'arguments' in c: head += ' ' + _md_value(c.get('arguments'))
-        if r and r.get('edited_arguments') is not None: head += ' (run with ' + _md_value(r['edited_arguments']) + ' instead)'
+        if r and r.get('edited_arguments') is not None:
+            head += ' (run with ' + _md_value(r['edited_arguments']) + ' instead)'
         out.append(head + _status_md(r))
     return '\n\n'.join(out) or '*(no tool calls)*'
 
