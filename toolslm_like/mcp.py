@@ -12,7 +12,7 @@ __all__ = ['OMITTED', 'mcp_tool_defs', 'tool_result', 'error_result', 'call_mcp_
 # %% ../nbs/14_mcp.ipynb #3fd2c2dc
 import asyncio, atexit, concurrent.futures, contextlib, inspect, json, keyword, math, os, re, shlex, sys, threading, time, warnings, weakref
 from typing import Any, Annotated, Callable, Literal, Union
-from fastcore.basics import patch_to
+from fastcore.basics import patch
 from fastcore.meta import delegates
 from . import __version__
 from .funccall import get_schema, mk_ns, prepare_call, call_func_async, tool_traceback, bind_arguments, using_globals
@@ -183,31 +183,28 @@ class MCPHTTPServer:
     def __exit__(self, *exc): self.stop()
     def __repr__(self): return f"MCPHTTPServer({self.url or 'not started'})"
 
-# %% ../nbs/14_mcp.ipynb #a38ab9cb
-@patch_to(MCPHTTPServer)
-def start(self, timeout:float=30 # Seconds to wait for the server to accept connections
-         ):
-    "Start serving; returns once the server accepts connections"
-    if self._thread is not None: return self
-    self._thread = threading.Thread(target=self._server.run, name='toolslm_like-mcp-http', daemon=True)
-    self._thread.start()
-    deadline = time.monotonic() + timeout
-    while not self._server.started:
-        if not self._thread.is_alive(): raise RuntimeError(f"The MCP HTTP server could not start on {self.host} (see the log above; is the port taken?)")
-        if time.monotonic() > deadline: self.stop(); raise TimeoutError(f"The MCP HTTP server did not start within {timeout}s")
-        time.sleep(0.01)
-    port = self._server.servers[0].sockets[0].getsockname()[1]
-    self.url = f"http://{self.host}:{port}{self.path}"
-    return self
+    def start(self, timeout:float=30 # Seconds to wait for the server to accept connections
+             ):
+        "Start serving; returns once the server accepts connections"
+        if self._thread is not None: return self
+        self._thread = threading.Thread(target=self._server.run, name='toolslm_like-mcp-http', daemon=True)
+        self._thread.start()
+        deadline = time.monotonic() + timeout
+        while not self._server.started:
+            if not self._thread.is_alive(): raise RuntimeError(f"The MCP HTTP server could not start on {self.host} (see the log above; is the port taken?)")
+            if time.monotonic() > deadline: self.stop(); raise TimeoutError(f"The MCP HTTP server did not start within {timeout}s")
+            time.sleep(0.01)
+        port = self._server.servers[0].sockets[0].getsockname()[1]
+        self.url = f"http://{self.host}:{port}{self.path}"
+        return self
 
-@patch_to(MCPHTTPServer)
-def stop(self, timeout:float=10 # Seconds to wait for the server thread to end
-        ):
-    "Stop serving and wait for the server thread to end"
-    if self._thread is None: return
-    self._server.should_exit = True
-    self._thread.join(timeout)
-    self._thread = None
+    def stop(self, timeout:float=10 # Seconds to wait for the server thread to end
+            ):
+        "Stop serving and wait for the server thread to end"
+        if self._thread is None: return
+        self._server.should_exit = True
+        self._thread.join(timeout)
+        self._thread = None
 
 # %% ../nbs/14_mcp.ipynb #a72c0ca0
 _json_types = {'integer': int, 'number': float, 'string': str, 'boolean': bool, 'null': type(None)}
@@ -284,6 +281,8 @@ def _convert_type(v, t, c, strict):
             if isinstance(d, want): return d
     raise BadValue(f"expected {TYPE_WORDS.get(t, t)}, {got_value(v)}")
 
+def _is_number(v)->bool: return isinstance(v, (int, float)) and not isinstance(v, bool)
+
 def _check_number(v, s):
     for k,ok,w in (('minimum', lambda b: v >= b, 'at least'), ('maximum', lambda b: v <= b, 'at most'),
                    ('exclusiveMinimum', lambda b: v > b, 'more than'), ('exclusiveMaximum', lambda b: v < b, 'less than')):
@@ -324,94 +323,79 @@ class _ValueCheck(SchemaWalker):
         except SchemaError as e: raise BadValue(f"the tool's schema cannot be checked: {e}") from None
         return self.rest(s, '$ref', self.walk(target, v))
 
-# %% ../nbs/14_mcp.ipynb #114f7e64
-def _is_number(v)->bool: return isinstance(v, (int, float)) and not isinstance(v, bool)
+    def json_types(self, s, v):
+        "`v` as one of the JSON types `s` names"
+        ts = s['type'] if isinstance(s['type'], list) else [s['type']]
+        for strict in ((True,) if self.c.strict else (True, False)):
+            for t in ts:
+                try: return _convert_type(v, t, self.c, strict)
+                except BadValue: pass
+        raise BadValue(f"expected {describe_schema(s, self.root)}, {got_value(v)}")
 
-@patch_to(_ValueCheck)
-def json_types(self, s, v):
-    "`v` as one of the JSON types `s` names"
-    ts = s['type'] if isinstance(s['type'], list) else [s['type']]
-    for strict in ((True,) if self.c.strict else (True, False)):
-        for t in ts:
-            try: return _convert_type(v, t, self.c, strict)
-            except BadValue: pass
-    raise BadValue(f"expected {describe_schema(s, self.root)}, {got_value(v)}")
+    def keywords(self, s, v):
+        "`v` checked against the keywords of node `s`, and converted"
+        if 'type' in s: v = self.json_types(s, v)
+        if 'const' in s and not _same(v, s['const']): raise BadValue(f"expected {show_value(s['const'])}, {got_value(v)}")
+        if isinstance(s.get('enum'), list) and not any(_same(v, o) for o in s['enum']):
+            if not self.c.strict and (m := next((o for o in s['enum'] if _is_number(o) and isinstance(v, str) and v.strip() == str(o)), None)) is not None: v = m
+            else: raise BadValue(f"expected one of {', '.join(show_value(o) for o in s['enum'])}, {got_value(v)}")
+        if 'not' in s and self.fits(s['not'], v, _strict):
+            raise BadValue(f"no value is allowed here, {got_value(v)}" if s['not'] in ({}, True) else f"expected anything but {describe_schema(s['not'], self.root)}, {got_value(v)}")
+        if isinstance(v, str): _check_size(len(v), s, 'minLength', 'maxLength', 'characters', v)
+        elif _is_number(v): _check_number(v, s)
+        elif isinstance(v, list): v = self.items(s, v)
+        elif isinstance(v, dict): v = self.fields(s, v)
+        return v
+    object = array = scalar = type_list = null = enum = untyped = keywords
 
-# %% ../nbs/14_mcp.ipynb #aeb6922d
-@patch_to(_ValueCheck)
-def keywords(self, s, v):
-    "`v` checked against the keywords of node `s`, and converted"
-    if 'type' in s: v = self.json_types(s, v)
-    if 'const' in s and not _same(v, s['const']): raise BadValue(f"expected {show_value(s['const'])}, {got_value(v)}")
-    if isinstance(s.get('enum'), list) and not any(_same(v, o) for o in s['enum']):
-        if not self.c.strict and (m := next((o for o in s['enum'] if _is_number(o) and isinstance(v, str) and v.strip() == str(o)), None)) is not None: v = m
-        else: raise BadValue(f"expected one of {', '.join(show_value(o) for o in s['enum'])}, {got_value(v)}")
-    if 'not' in s and self.fits(s['not'], v, _strict):
-        raise BadValue(f"no value is allowed here, {got_value(v)}" if s['not'] in ({}, True) else f"expected anything but {describe_schema(s['not'], self.root)}, {got_value(v)}")
-    if isinstance(v, str): _check_size(len(v), s, 'minLength', 'maxLength', 'characters', v)
-    elif _is_number(v): _check_number(v, s)
-    elif isinstance(v, list): v = self.items(s, v)
-    elif isinstance(v, dict): v = self.fields(s, v)
-    return v
+    def items(self, s, v:list):
+        "The items of list `v`, each checked against its schema in `s`"
+        _check_size(len(v), s, 'minItems', 'maxItems', 'items', v)
+        prefix = s.get('prefixItems') if isinstance(s.get('prefixItems'), list) else []
+        items = s.get('items')
+        if isinstance(items, list): prefix,items = items,s.get('additionalItems') # the draft-07 tuple form
+        out = []
+        for i,o in enumerate(v):
+            sub = prefix[i] if i < len(prefix) else items
+            if sub is None: out.append(o); continue
+            if sub is False: raise BadValue(f"expected at most {len(prefix)} items, got {len(v)}")
+            try: out.append(self.walk(sub, o))
+            except BadValue as e: raise e.at(i) from None
+        if s.get('uniqueItems') is True and any(_same(a, b) for i,a in enumerate(out) for b in out[:i]): raise BadValue("expected items that are all different")
+        return out
 
-_ValueCheck.object = _ValueCheck.array = _ValueCheck.scalar = _ValueCheck.type_list = _ValueCheck.null = _ValueCheck.enum = _ValueCheck.untyped = _ValueCheck.keywords
+    def fields(self, s, v:dict):
+        "The fields of object `v`, each checked against its schema in `s`"
+        _check_size(len(v), s, 'minProperties', 'maxProperties', 'properties', v)
+        props = s.get('properties') if isinstance(s.get('properties'), dict) else {}
+        extra = s.get('additionalProperties', True)
+        if 'patternProperties' in s: extra = True # keys matching a pattern are allowed; patterns are left to the server
+        out = {}
+        for k,o in v.items():
+            sub = props.get(k, extra)
+            if sub is False: raise BadValue(f"unknown field {show_value(k)} (it takes: {', '.join(props) or 'no fields'})")
+            try: out[k] = o if sub is True else self.walk(sub, o)
+            except BadValue as e: raise e.at(k) from None
+        for k in s.get('required', ()) if isinstance(s.get('required'), list) else ():
+            if k not in out: raise BadValue(f"missing required field {k!r}" + (f" ({describe_schema(props[k], self.root)})" if isinstance(props.get(k), dict) else ''))
+        return out
 
-# %% ../nbs/14_mcp.ipynb #80479b83
-@patch_to(_ValueCheck)
-def items(self, s, v:list):
-    "The items of list `v`, each checked against its schema in `s`"
-    _check_size(len(v), s, 'minItems', 'maxItems', 'items', v)
-    prefix = s.get('prefixItems') if isinstance(s.get('prefixItems'), list) else []
-    items = s.get('items')
-    if isinstance(items, list): prefix,items = items,s.get('additionalItems') # the draft-07 tuple form
-    out = []
-    for i,o in enumerate(v):
-        sub = prefix[i] if i < len(prefix) else items
-        if sub is None: out.append(o); continue
-        if sub is False: raise BadValue(f"expected at most {len(prefix)} items, got {len(v)}")
-        try: out.append(self.walk(sub, o))
-        except BadValue as e: raise e.at(i) from None
-    if s.get('uniqueItems') is True and any(_same(a, b) for i,a in enumerate(out) for b in out[:i]): raise BadValue("expected items that are all different")
-    return out
+    def all_of(self, s, v):
+        for o in self.members(s, 'allOf'): v = self.walk(o, v)
+        return self.rest(s, 'allOf', v)
 
-# %% ../nbs/14_mcp.ipynb #62d5d0f5
-@patch_to(_ValueCheck)
-def fields(self, s, v:dict):
-    "The fields of object `v`, each checked against its schema in `s`"
-    _check_size(len(v), s, 'minProperties', 'maxProperties', 'properties', v)
-    props = s.get('properties') if isinstance(s.get('properties'), dict) else {}
-    extra = s.get('additionalProperties', True)
-    if 'patternProperties' in s: extra = True # keys matching a pattern are allowed; patterns are left to the server
-    out = {}
-    for k,o in v.items():
-        sub = props.get(k, extra)
-        if sub is False: raise BadValue(f"unknown field {show_value(k)} (it takes: {', '.join(props) or 'no fields'})")
-        try: out[k] = o if sub is True else self.walk(sub, o)
-        except BadValue as e: raise e.at(k) from None
-    for k in s.get('required', ()) if isinstance(s.get('required'), list) else ():
-        if k not in out: raise BadValue(f"missing required field {k!r}" + (f" ({describe_schema(props[k], self.root)})" if isinstance(props.get(k), dict) else ''))
-    return out
+    def any_of(self, s, v, key='anyOf'):
+        subs = self.members(s, key)
+        for c in ((_strict,) if self.c.strict else (_strict, self.c)): # strict first, so `["integer", "string"]` keeps "4" a string
+            errs = []
+            for o in subs:
+                try: return self.rest(s, key, self.with_converter(o, v, c))
+                except _OutOfBudget: raise
+                except BadValue as e: errs.append(e)
+            if c is not _strict and (deepest := max(errs, key=lambda e: len(e.path), default=None)) is not None and deepest.path: raise deepest
+        raise BadValue(f"expected {' or '.join(describe_schema(o, self.root) for o in subs)}, {got_value(v)}")
 
-# %% ../nbs/14_mcp.ipynb #e84e9d6a
-@patch_to(_ValueCheck)
-def all_of(self, s, v):
-    for o in self.members(s, 'allOf'): v = self.walk(o, v)
-    return self.rest(s, 'allOf', v)
-
-@patch_to(_ValueCheck)
-def any_of(self, s, v, key='anyOf'):
-    subs = self.members(s, key)
-    for c in ((_strict,) if self.c.strict else (_strict, self.c)): # strict first, so `["integer", "string"]` keeps "4" a string
-        errs = []
-        for o in subs:
-            try: return self.rest(s, key, self.with_converter(o, v, c))
-            except _OutOfBudget: raise
-            except BadValue as e: errs.append(e)
-        if c is not _strict and (deepest := max(errs, key=lambda e: len(e.path), default=None)) is not None and deepest.path: raise deepest
-    raise BadValue(f"expected {' or '.join(describe_schema(o, self.root) for o in subs)}, {got_value(v)}")
-
-@patch_to(_ValueCheck)
-def one_of(self, s, v): return self.any_of(s, v, 'oneOf')
+    def one_of(self, s, v): return self.any_of(s, v, 'oneOf')
 
 # %% ../nbs/14_mcp.ipynb #4f6da137
 def _needed_defs(tp:JSONSchema)->set:
@@ -573,6 +557,19 @@ _open_clients = set()
 def _close_all():
     for c in list(_open_clients): c.close(timeout=5)
 
+# %% ../nbs/14_mcp.ipynb #86b883e4
+async def _list_tools(client)->list:
+    "All the tools `client`'s server lists, page by page (bounded in pages and tools)"
+    tools,cursor = [],None
+    for _ in range(MAX_LIST_PAGES):
+        page = await client.list_tools(cursor=cursor)
+        tools.extend(page.tools)
+        cursor = page.next_cursor
+        if cursor is None or len(tools) >= MAX_MCP_TOOLS: break
+    if len(tools) > MAX_MCP_TOOLS or cursor is not None:
+        warnings.warn(f"The MCP server lists more than {min(len(tools), MAX_MCP_TOOLS)} tools (or pages without end): only the first {min(len(tools), MAX_MCP_TOOLS)} are used")
+    return tools[:MAX_MCP_TOOLS]
+
 # %% ../nbs/14_mcp.ipynb #a8feb37e
 class MCPClient:
     "A connection to one MCP server; `tools` and `async_tools` are its tools as Python functions"
@@ -592,115 +589,94 @@ class MCPClient:
         s = self.server
         return ' '.join(map(str, s)) if isinstance(s, (list, tuple)) else s if isinstance(s, str) else type(s).__name__
 
+    def __enter__(self): return self.connect()
+    def __exit__(self, *exc): self.close()
+    async def __aenter__(self): return await self.aconnect()
+    async def __aexit__(self, *exc): await self.aclose()
     def __repr__(self): return f"MCPClient({self._where()!r}, {len(self.tools)} tools{'' if self._client else ', not connected'})"
 
-# %% ../nbs/14_mcp.ipynb #86b883e4
-async def _list_tools(client)->list:
-    "All the tools `client`'s server lists, page by page (bounded in pages and tools)"
-    tools,cursor = [],None
-    for _ in range(MAX_LIST_PAGES):
-        page = await client.list_tools(cursor=cursor)
-        tools.extend(page.tools)
-        cursor = page.next_cursor
-        if cursor is None or len(tools) >= MAX_MCP_TOOLS: break
-    if len(tools) > MAX_MCP_TOOLS or cursor is not None:
-        warnings.warn(f"The MCP server lists more than {min(len(tools), MAX_MCP_TOOLS)} tools (or pages without end): only the first {min(len(tools), MAX_MCP_TOOLS)} are used")
-    return tools[:MAX_MCP_TOOLS]
+    async def _transport(self, stack):
+        "What `mcp.Client` connects through; resources it needs are entered on `stack`"
+        s = self.server
+        if isinstance(s, str) and re.match(r'https?://', s):
+            if not self.headers: return s
+            from mcp.client.streamable_http import streamable_http_client
+            from mcp.shared._httpx_utils import create_mcp_http_client
+            return streamable_http_client(s, http_client=await stack.enter_async_context(create_mcp_http_client(headers=self.headers)))
+        if isinstance(s, (str, list, tuple)):
+            from mcp import StdioServerParameters
+            from mcp.client.stdio import stdio_client
+            cmd = shlex.split(s) if isinstance(s, str) else [str(o) for o in s]
+            if not cmd: raise ValueError("the server command is empty: give the program to run, e.g. 'python server.py'")
+            return stdio_client(StdioServerParameters(command=cmd[0], args=cmd[1:], env=self.env, cwd=self.cwd), errlog=_errlog())
+        return s
 
-# %% ../nbs/14_mcp.ipynb #80a10c89
-@patch_to(MCPClient)
-async def _transport(self, stack):
-    "What `mcp.Client` connects through; resources it needs are entered on `stack`"
-    s = self.server
-    if isinstance(s, str) and re.match(r'https?://', s):
-        if not self.headers: return s
-        from mcp.client.streamable_http import streamable_http_client
-        from mcp.shared._httpx_utils import create_mcp_http_client
-        return streamable_http_client(s, http_client=await stack.enter_async_context(create_mcp_http_client(headers=self.headers)))
-    if isinstance(s, (str, list, tuple)):
-        from mcp import StdioServerParameters
-        from mcp.client.stdio import stdio_client
-        cmd = shlex.split(s) if isinstance(s, str) else [str(o) for o in s]
-        if not cmd: raise ValueError("the server command is empty: give the program to run, e.g. 'python server.py'")
-        return stdio_client(StdioServerParameters(command=cmd[0], args=cmd[1:], env=self.env, cwd=self.cwd), errlog=_errlog())
-    return s
-
-# %% ../nbs/14_mcp.ipynb #7663c667
-@patch_to(MCPClient)
-async def _session(self, ready:concurrent.futures.Future):
-    "The session task: connect, list the tools (the result of `ready`), then hold the connection open until told to close"
-    from contextlib import AsyncExitStack
-    try:
-        from mcp import Client # in the `try`: any failure, even here, must reach `ready`, or `connect` waits out its time limit
-        async with AsyncExitStack() as stack:
-            client = await stack.enter_async_context(Client(await self._transport(stack), read_timeout_seconds=self.timeout))
-            tools = await _list_tools(client)
-            self._client,self._stop = client,asyncio.Event()
-            ready.set_result(tools)
-            await self._stop.wait()
-    except BaseException as e:
-        err = _leaf_error(e)
-        if not ready.done(): ready.set_exception(err if isinstance(err, Exception) else ConnectionError(repr(err)))
-        if isinstance(e, (asyncio.CancelledError, KeyboardInterrupt, SystemExit)): raise
-    finally: self._client = None
-
-# %% ../nbs/14_mcp.ipynb #a1fa23cc
-@patch_to(MCPClient)
-def _running_loop(self, name):
-    if self._client is None: raise ConnectionError(f"Cannot call MCP tool {name!r}: the client for {self._where()!r} is not connected (closed, or the server ended); call `connect()` again")
-    return self._loop
-
-@patch_to(MCPClient)
-async def _send(self, name, arguments):
-    client = self._client
-    if client is None: raise ConnectionError(f"Cannot call MCP tool {name!r}: the connection to {self._where()!r} has closed")
-    try: r = await client.call_tool(name, arguments)
-    except Exception as e:
-        err = MCPToolError(f"The call to MCP tool {name!r} failed: {type(e).__name__}: {e}")
-        err.cause = e
-        raise err from None
-    return tool_output(r, (self.tool_defs.get(self.prefix + name) or {}).get('outputSchema'))
-
-# %% ../nbs/14_mcp.ipynb #d6c01317
-@patch_to(MCPClient)
-def _call(self, name, arguments):
-    "Send a call from a sync tool function"
-    loop = self._running_loop(name)
-    if _in_loop(loop): raise RuntimeError(f"The sync MCP tool {name!r} was called from the MCP client's own event loop, where it would wait for itself: use `client.async_tools`")
-    fut = asyncio.run_coroutine_threadsafe(self._send(name, arguments), loop)
-    try: return fut.result(self.timeout)
-    except concurrent.futures.TimeoutError:
-        if not fut.done():
-            fut.cancel()
-            raise TimeoutError(f"The MCP tool {name!r} did not answer within {self.timeout}s") from None
-        raise
-
-@patch_to(MCPClient)
-async def _acall(self, name, arguments):
-    "Send a call from an async tool function"
-    loop = self._running_loop(name)
-    if _in_loop(loop): return await asyncio.wait_for(self._send(name, arguments), self.timeout)
-    try: return await asyncio.wait_for(asyncio.wrap_future(asyncio.run_coroutine_threadsafe(self._send(name, arguments), loop)), self.timeout)
-    except asyncio.TimeoutError: raise TimeoutError(f"The MCP tool {name!r} did not answer within {self.timeout}s") from None
-
-# %% ../nbs/14_mcp.ipynb #6acb0b6b
-@patch_to(MCPClient)
-def _make_tools(self, listed):
-    for d in (self.tools, self.async_tools, self.skipped, self.tool_defs): d.clear() # in place: a namespace handed out stays current
-    for t in listed:
-        d,key = t.model_dump(mode='json', by_alias=True, exclude_none=True),self.prefix + t.name
+    async def _session(self, ready:concurrent.futures.Future):
+        "The session task: connect, list the tools (the result of `ready`), then hold the connection open until told to close"
+        from contextlib import AsyncExitStack
         try:
-            if key in self.tools: raise SchemaError("the server lists two tools with this name")
-            self.tools[key],self.async_tools[key] = tool_function(d, self._call, key),tool_function(d, self._acall, key)
-            self.tools[key].mcp_client = self.async_tools[key].mcp_client = self
-            self.tool_defs[key] = d
-        except SchemaError as e:
-            self.skipped[t.name] = str(e)
-            warnings.warn(f"MCP tool {t.name!r} from {self._where()!r} is left out: {e}")
+            from mcp import Client # in the `try`: any failure, even here, must reach `ready`, or `connect` waits out its time limit
+            async with AsyncExitStack() as stack:
+                client = await stack.enter_async_context(Client(await self._transport(stack), read_timeout_seconds=self.timeout))
+                tools = await _list_tools(client)
+                self._client,self._stop = client,asyncio.Event()
+                ready.set_result(tools)
+                await self._stop.wait()
+        except BaseException as e:
+            err = _leaf_error(e)
+            if not ready.done(): ready.set_exception(err if isinstance(err, Exception) else ConnectionError(repr(err)))
+            if isinstance(e, (asyncio.CancelledError, KeyboardInterrupt, SystemExit)): raise
+        finally: self._client = None
+
+    def _running_loop(self, name):
+        if self._client is None: raise ConnectionError(f"Cannot call MCP tool {name!r}: the client for {self._where()!r} is not connected (closed, or the server ended); call `connect()` again")
+        return self._loop
+
+    async def _send(self, name, arguments):
+        client = self._client
+        if client is None: raise ConnectionError(f"Cannot call MCP tool {name!r}: the connection to {self._where()!r} has closed")
+        try: r = await client.call_tool(name, arguments)
+        except Exception as e:
+            err = MCPToolError(f"The call to MCP tool {name!r} failed: {type(e).__name__}: {e}")
+            err.cause = e
+            raise err from None
+        return tool_output(r, (self.tool_defs.get(self.prefix + name) or {}).get('outputSchema'))
+
+    def _call(self, name, arguments):
+        "Send a call from a sync tool function"
+        loop = self._running_loop(name)
+        if _in_loop(loop): raise RuntimeError(f"The sync MCP tool {name!r} was called from the MCP client's own event loop, where it would wait for itself: use `client.async_tools`")
+        fut = asyncio.run_coroutine_threadsafe(self._send(name, arguments), loop)
+        try: return fut.result(self.timeout)
+        except concurrent.futures.TimeoutError:
+            if not fut.done():
+                fut.cancel()
+                raise TimeoutError(f"The MCP tool {name!r} did not answer within {self.timeout}s") from None
+            raise
+
+    async def _acall(self, name, arguments):
+        "Send a call from an async tool function"
+        loop = self._running_loop(name)
+        if _in_loop(loop): return await asyncio.wait_for(self._send(name, arguments), self.timeout)
+        try: return await asyncio.wait_for(asyncio.wrap_future(asyncio.run_coroutine_threadsafe(self._send(name, arguments), loop)), self.timeout)
+        except asyncio.TimeoutError: raise TimeoutError(f"The MCP tool {name!r} did not answer within {self.timeout}s") from None
+
+    def _make_tools(self, listed):
+        for d in (self.tools, self.async_tools, self.skipped, self.tool_defs): d.clear() # in place: a namespace handed out stays current
+        for t in listed:
+            d,key = t.model_dump(mode='json', by_alias=True, exclude_none=True),self.prefix + t.name
+            try:
+                if key in self.tools: raise SchemaError("the server lists two tools with this name")
+                self.tools[key],self.async_tools[key] = tool_function(d, self._call, key),tool_function(d, self._acall, key)
+                self.tools[key].mcp_client = self.async_tools[key].mcp_client = self
+                self.tool_defs[key] = d
+            except SchemaError as e:
+                self.skipped[t.name] = str(e)
+                warnings.warn(f"MCP tool {t.name!r} from {self._where()!r} is left out: {e}")
 
 # %% ../nbs/14_mcp.ipynb #242e3fab
-@patch_to(MCPClient)
-def connect(self):
+@patch
+def connect(self:MCPClient):
     "Connect, list the server's tools, and make them functions (`tools`, `async_tools`); returns `self`"
     if self._client is not None: return self
     _require_mcp_sdk('Connecting to an MCP server')
@@ -724,8 +700,8 @@ def _warm_up_jsonschema():
     "Import `jsonschema` in the background: the SDK checks structured results with it, and its first import takes seconds"
     if 'jsonschema' not in sys.modules: threading.Thread(target=lambda: __import__('jsonschema'), name='toolslm_like-warm-up', daemon=True).start()
 
-@patch_to(MCPClient)
-def refresh(self):
+@patch
+def refresh(self:MCPClient):
     "List the server's tools again (after it says they changed); `tools` and `async_tools` are updated in place"
     loop = self._running_loop('tools/list')
     if _in_loop(loop): raise RuntimeError("MCPClient.refresh was called from the MCP client's own event loop")
@@ -733,8 +709,8 @@ def refresh(self):
     return self
 
 # %% ../nbs/14_mcp.ipynb #5d0208ff
-@patch_to(MCPClient)
-def close(self, timeout:float=10 # Seconds to wait for the session to end
+@patch
+def close(self:MCPClient, timeout:float=10 # Seconds to wait for the session to end
          ):
     "Close the connection (a stdio server's process is stopped)"
     _open_clients.discard(self)
@@ -747,21 +723,16 @@ def close(self, timeout:float=10 # Seconds to wait for the session to end
         except BaseException: pass
     self._stop = None
 
-@patch_to(MCPClient)
-async def aconnect(self):
+@patch
+async def aconnect(self:MCPClient):
     "`connect`, awaitable from any event loop"
     await asyncio.to_thread(self.connect)
     return self
 
-@patch_to(MCPClient)
-async def aclose(self):
+@patch
+async def aclose(self:MCPClient):
     "`close`, awaitable from any event loop"
     await asyncio.to_thread(self.close)
-
-MCPClient.__enter__ = lambda self: self.connect()
-MCPClient.__exit__ = lambda self, *exc: self.close()
-MCPClient.__aenter__ = lambda self: self.aconnect()
-MCPClient.__aexit__ = lambda self, *exc: self.aclose()
 
 # %% ../nbs/14_mcp.ipynb #0428a3a2
 @delegates(MCPClient.__init__)
