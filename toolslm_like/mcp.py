@@ -8,7 +8,8 @@ Docs: https://toolslm-like.github.io/toolslm_like/mcp.html.md"""
 __all__ = ['mcp_server', 'serve_mcp', 'MCPHTTPServer', 'MCPClient', 'connect_mcp', 'mcp_tools']
 
 # %% ../nbs/14_mcp.ipynb #3fd2c2dc
-import asyncio, atexit, concurrent.futures, contextlib, inspect, json, keyword, math, os, re, shlex, sys, threading, time, warnings, weakref
+import asyncio, atexit, concurrent.futures, contextlib, inspect, json, keyword, os, re, shlex, sys, threading, time, warnings
+import weakref
 from typing import Any, Annotated, Callable, Literal, Union
 from fastcore.basics import patch
 from fastcore.meta import delegates
@@ -17,13 +18,13 @@ from .funccall import get_schema, mk_ns, prepare_call, call_func_async, tool_tra
 from .errors import SchemaError, BadValue, MCPToolError, got_value, show_value
 from .typekinds import SchemaBuilder, TypeKind, Converter, add_type_kind, to_jsonable
 from .typekinds import rename_refs # the `$defs` renaming done for pydantic models, used for a server's schemas too
-from .schemawalk import (SchemaWalker, SchemaBudget, check_schema_bounds, resolve_ref, refs_in, def_name, refs_into_defs,
-                                     describe_schema)
+from .schemawalk import (SchemaWalker, SchemaBudget, check_schema_bounds, resolve_ref, refs_in, def_name,
+                                     refs_into_defs, describe_schema, check_bounds, json_equal)
 from .schemawalk import TYPE_WORDS # a JSON type in words ('an integer'), as every message says it
 from .providers import check_mcp_name
 from .toolbox import Toolbox
-from .limits import (MAX_CHECK_STEPS, MAX_CHECK_DEPTH, MAX_MCP_NAME_CHARS, MAX_DESCRIPTION_CHARS, MAX_MCP_TOOLS, MAX_LIST_PAGES,
-                                 MAX_CALL_SECONDS, MAX_CALLS_PER_CLIENT)
+from .limits import (MAX_CHECK_STEPS, MAX_CHECK_DEPTH, MAX_MCP_NAME_CHARS, MAX_DESCRIPTION_CHARS, MAX_MCP_TOOLS,
+                                 MAX_LIST_PAGES, MAX_CALL_SECONDS, MAX_CALLS_PER_CLIENT)
 
 # %% ../nbs/14_mcp.ipynb #85fcbf0c
 def mcp_tool_defs(tools:Callable|list|dict # A namespace: a function, a list of functions and dicts, or a mapping (as `mk_ns` takes)
@@ -259,14 +260,6 @@ _lax,_strict = Converter(False),Converter(True)
 
 class _OutOfBudget(BadValue): "Checking one value took more than `MAX_CHECK_STEPS` steps or `MAX_CHECK_DEPTH` levels (never caught by `anyOf`)"
 
-def _same(a, b)->bool:
-    "JSON equality: `1 == 1.0`, but `True` is not `1`"
-    if isinstance(a, bool) or isinstance(b, bool): return type(a) is type(b) and a == b
-    if isinstance(a, (int, float)) and isinstance(b, (int, float)): return a == b
-    if isinstance(a, dict) and isinstance(b, dict): return a.keys() == b.keys() and all(_same(a[k], b[k]) for k in a)
-    if isinstance(a, list) and isinstance(b, list): return len(a) == len(b) and all(_same(x, y) for x,y in zip(a, b))
-    return type(a) is type(b) and a == b
-
 # %% ../nbs/14_mcp.ipynb #aed78454
 def _convert_type(v, t, c, strict):
     "`v` as JSON type `t`, with funccall's (lax or strict) conversions for the scalar types"
@@ -282,19 +275,10 @@ def _convert_type(v, t, c, strict):
 
 def _is_number(v)->bool: return isinstance(v, (int, float)) and not isinstance(v, bool)
 
-def _check_number(v, s):
-    for k,ok,w in (('minimum', lambda b: v >= b, 'at least'), ('maximum', lambda b: v <= b, 'at most'),
-                   ('exclusiveMinimum', lambda b: v > b, 'more than'), ('exclusiveMaximum', lambda b: v < b, 'less than')):
-        b = s.get(k)
-        if isinstance(b, (int, float)) and not isinstance(b, bool) and not ok(b): raise BadValue(f"expected a number {w} {b}, {got_value(v)}")
-    m = s.get('multipleOf')
-    if isinstance(m, (int, float)) and not isinstance(m, bool) and m > 0:
-        q = v / m
-        if not math.isclose(q, round(q), rel_tol=1e-9, abs_tol=1e-9): raise BadValue(f"expected a multiple of {m}, {got_value(v)}")
-
-def _check_size(n, s, lo, hi, what, v):
-    if isinstance(s.get(lo), int) and n < s[lo]: raise BadValue(f"expected at least {s[lo]} {what}, {got_value(v)}")
-    if isinstance(s.get(hi), int) and n > s[hi]: raise BadValue(f"expected at most {s[hi]} {what}, {got_value(v)}")
+def _bounds(s:dict)->dict:
+    "The bound keywords of node `s` checked here: all but `pattern`, which is left to the server"
+    # a server's regex run in our process could backtrack for minutes on a model's string, holding the GIL all the while
+    return {k: x for k,x in s.items() if k != 'pattern'} if 'pattern' in s else s
 
 # %% ../nbs/14_mcp.ipynb #5e966bca
 class _ValueCheck(SchemaWalker):
@@ -334,22 +318,20 @@ class _ValueCheck(SchemaWalker):
     def keywords(self, s, v):
         "`v` checked against the keywords of node `s`, and converted"
         if 'type' in s: v = self.json_types(s, v)
-        if 'const' in s and not _same(v, s['const']): raise BadValue(f"expected {show_value(s['const'])}, {got_value(v)}")
-        if isinstance(s.get('enum'), list) and not any(_same(v, o) for o in s['enum']):
+        if 'const' in s and not json_equal(v, s['const']): raise BadValue(f"expected {show_value(s['const'])}, {got_value(v)}")
+        if isinstance(s.get('enum'), list) and not any(json_equal(v, o) for o in s['enum']):
             if not self.c.strict and (m := next((o for o in s['enum'] if _is_number(o) and isinstance(v, str) and v.strip() == str(o)), None)) is not None: v = m
             else: raise BadValue(f"expected one of {', '.join(show_value(o) for o in s['enum'])}, {got_value(v)}")
         if 'not' in s and self.fits(s['not'], v, _strict):
             raise BadValue(f"no value is allowed here, {got_value(v)}" if s['not'] in ({}, True) else f"expected anything but {describe_schema(s['not'], self.root)}, {got_value(v)}")
-        if isinstance(v, str): _check_size(len(v), s, 'minLength', 'maxLength', 'characters', v)
-        elif _is_number(v): _check_number(v, s)
-        elif isinstance(v, list): v = self.items(s, v)
+        if isinstance(v, list): v = self.items(s, v)
         elif isinstance(v, dict): v = self.fields(s, v)
+        check_bounds(v, _bounds(s)) # the one check of bounds, which local tools' constraints go through too
         return v
     object = array = scalar = type_list = null = enum = untyped = keywords
 
     def items(self, s, v:list):
         "The items of list `v`, each checked against its schema in `s`"
-        _check_size(len(v), s, 'minItems', 'maxItems', 'items', v)
         prefix = s.get('prefixItems') if isinstance(s.get('prefixItems'), list) else []
         items = s.get('items')
         if isinstance(items, list): prefix,items = items,s.get('additionalItems') # the draft-07 tuple form
@@ -360,12 +342,10 @@ class _ValueCheck(SchemaWalker):
             if sub is False: raise BadValue(f"expected at most {len(prefix)} items, got {len(v)}")
             try: out.append(self.walk(sub, o))
             except BadValue as e: raise e.at(i) from None
-        if s.get('uniqueItems') is True and any(_same(a, b) for i,a in enumerate(out) for b in out[:i]): raise BadValue("expected items that are all different")
         return out
 
     def fields(self, s, v:dict):
         "The fields of object `v`, each checked against its schema in `s`"
-        _check_size(len(v), s, 'minProperties', 'maxProperties', 'properties', v)
         props = s.get('properties') if isinstance(s.get('properties'), dict) else {}
         extra = s.get('additionalProperties', True)
         if 'patternProperties' in s: extra = True # keys matching a pattern are allowed; patterns are left to the server
