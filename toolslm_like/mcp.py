@@ -391,12 +391,9 @@ def _needed_defs(tp:JSONSchema)->set:
 # %% ../nbs/14_mcp.ipynb #1abcb432
 class JSONSchemaKind(TypeKind):
     "Annotations that are JSON schemas (`JSONSchema`): shown as they are, values checked against them"
-    def match(self, tp:Any, # An annotation
-              origin:Any # Its `typing.get_origin`
-             )->bool: return isinstance(tp, JSONSchema)
-    def schema(self, tp:JSONSchema, # The annotation
-               b:SchemaBuilder # The builder of the tool's schema, which collects all `$defs` at its root
-              )->dict:
+    # each method's parameters are `TypeKind`'s, documented there (`__delwrap__` points `docments` to them)
+    def match(self, tp:Any, origin:Any)->bool: return isinstance(tp, JSONSchema)
+    def schema(self, tp:JSONSchema, b:SchemaBuilder)->dict:
         "`tp`'s schema, the `$defs` it needs added to `b`'s (renamed where they would collide)"
         renames,new = {},[]
         for nm in sorted(_needed_defs(tp)):
@@ -405,12 +402,10 @@ class JSONSchemaKind(TypeKind):
             renames[nm] = b.add_def(nm, None if key not in b.names else b.defs[b.names[key]], key)
         for nm in new: b.defs[renames[nm]] = rename_refs(tp.defs[nm], renames)
         return rename_refs(tp.schema, renames)
-    def convert(self, v:Any, # A model's value
-                tp:JSONSchema, # The annotation
-                c:Converter # Lax or strict conversion
-               ): return _ValueCheck(tp.defs, c).walk(tp.schema, v)
-    def describe(self, tp:JSONSchema # The annotation
-                )->str: return describe_schema(tp.schema, {'$defs': tp.defs})
+    def convert(self, v:Any, tp:JSONSchema, c:Converter)->Any: return _ValueCheck(tp.defs, c).walk(tp.schema, v)
+    def describe(self, tp:JSONSchema)->str: return describe_schema(tp.schema, {'$defs': tp.defs})
+    for _f in (match, schema, convert, describe): _f.__delwrap__ = getattr(TypeKind, _f.__name__)
+    del _f
 
 add_type_kind(JSONSchemaKind())
 
@@ -714,16 +709,13 @@ async def aclose(self:MCPClient):
     await asyncio.to_thread(self.close)
 
 # %% ../nbs/14_mcp.ipynb #0428a3a2
+# `server` and what `**kwargs` may hold are `MCPClient`'s parameters, documented there (`delegates` sets `__delwrap__`)
 @delegates(MCPClient.__init__)
-def connect_mcp(server:str|list|object, # A command (str or list) for stdio, an http(s) URL, or anything `mcp.Client` takes
-                **kwargs # Passed to `MCPClient`: env, cwd, headers, prefix, timeout, connect_timeout
-               )->MCPClient:
+def connect_mcp(server:str|list|object, **kwargs)->MCPClient:
     "An `MCPClient` connected to `server`: its `tools` are the server's tools as Python functions"
     return MCPClient(server, **kwargs).connect()
 
 @delegates(MCPClient.__init__)
-def mcp_tools(server:str|list|object, # A command (str or list) for stdio, an http(s) URL, or anything `mcp.Client` takes
-              **kwargs # Passed to `MCPClient`: env, cwd, headers, prefix, timeout, connect_timeout
-             )->dict: # {name: function}, a namespace for `call_func`; each function's `mcp_client` can `close()` it
+def mcp_tools(server:str|list|object, **kwargs)->dict: # {name: function}; each function's `mcp_client` can `close()` it
     "The tools of MCP server `server` as a namespace of sync functions (the connection stays open until closed or the program ends)"
     return connect_mcp(server, **kwargs).tools
