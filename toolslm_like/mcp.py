@@ -8,7 +8,8 @@ Docs: https://toolslm-like.github.io/toolslm_like/mcp.html.md"""
 __all__ = ['mcp_server', 'serve_mcp', 'MCPHTTPServer', 'MCPClient', 'connect_mcp', 'mcp_tools']
 
 # %% ../nbs/14_mcp.ipynb #3fd2c2dc
-import asyncio, atexit, concurrent.futures, contextlib, inspect, json, keyword, os, re, shlex, sys, threading, time, warnings
+import asyncio, atexit, concurrent.futures, contextlib, inspect, json, keyword, os, re, shlex, sys, threading, time
+import warnings
 import weakref
 from typing import Any, Annotated, Callable, Literal, Union
 from fastcore.basics import patch
@@ -17,7 +18,8 @@ from . import __version__
 from .funccall import get_schema, mk_ns, prepare_call, call_func_async, tool_traceback, bind_arguments, using_globals
 from .errors import SchemaError, BadValue, MCPToolError, got_value, show_value
 from .typekinds import SchemaBuilder, TypeKind, Converter, add_type_kind, to_jsonable
-from .typekinds import rename_refs # the `$defs` renaming done for pydantic models, used for a server's schemas too
+# the `$defs` renaming done for pydantic models, used for a server's schemas too
+from .typekinds import rename_refs
 from .schemawalk import (SchemaWalker, SchemaBudget, check_schema_bounds, resolve_ref, refs_in, def_name,
                                      refs_into_defs, describe_schema, check_bounds, json_equal)
 from .schemawalk import TYPE_WORDS # a JSON type in words ('an integer'), as every message says it
@@ -27,32 +29,38 @@ from .limits import (MAX_CHECK_STEPS, MAX_CHECK_DEPTH, MAX_MCP_NAME_CHARS, MAX_D
                                  MAX_LIST_PAGES, MAX_CALL_SECONDS, MAX_CALLS_PER_CLIENT)
 
 # %% ../nbs/14_mcp.ipynb #85fcbf0c
-def mcp_tool_defs(tools:Callable|list|dict # A namespace: a function, a list of functions and dicts, or a mapping (as `mk_ns` takes)
+def mcp_tool_defs(tools:Callable|list|dict # A namespace: a function, a list, or a mapping (as `mk_ns` takes)
                  )->list: # `[{name, description, inputSchema}]`, one per tool
     "MCP tool definitions for the tools in `tools`, their `inputSchema` made by our `get_schema`"
     defs = []
     for name,f in mk_ns(tools).items():
         check_mcp_name(name) # the one rule, which `tool_schemas(..., 'mcp')` applies too
-        if not callable(f): raise TypeError(f"{name!r} in the namespace is a {type(f).__name__}, not a function: serve only functions")
+        if not callable(f):
+            raise TypeError(f"{name!r} in the namespace is a {type(f).__name__}, not a function: serve only functions")
         defs.append(get_schema(f, 'inputSchema', name=name))
     return defs
 
 # %% ../nbs/14_mcp.ipynb #bcbc2252
 def _tool_result(out:Any # What a tool returned
                ): # `mcp_types.CallToolResult`
-    "A tool's return value as an MCP result: text as it is, other values as JSON text (a JSON object also as `structuredContent`)"
+    "A tool's return value as an MCP result: text as is, else JSON text (a JSON object also as `structuredContent`)"
     import mcp_types as mt
-    blocks = out if isinstance(out, list) and out and all(isinstance(o, mt.ContentBlock.__args__) for o in out) else None
+    kinds = mt.ContentBlock.__args__
+    blocks = out if isinstance(out, list) and out and all(isinstance(o, kinds) for o in out) else None
     if isinstance(out, mt.ContentBlock.__args__): blocks = [out]
     if blocks is not None: return mt.CallToolResult(content=blocks)
     structured = None
     if not isinstance(out, str):
         try: structured = to_jsonable(out)
         except TypeError: pass
-    text = out if isinstance(out, str) else json.dumps(structured, ensure_ascii=False) if structured is not None or out is None else repr(out)
-    if (safe := _utf8(text)) is not text: # a lone surrogate (a non-UTF-8 file name) cannot be sent: replaced, the result still goes out
+    if isinstance(out, str): text = out
+    elif structured is not None or out is None: text = json.dumps(structured, ensure_ascii=False)
+    else: text = repr(out)
+    # a lone surrogate (a non-UTF-8 file name) cannot be sent: replaced, the result still goes out
+    if (safe := _utf8(text)) is not text:
         text,structured = safe,json.loads(safe) if isinstance(structured, (dict, list)) else structured
-    return mt.CallToolResult(content=[mt.TextContent(text=text)], structured_content=structured if isinstance(structured, dict) else None)
+    return mt.CallToolResult(content=[mt.TextContent(text=text)],
+                             structured_content=structured if isinstance(structured, dict) else None)
 
 def _error_result(text:str # What went wrong, for the model to read
                 ): # `mcp_types.CallToolResult` with `isError` set
@@ -71,12 +79,13 @@ async def call_mcp_tool(name:str, # The tool's name, as the client sent it
                         arguments:dict|None, # The client's arguments
                         ns:dict|Toolbox, # The namespace the tool is looked up in (or a `Toolbox` over it)
                         glb:dict|None=None, # Globals for tools that run in their caller's (such as `python`)
-                        timeout:float|None=None # Seconds the call may run; past it the client gets an error and the tool is stopped
+                        timeout:float|None=None # Seconds the call may run; past it: an error, the tool stopped
                        ): # `mcp_types.CallToolResult`
-    "Run an MCP `tools/call` with a `Toolbox`; a bad name, bad arguments, an error in the tool or a timeout give an `isError` result"
+    "Run an MCP `tools/call` with a `Toolbox`; a bad name or arguments, a failing tool, a timeout: an `isError` result"
     box = ns if isinstance(ns, Toolbox) else Toolbox(ns)
     try:
-        with using_globals(glb): r, = await box.aexecute([{'id': None, 'name': name, 'arguments': arguments or {}}], timeout=timeout)
+        with using_globals(glb):
+            r, = await box.aexecute([{'id': None, 'name': name, 'arguments': arguments or {}}], timeout=timeout)
     finally:
         if box is not ns: box.close()
     return _error_result(r['error']) if r['error'] is not None else _tool_result(r['output'])
@@ -92,40 +101,45 @@ def _require_mcp_sdk(what:str # What needs it, for the message
                     ):
     "Import the MCP SDK (an optional extra), or raise `ImportError` saying how to install it"
     try: import mcp, mcp_types
-    except ImportError as e: raise ImportError(f"{what} needs the MCP SDK: pip install 'toolslm_like[mcp]' ({e})") from None
+    except ImportError as e:
+        raise ImportError(f"{what} needs the MCP SDK: pip install 'toolslm_like[mcp]' ({e})") from None
 
 def mcp_server(tools:Callable|list|dict, # A namespace: a function, a list of functions and dicts, or a mapping
                name:str='toolslm_like', # The server's name, as clients see it
                instructions:str|None=None, # Text that tells a client's model how to use these tools
-               glb:dict|None=None, # Globals for tools such as `python` that run in their caller's; default: a new dict for this server
+               glb:dict|None=None, # Globals for tools that run in their caller's (`python`); default: a new dict
                timeout:float|None=None, # Seconds one call may run (None: no limit)
-               max_calls_per_client:int|None=None # Calls of one client session running at once; more wait their turn (None: no limit)
+               max_calls_per_client:int|None=None # Calls of one client session at once; more wait (None: no limit)
               ): # `mcp.server.lowlevel.Server`
-    "An MCP server (the SDK's low-level `Server`) offering the tools in `tools`, with our schemas, called through `call_func_async`"
+    "An MCP server (the SDK's low-level `Server`) offering `tools` with our schemas, called through `call_func_async`"
     _require_mcp_sdk('Serving tools over MCP')
     from mcp.server.lowlevel import Server
     import mcp_types as mt
-    ns = {k: v for k,v in mk_ns(tools).items()} # a copy: tools added to the caller's dict later are not served by surprise
+    # a copy: tools added to the caller's dict later are not served by surprise
+    ns = {k: v for k,v in mk_ns(tools).items()}
     defs = mcp_tool_defs(ns)
     listed,schemas = [mt.Tool.model_validate(d) for d in defs],{d['name']: d['inputSchema'] for d in defs}
     if glb is None: glb = {'__name__': '__mcp__'} # never the globals of whichever SDK frame happens to call the tool
     async def on_list_tools(ctx, params): return mt.ListToolsResult(tools=[t.model_copy(deep=True) for t in listed])
     box,slots = Toolbox(ns),weakref.WeakKeyDictionary()
     async def on_call_tool(ctx, params):
-        async with _slot(slots, ctx.session, max_calls_per_client): return await call_mcp_tool(params.name, params.arguments, box, glb, timeout)
-    return Server(name, version=__version__, instructions=instructions, on_list_tools=on_list_tools, on_call_tool=on_call_tool,
+        async with _slot(slots, ctx.session, max_calls_per_client):
+            return await call_mcp_tool(params.name, params.arguments, box, glb, timeout)
+    return Server(name, version=__version__, instructions=instructions, on_list_tools=on_list_tools,
+                  on_call_tool=on_call_tool,
                   get_tool_input_schema=schemas.get)
 
 # %% ../nbs/14_mcp.ipynb #81924634
 def mcp_http_app(tools:Callable|list|dict, # A namespace of tools
                  name:str='toolslm_like', # The server's name
                  path:str='/mcp', # The URL path of the MCP endpoint
-                 host:str='127.0.0.1', # The host it is served on (a local host turns on the SDK's DNS-rebinding protection)
+                 host:str='127.0.0.1', # The host it is served on (a local one turns on the SDK's DNS-rebinding guard)
                  timeout:float|None=MAX_CALL_SECONDS, # Seconds one call may run
                  max_calls_per_client:int|None=MAX_CALLS_PER_CLIENT # Calls of one client session running at once
                 ): # A Starlette ASGI app
-    "An ASGI app serving `tools` over MCP's streamable HTTP transport at `path`; each call has a time limit, and each client a bounded share"
-    return mcp_server(tools, name, timeout=timeout, max_calls_per_client=max_calls_per_client).streamable_http_app(streamable_http_path=path, host=host)
+    "An ASGI app serving `tools` over MCP's streamable HTTP at `path`; calls time-limited, each client a bounded share"
+    srv = mcp_server(tools, name, timeout=timeout, max_calls_per_client=max_calls_per_client)
+    return srv.streamable_http_app(streamable_http_path=path, host=host)
 
 def _flush_stdout():
     "Write out what tools printed and `sys.stdout` still buffers"
@@ -146,10 +160,12 @@ async def serve_mcp_async(tools:Callable|list|dict, # A namespace of tools
         srv = mcp_server(tools, name)
         async with stdio_server() as (read, write):
             try: await srv.run(read, write, srv.create_initialization_options())
-            finally: _flush_stdout() # still diverted to stderr here; flushed at exit, what tools printed would reach the protocol stream
+            finally: # still diverted to stderr here; flushed at exit, what tools printed would reach the protocol
+                _flush_stdout()
     elif transport == 'http':
         import uvicorn
-        await uvicorn.Server(uvicorn.Config(mcp_http_app(tools, name, path, host), host=host, port=port, log_level='warning')).serve()
+        app = mcp_http_app(tools, name, path, host)
+        await uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level='warning')).serve()
     else: raise ValueError(f"Unknown MCP transport {transport!r}: use 'stdio' or 'http'")
 
 # %% ../nbs/14_mcp.ipynb #8b16240a
@@ -191,8 +207,11 @@ class MCPHTTPServer:
         self._thread.start()
         deadline = time.monotonic() + timeout
         while not self._server.started:
-            if not self._thread.is_alive(): raise RuntimeError(f"The MCP HTTP server could not start on {self.host} (see the log above; is the port taken?)")
-            if time.monotonic() > deadline: self.stop(); raise TimeoutError(f"The MCP HTTP server did not start within {timeout}s")
+            if not self._thread.is_alive():
+                raise RuntimeError(f"The MCP HTTP server could not start on {self.host} "
+                                   "(see the log above; is the port taken?)")
+            if time.monotonic() > deadline:
+                self.stop(); raise TimeoutError(f"The MCP HTTP server did not start within {timeout}s")
             time.sleep(0.01)
         port = self._server.servers[0].sockets[0].getsockname()[1]
         self.url = f"http://{self.host}:{port}{self.path}"
@@ -208,7 +227,8 @@ class MCPHTTPServer:
 
 # %% ../nbs/14_mcp.ipynb #a72c0ca0
 _json_types = {'integer': int, 'number': float, 'string': str, 'boolean': bool, 'null': type(None)}
-_annotation_keys = ('title', 'description', 'default', 'examples', '$comment') # say what a value means, not which values fit
+# say what a value means, not which values fit
+_annotation_keys = ('title', 'description', 'default', 'examples', '$comment')
 
 def _bare(s:dict)->dict:
     "Property schema `s` without the keys that only annotate it"
@@ -218,14 +238,16 @@ def _natural_type(s):
     "A Python annotation whose schema is `s`, or None"
     if not isinstance(s, dict): return None
     if s == {}: return Any
-    if 'enum' in s and all(isinstance(v, (str, int, float, bool)) for v in s['enum']) and s['enum']: return Literal[tuple(s['enum'])]
+    if 'enum' in s and all(isinstance(v, (str, int, float, bool)) for v in s['enum']) and s['enum']:
+        return Literal[tuple(s['enum'])]
     if 'anyOf' in s and isinstance(s['anyOf'], list):
         parts = [_natural_type(_bare(o)) if isinstance(o, dict) else None for o in s['anyOf']]
         return None if not parts or any(p is None for p in parts) else Union[tuple(parts)]
     t = s.get('type')
     if isinstance(t, str) and t in _json_types: return _json_types[t]
     if t == 'array':
-        items = _natural_type(_bare(s['items'])) if isinstance(s.get('items'), dict) else Any if 'items' not in s else None
+        items = s.get('items', {})
+        items = _natural_type(_bare(items)) if isinstance(items, dict) else None
         return None if items is None else list if items is Any else list[items]
     if t == 'object':
         if 'additionalProperties' not in s: return dict
@@ -237,7 +259,7 @@ def _natural_type(s):
 def _schema_annotation(s:dict, # The schema of one property, from a tool's inputSchema
                       defs:dict|None=None # The root's `$defs`, which `$ref`s in `s` point into
                      ): # A Python type, or a `JSONSchema`
-    "The annotation for a property with schema `s`: a plain Python type when `get_schema` gives `s` back for it, else `JSONSchema(s)`"
+    "The annotation for property schema `s`: a Python type if `get_schema` gives `s` back for it, else `JSONSchema(s)`"
     s = _bare(s)
     tp = _natural_type(s)
     try:
@@ -247,23 +269,27 @@ def _schema_annotation(s:dict, # The schema of one property, from a tool's input
 
 # %% ../nbs/14_mcp.ipynb #39a53bac
 class JSONSchema:
-    "An annotation that is a JSON schema (e.g. from an MCP server): `get_schema` shows it as it is, `call_func` checks values against it"
+    "An annotation that is a JSON schema (an MCP server's): `get_schema` shows it as is, `call_func` checks values"
     def __init__(self, schema:dict, # The schema values must fit
                  defs:dict|None=None # The `$defs` its `$ref`s point into
                 ): self.schema,self.defs = schema,defs or {}
-    def __call__(self, v): return _ValueCheck(self.defs, _lax).walk(self.schema, v) # callable, as `Annotated` wants its first argument to be
+    def __call__(self, v):
+        # callable, as `Annotated` wants its first argument to be
+        return _ValueCheck(self.defs, _lax).walk(self.schema, v)
     def __repr__(self):
         txt = json.dumps(self.schema, ensure_ascii=False)
         return f"JSONSchema({txt if len(txt) <= 80 else txt[:77] + '...'})"
 
 _lax,_strict = Converter(False),Converter(True)
 
-class _OutOfBudget(BadValue): "Checking one value took more than `MAX_CHECK_STEPS` steps or `MAX_CHECK_DEPTH` levels (never caught by `anyOf`)"
+class _OutOfBudget(BadValue):
+    "Checking one value took more than `MAX_CHECK_STEPS` steps or `MAX_CHECK_DEPTH` levels (never caught by `anyOf`)"
 
 # %% ../nbs/14_mcp.ipynb #aed78454
 def _convert_type(v, t, c, strict):
     "`v` as JSON type `t`, with funccall's (lax or strict) conversions for the scalar types"
-    if t in _json_types: return c.convert(v, _json_types[t] if t != 'number' or not isinstance(v, int) else int, strict=strict)
+    if t in _json_types:
+        return c.convert(v, _json_types[t] if t != 'number' or not isinstance(v, int) else int, strict=strict)
     if t in ('array', 'object'):
         want = list if t == 'array' else dict
         if isinstance(v, (list, tuple) if t == 'array' else dict): return want(v)
@@ -282,10 +308,11 @@ def _bounds(s:dict)->dict:
 
 # %% ../nbs/14_mcp.ipynb #5e966bca
 class _ValueCheck(SchemaWalker):
-    "A value checked against a schema, and converted where lax conversion allows: a pass over the walker whose `at` is the value"
+    "A value checked against a schema and converted where lax conversion allows: a walker pass whose `at` is the value"
     def __init__(self, defs:dict, c:Converter):
         super().__init__({'$defs': defs}, "the tool's schema",
-                         SchemaBudget("checking this value against the tool's schema", MAX_CHECK_STEPS, MAX_CHECK_DEPTH, _OutOfBudget))
+                         SchemaBudget("checking this value against the tool's schema", MAX_CHECK_STEPS, MAX_CHECK_DEPTH,
+                                      _OutOfBudget))
         self.c = c
     def fits(self, s, v, c)->bool:
         "Does `v` fit `s` when checked with converter `c`? (for `not`)"
@@ -297,7 +324,8 @@ class _ValueCheck(SchemaWalker):
         old,self.c = self.c,c
         try: return self.walk(s, v)
         finally: self.c = old
-    def rest(self, s, key, v): return self.walk({k:x for k,x in s.items() if k != key}, v) # the keywords beside `key` apply too
+    def rest(self, s, key, v):
+        return self.walk({k:x for k,x in s.items() if k != key}, v) # the keywords beside `key` apply too
     def any(self, s, v): return v
     invalid = any
     def never(self, s, v): raise BadValue(f"no value is allowed here, {got_value(v)}")
@@ -318,12 +346,17 @@ class _ValueCheck(SchemaWalker):
     def keywords(self, s, v):
         "`v` checked against the keywords of node `s`, and converted"
         if 'type' in s: v = self.json_types(s, v)
-        if 'const' in s and not json_equal(v, s['const']): raise BadValue(f"expected {show_value(s['const'])}, {got_value(v)}")
+        if 'const' in s and not json_equal(v, s['const']):
+            raise BadValue(f"expected {show_value(s['const'])}, {got_value(v)}")
         if isinstance(s.get('enum'), list) and not any(json_equal(v, o) for o in s['enum']):
-            if not self.c.strict and (m := next((o for o in s['enum'] if _is_number(o) and isinstance(v, str) and v.strip() == str(o)), None)) is not None: v = m
+            m = None if self.c.strict or not isinstance(v, str) else next(
+                (o for o in s['enum'] if _is_number(o) and v.strip() == str(o)), None) # '4' for 4, laxly
+            if m is not None:
+                v = m
             else: raise BadValue(f"expected one of {', '.join(show_value(o) for o in s['enum'])}, {got_value(v)}")
         if 'not' in s and self.fits(s['not'], v, _strict):
-            raise BadValue(f"no value is allowed here, {got_value(v)}" if s['not'] in ({}, True) else f"expected anything but {describe_schema(s['not'], self.root)}, {got_value(v)}")
+            if s['not'] in ({}, True): raise BadValue(f"no value is allowed here, {got_value(v)}")
+            raise BadValue(f"expected anything but {describe_schema(s['not'], self.root)}, {got_value(v)}")
         if isinstance(v, list): v = self.items(s, v)
         elif isinstance(v, dict): v = self.fields(s, v)
         check_bounds(v, _bounds(s)) # the one check of bounds, which local tools' constraints go through too
@@ -352,11 +385,14 @@ class _ValueCheck(SchemaWalker):
         out = {}
         for k,o in v.items():
             sub = props.get(k, extra)
-            if sub is False: raise BadValue(f"unknown field {show_value(k)} (it takes: {', '.join(props) or 'no fields'})")
+            if sub is False:
+                raise BadValue(f"unknown field {show_value(k)} (it takes: {', '.join(props) or 'no fields'})")
             try: out[k] = o if sub is True else self.walk(sub, o)
             except BadValue as e: raise e.at(k) from None
         for k in s.get('required', ()) if isinstance(s.get('required'), list) else ():
-            if k not in out: raise BadValue(f"missing required field {k!r}" + (f" ({describe_schema(props[k], self.root)})" if isinstance(props.get(k), dict) else ''))
+            if k not in out:
+                what = f" ({describe_schema(props[k], self.root)})" if isinstance(props.get(k), dict) else ''
+                raise BadValue(f"missing required field {k!r}{what}")
         return out
 
     def all_of(self, s, v):
@@ -365,13 +401,16 @@ class _ValueCheck(SchemaWalker):
 
     def any_of(self, s, v, key='anyOf'):
         subs = self.members(s, key)
-        for c in ((_strict,) if self.c.strict else (_strict, self.c)): # strict first, so `["integer", "string"]` keeps "4" a string
+        # strict first, so `["integer", "string"]` keeps "4" a string
+        for c in ((_strict,) if self.c.strict else (_strict, self.c)):
             errs = []
             for o in subs:
                 try: return self.rest(s, key, self.with_converter(o, v, c))
                 except _OutOfBudget: raise
                 except BadValue as e: errs.append(e)
-            if c is not _strict and (deepest := max(errs, key=lambda e: len(e.path), default=None)) is not None and deepest.path: raise deepest
+            deepest = max(errs, key=lambda e: len(e.path), default=None)
+            if c is not _strict and deepest is not None and deepest.path:
+                raise deepest
         raise BadValue(f"expected {' or '.join(describe_schema(o, self.root) for o in subs)}, {got_value(v)}")
 
     def one_of(self, s, v): return self.any_of(s, v, 'oneOf')
@@ -430,18 +469,21 @@ def _tool_params(schema:dict # A tool's inputSchema
                )->tuple[list,dict]: # `inspect.Parameter`s, and {parameter name: property name}
     "Python parameters for the properties in `schema`, with types, descriptions and defaults"
     props = schema.get('properties') or {}
-    if not isinstance(props, dict): raise SchemaError(f"its inputSchema's properties are not an object: {got_value(props)}")
+    if not isinstance(props, dict):
+        raise SchemaError(f"its inputSchema's properties are not an object: {got_value(props)}")
     required = [r for r in schema.get('required') or () if isinstance(r, str)]
     props = {**props, **{r: {} for r in required if r not in props}} # required but undescribed: any value
     defs = schema.get('$defs') if isinstance(schema.get('$defs'), dict) else {}
     params,wire,taken,kind = [],{},set(),inspect.Parameter.POSITIONAL_OR_KEYWORD
     for name,s in props.items():
-        if not isinstance(s, (dict, bool)): raise SchemaError(f"the schema of its property {name!r} is not an object: {got_value(s)}")
+        if not isinstance(s, (dict, bool)):
+            raise SchemaError(f"the schema of its property {name!r} is not an object: {got_value(s)}")
         s = {} if s is True else {'not': {}} if s is False else s
         ann = _schema_annotation(s, defs)
         if desc := s.get('description'): ann = Annotated[ann, str(desc)]
         default = inspect.Parameter.empty if name in required else s['default'] if 'default' in s else OMITTED
-        if default is inspect.Parameter.empty and params and params[-1].default is not inspect.Parameter.empty: kind = inspect.Parameter.KEYWORD_ONLY
+        if default is inspect.Parameter.empty and params and params[-1].default is not inspect.Parameter.empty:
+            kind = inspect.Parameter.KEYWORD_ONLY
         py = _identifier(name, taken)
         wire[py] = name
         params.append(inspect.Parameter(py, kind, annotation=ann, default=default))
@@ -449,16 +491,21 @@ def _tool_params(schema:dict # A tool's inputSchema
 
 # %% ../nbs/14_mcp.ipynb #4d55d8a5
 def tool_function(tool:dict, # An MCP tool definition: name, description, inputSchema
-                  call:Callable, # `call(name, arguments)` sends a call to the server; an async `call` makes an async function
+                  call:Callable, # `call(name, arguments)` sends a call to the server; async, it makes an async function
                   name:str|None=None # The function's name, if not the tool's (e.g. with a prefix)
                  ): # A function with the tool's signature and docstring
     "A Python function with the signature and docstring that MCP `tool` describes, sending its calls through `call`"
     tool_name,desc = tool.get('name'),tool.get('description') or ''
     try: check_mcp_name(tool_name) # the one name rule, as for the tools we serve
-    except ValueError: raise SchemaError(f"an MCP tool's name must be 1 to {MAX_MCP_NAME_CHARS} letters, digits, '_', '-' or '.', got {show_value(tool_name)}") from None
-    if not isinstance(desc, str) or len(desc) > MAX_DESCRIPTION_CHARS: raise SchemaError(f"the description of MCP tool {tool_name!r} is not text of at most {MAX_DESCRIPTION_CHARS} characters")
+    except ValueError:
+        raise SchemaError(f"an MCP tool's name must be 1 to {MAX_MCP_NAME_CHARS} letters, digits, '_', '-' or '.', "
+                          f"got {show_value(tool_name)}") from None
+    if not isinstance(desc, str) or len(desc) > MAX_DESCRIPTION_CHARS:
+        raise SchemaError(f"the description of MCP tool {tool_name!r} is not text of at most {MAX_DESCRIPTION_CHARS} "
+                          "characters")
     check_schema_bounds(tool.get('inputSchema'), f"the inputSchema of MCP tool {tool_name!r}")
-    schema = refs_into_defs(tool['inputSchema']) # one ref rule: `#/definitions/...`, `#/properties/...` and `#` become `$defs` entries
+    # one ref rule: `#/definitions/...`, `#/properties/...` and `#` become `$defs` entries
+    schema = refs_into_defs(tool['inputSchema'])
     params,wire = _tool_params(schema)
     sig = inspect.Signature(params)
     def _arguments(args, kwargs):
@@ -471,7 +518,8 @@ def tool_function(tool:dict, # An MCP tool definition: name, description, inputS
         def fn(*args, **kwargs): return call(tool_name, _arguments(args, kwargs))
     fn.__name__ = name or tool_name
     fn.__qualname__ = fn.__name__.replace('.', '_') # a dot here would make funccall take the first parameter for `self`
-    fn.__doc__ = tool.get('description') or tool.get('title') or f"The MCP tool {tool_name} (its server gave no description)"
+    fn.__doc__ = (tool.get('description') or tool.get('title')
+                  or f"The MCP tool {tool_name} (its server gave no description)")
     fn.__signature__ = sig
     fn.__module__ = 'toolslm_like.mcp'
     fn.mcp_tool = tool
@@ -483,15 +531,20 @@ def _block_value(b):
 
 def _wraps_result(output_schema)->bool:
     "Does `output_schema` declare FastMCP's `{\"result\": value}` wrapper for a non-object return value?"
-    return isinstance(output_schema, dict) and isinstance(p := output_schema.get('properties'), dict) and list(p) == ['result'] and output_schema.get('required') == ['result']
+    if not isinstance(output_schema, dict): return False
+    p = output_schema.get('properties')
+    return isinstance(p, dict) and list(p) == ['result'] and output_schema.get('required') == ['result']
 
 def _tool_output(result:object, # What the server answered: an `mcp_types.CallToolResult`
                 output_schema:dict|None=None # The tool's outputSchema, if it declared one
                ):
-    "What an MCP tool result means in Python: its structured content, else its text (a list for several blocks); an error raises `MCPToolError`"
-    if result.is_error: raise MCPToolError('\n'.join(str(_block_value(b)) for b in result.content) or 'the tool failed and gave no message')
+    "An MCP tool result in Python: its structured content, else its text (a list for several); an error: `MCPToolError`"
+    if result.is_error:
+        raise MCPToolError('\n'.join(str(_block_value(b)) for b in result.content) or 'the tool failed and gave no '
+                                                                                      'message')
     sc = result.structured_content
-    if sc is not None: return sc['result'] if _wraps_result(output_schema) and isinstance(sc, dict) and set(sc) == {'result'} else sc
+    if sc is not None:
+        return sc['result'] if _wraps_result(output_schema) and isinstance(sc, dict) and set(sc) == {'result'} else sc
     vals = [_block_value(b) for b in result.content]
     return None if not vals else vals[0] if len(vals) == 1 else vals
 
@@ -512,8 +565,10 @@ def _in_loop(loop)->bool:
     except RuntimeError: return False
 
 def _leaf_error(e:BaseException)->BaseException:
-    "The first real error inside (nested) exception groups, which anyio task groups raise (duck-typed: Python 3.10 has no `BaseExceptionGroup`)"
-    while isinstance(getattr(e, 'exceptions', None), tuple) and e.exceptions and isinstance(e.exceptions[0], BaseException): e = e.exceptions[0]
+    "The first real error inside (nested) exception groups, which anyio task groups raise"
+    # duck-typed: Python 3.10 has no `BaseExceptionGroup`
+    while isinstance(inner := getattr(e, 'exceptions', None), tuple) and inner and isinstance(inner[0], BaseException):
+        e = e.exceptions[0]
     return e
 
 def _errlog():
@@ -541,13 +596,14 @@ async def _list_tools(client)->list:
         cursor = page.next_cursor
         if cursor is None or len(tools) >= MAX_MCP_TOOLS: break
     if len(tools) > MAX_MCP_TOOLS or cursor is not None:
-        warnings.warn(f"The MCP server lists more than {min(len(tools), MAX_MCP_TOOLS)} tools (or pages without end): only the first {min(len(tools), MAX_MCP_TOOLS)} are used")
+        warnings.warn(f"The MCP server lists more than {min(len(tools), MAX_MCP_TOOLS)} tools (or pages without end): "
+                      f"only the first {min(len(tools), MAX_MCP_TOOLS)} are used")
     return tools[:MAX_MCP_TOOLS]
 
 # %% ../nbs/14_mcp.ipynb #a8feb37e
 class MCPClient:
     "A connection to one MCP server; `tools` and `async_tools` are its tools as Python functions"
-    def __init__(self, server:str|list|object, # A command (str or list) for stdio, an http(s) URL, or anything `mcp.Client` takes
+    def __init__(self, server:str|list|object, # A command (str or list) for stdio, an http(s) URL, or an SDK transport
                  env:dict|None=None, # For a command: environment variables to add
                  cwd:str|None=None, # For a command: the folder to run it in
                  headers:dict|None=None, # For a URL: HTTP headers to send (e.g. Authorization)
@@ -555,7 +611,8 @@ class MCPClient:
                  timeout:float|None=None, # Seconds to wait for one tool call (None: no limit)
                  connect_timeout:float=60 # Seconds to wait for the server to start and list its tools
                 ):
-        self.server,self.env,self.cwd,self.headers,self.prefix,self.timeout,self.connect_timeout = server,env,cwd,headers,prefix,timeout,connect_timeout
+        self.server,self.env,self.cwd,self.headers,self.prefix = server,env,cwd,headers,prefix
+        self.timeout,self.connect_timeout = timeout,connect_timeout
         self.tools,self.async_tools,self.skipped,self.tool_defs = {},{},{},{}
         self._loop,self._client,self._stop,self._task = None,None,None,None
 
@@ -567,7 +624,8 @@ class MCPClient:
     def __exit__(self, *exc): self.close()
     async def __aenter__(self): return await self.aconnect()
     async def __aexit__(self, *exc): await self.aclose()
-    def __repr__(self): return f"MCPClient({self._where()!r}, {len(self.tools)} tools{'' if self._client else ', not connected'})"
+    def __repr__(self):
+        return f"MCPClient({self._where()!r}, {len(self.tools)} tools{'' if self._client else ', not connected'})"
 
     async def _transport(self, stack):
         "What `mcp.Client` connects through; resources it needs are entered on `stack`"
@@ -576,22 +634,27 @@ class MCPClient:
             if not self.headers: return s
             from mcp.client.streamable_http import streamable_http_client
             from mcp.shared._httpx_utils import create_mcp_http_client
-            return streamable_http_client(s, http_client=await stack.enter_async_context(create_mcp_http_client(headers=self.headers)))
+            http = await stack.enter_async_context(create_mcp_http_client(headers=self.headers))
+            return streamable_http_client(s, http_client=http)
         if isinstance(s, (str, list, tuple)):
             from mcp import StdioServerParameters
             from mcp.client.stdio import stdio_client
             cmd = shlex.split(s) if isinstance(s, str) else [str(o) for o in s]
-            if not cmd: raise ValueError("the server command is empty: give the program to run, e.g. 'python server.py'")
-            return stdio_client(StdioServerParameters(command=cmd[0], args=cmd[1:], env=self.env, cwd=self.cwd), errlog=_errlog())
+            if not cmd:
+                raise ValueError("the server command is empty: give the program to run, e.g. 'python server.py'")
+            params = StdioServerParameters(command=cmd[0], args=cmd[1:], env=self.env, cwd=self.cwd)
+            return stdio_client(params, errlog=_errlog())
         return s
 
     async def _session(self, ready:concurrent.futures.Future):
-        "The session task: connect, list the tools (the result of `ready`), then hold the connection open until told to close"
+        "The session task: connect, list the tools (`ready`'s result), then hold the connection until told to close"
         from contextlib import AsyncExitStack
         try:
-            from mcp import Client # in the `try`: any failure, even here, must reach `ready`, or `connect` waits out its time limit
+            # in the `try`: any failure, even here, must reach `ready`, or `connect` waits out its time limit
+            from mcp import Client
             async with AsyncExitStack() as stack:
-                client = await stack.enter_async_context(Client(await self._transport(stack), read_timeout_seconds=self.timeout))
+                transport = await self._transport(stack)
+                client = await stack.enter_async_context(Client(transport, read_timeout_seconds=self.timeout))
                 tools = await _list_tools(client)
                 self._client,self._stop = client,asyncio.Event()
                 ready.set_result(tools)
@@ -603,12 +666,15 @@ class MCPClient:
         finally: self._client = None
 
     def _running_loop(self, name):
-        if self._client is None: raise ConnectionError(f"Cannot call MCP tool {name!r}: the client for {self._where()!r} is not connected (closed, or the server ended); call `connect()` again")
+        if self._client is None:
+            raise ConnectionError(f"Cannot call MCP tool {name!r}: the client for {self._where()!r} is not connected "
+                                  "(closed, or the server ended); call `connect()` again")
         return self._loop
 
     async def _send(self, name, arguments):
         client = self._client
-        if client is None: raise ConnectionError(f"Cannot call MCP tool {name!r}: the connection to {self._where()!r} has closed")
+        if client is None:
+            raise ConnectionError(f"Cannot call MCP tool {name!r}: the connection to {self._where()!r} has closed")
         try: r = await client.call_tool(name, arguments)
         except Exception as e:
             err = MCPToolError(f"The call to MCP tool {name!r} failed: {type(e).__name__}: {e}")
@@ -619,7 +685,9 @@ class MCPClient:
     def _call(self, name, arguments):
         "Send a call from a sync tool function"
         loop = self._running_loop(name)
-        if _in_loop(loop): raise RuntimeError(f"The sync MCP tool {name!r} was called from the MCP client's own event loop, where it would wait for itself: use `client.async_tools`")
+        if _in_loop(loop):
+            raise RuntimeError(f"The sync MCP tool {name!r} was called from the MCP client's own event loop, where it "
+                               "would wait for itself: use `client.async_tools`")
         fut = asyncio.run_coroutine_threadsafe(self._send(name, arguments), loop)
         try: return fut.result(self.timeout)
         except concurrent.futures.TimeoutError:
@@ -632,16 +700,21 @@ class MCPClient:
         "Send a call from an async tool function"
         loop = self._running_loop(name)
         if _in_loop(loop): return await asyncio.wait_for(self._send(name, arguments), self.timeout)
-        try: return await asyncio.wait_for(asyncio.wrap_future(asyncio.run_coroutine_threadsafe(self._send(name, arguments), loop)), self.timeout)
-        except asyncio.TimeoutError: raise TimeoutError(f"The MCP tool {name!r} did not answer within {self.timeout}s") from None
+        try:
+            fut = asyncio.run_coroutine_threadsafe(self._send(name, arguments), loop)
+            return await asyncio.wait_for(asyncio.wrap_future(fut), self.timeout)
+        except asyncio.TimeoutError:
+            raise TimeoutError(f"The MCP tool {name!r} did not answer within {self.timeout}s") from None
 
     def _make_tools(self, listed):
-        for d in (self.tools, self.async_tools, self.skipped, self.tool_defs): d.clear() # in place: a namespace handed out stays current
+        # in place: a namespace handed out stays current
+        for d in (self.tools, self.async_tools, self.skipped, self.tool_defs): d.clear()
         for t in listed:
             d,key = t.model_dump(mode='json', by_alias=True, exclude_none=True),self.prefix + t.name
             try:
                 if key in self.tools: raise SchemaError("the server lists two tools with this name")
-                self.tools[key],self.async_tools[key] = tool_function(d, self._call, key),tool_function(d, self._acall, key)
+                self.tools[key] = tool_function(d, self._call, key)
+                self.async_tools[key] = tool_function(d, self._acall, key)
                 self.tools[key].mcp_client = self.async_tools[key].mcp_client = self
                 self.tool_defs[key] = d
             except SchemaError as e:
@@ -655,13 +728,16 @@ def connect(self:MCPClient):
     if self._client is not None: return self
     _require_mcp_sdk('Connecting to an MCP server')
     self._loop = _background_loop()
-    if _in_loop(self._loop): raise RuntimeError("MCPClient.connect was called from the MCP client's own event loop: use `await client.aconnect()`")
+    if _in_loop(self._loop):
+        raise RuntimeError("MCPClient.connect was called from the MCP client's own event loop: "
+                           "use `await client.aconnect()`")
     ready = concurrent.futures.Future()
     self._task = asyncio.run_coroutine_threadsafe(self._session(ready), self._loop)
     try: listed = ready.result(self.connect_timeout)
     except concurrent.futures.TimeoutError:
         self.close()
-        raise TimeoutError(f"The MCP server {self._where()!r} did not start and list its tools within {self.connect_timeout}s") from None
+        raise TimeoutError(f"The MCP server {self._where()!r} did not start and list its tools within "
+                           f"{self.connect_timeout}s") from None
     except Exception as e:
         self.close()
         raise ConnectionError(f"Could not connect to the MCP server {self._where()!r}: {type(e).__name__}: {e}") from e
@@ -671,8 +747,9 @@ def connect(self:MCPClient):
     return self
 
 def _warm_up_jsonschema():
-    "Import `jsonschema` in the background: the SDK checks structured results with it, and its first import takes seconds"
-    if 'jsonschema' not in sys.modules: threading.Thread(target=lambda: __import__('jsonschema'), name='toolslm_like-warm-up', daemon=True).start()
+    "Import `jsonschema` in the background: the SDK checks structured results with it; its first import takes seconds"
+    if 'jsonschema' not in sys.modules:
+        threading.Thread(target=lambda: __import__('jsonschema'), name='toolslm_like-warm-up', daemon=True).start()
 
 @patch
 def refresh(self:MCPClient):
@@ -717,5 +794,5 @@ def connect_mcp(server:str|list|object, **kwargs)->MCPClient:
 
 @delegates(MCPClient.__init__)
 def mcp_tools(server:str|list|object, **kwargs)->dict: # {name: function}; each function's `mcp_client` can `close()` it
-    "The tools of MCP server `server` as a namespace of sync functions (the connection stays open until closed or the program ends)"
+    "The tools of MCP server `server` as a namespace of sync functions (connected until closed or the program ends)"
     return connect_mcp(server, **kwargs).tools
