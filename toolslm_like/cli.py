@@ -1,4 +1,4 @@
-"""The `toolslm-like` command: print a function's tool schema, run one call as a model would, or serve functions over MCP
+"""The `toolslm-like` command: print a function's tool schema, run one call as a model would, serve functions over MCP
 
 Docs: https://toolslm-like.github.io/toolslm_like/cli.html.md"""
 
@@ -8,7 +8,8 @@ Docs: https://toolslm-like.github.io/toolslm_like/cli.html.md"""
 __all__ = ['main']
 
 # %% ../nbs/15_cli.ipynb #35a9cc78
-import argparse, asyncio, concurrent.futures, contextlib, difflib, importlib, importlib.util, inspect, io, json, math, os, re, sys
+import argparse, asyncio, concurrent.futures, contextlib, difflib, importlib, importlib.util, inspect, io, json, math
+import os, re, sys
 from pathlib import Path
 from . import __version__
 from .errors import CLIError, SchemaError, ArgumentError, ToolNotFoundError, CodeTimeout
@@ -22,7 +23,8 @@ from .funccall import too_deep # the depth check call_func makes, made here befo
 # %% ../nbs/15_cli.ipynb #f60c74a8
 def _file_module(path:Path):
     "Import the `.py` file at `path` as a module named after it (its folder goes on `sys.path`, for its own imports)"
-    if not path.is_file(): raise CLIError(f"There is no file {str(path)!r}: give the path to a .py file, or a module name")
+    if not path.is_file():
+        raise CLIError(f"There is no file {str(path)!r}: give the path to a .py file, or a module name")
     folder = str(path.resolve().parent)
     if folder not in sys.path: sys.path.insert(0, folder)
     spec = importlib.util.spec_from_file_location(path.stem, path)
@@ -36,13 +38,15 @@ def _import_module(name:str # A dotted module name, or a path to a .py file
     "The module `name`, imported from the current folder, the installed packages, or a file; `CLIError` says why not"
     try:
         if name.endswith('.py') or os.sep in name or '/' in name: return _file_module(Path(name))
-        if not name or not all(p.isidentifier() for p in name.split('.')): raise CLIError(f"{name!r} is not a module name: give one like 'package.module', or a path to a .py file")
+        if not name or not all(p.isidentifier() for p in name.split('.')):
+            raise CLIError(f"{name!r} is not a module name: give one like 'package.module', or a path to a .py file")
         if os.getcwd() not in sys.path and '' not in sys.path: sys.path.insert(0, os.getcwd())
         return importlib.import_module(name)
     except CLIError: raise
     except ModuleNotFoundError as e:
         if e.name and (name == e.name or name.startswith(e.name + '.')):
-            raise CLIError(f"Cannot find module {name!r}. Give a module importable from the current folder ({os.getcwd()}) "
+            raise CLIError(f"Cannot find module {name!r}. Give a module importable from the current folder "
+                           f"({os.getcwd()}) "
                            f"or installed in this Python ({sys.executable}), or a path to a .py file") from None
         raise CLIError(f"Module {name!r} was found, but importing it failed: {type(e).__name__}: {e}") from None
     except (Exception, SystemExit) as e:
@@ -51,7 +55,8 @@ def _import_module(name:str # A dotted module name, or a path to a .py file
 # %% ../nbs/15_cli.ipynb #5507eda6
 def _public_functions(mod)->dict:
     "The public functions `mod` defines itself (not those it imports), in the order it defines them"
-    return {k: v for k,v in vars(mod).items() if not k.startswith('_') and inspect.isfunction(v) and v.__module__ == mod.__name__}
+    return {k: v for k,v in vars(mod).items()
+            if not k.startswith('_') and inspect.isfunction(v) and v.__module__ == mod.__name__}
 
 def _find(mod, path:str):
     "The attribute `path` (e.g. 'f' or 'Class.method') of `mod`"
@@ -62,7 +67,8 @@ def _find(mod, path:str):
             have = list(_public_functions(mod)) if i == 0 else [k for k in dir(o) if not k.startswith('_')]
             close = difflib.get_close_matches(part, have, n=1)
             hint = f" Did you mean {close[0]!r}?" if close else ''
-            raise CLIError(f"{where} has no function {part!r}.{hint} It has: {', '.join(have[:30]) or 'no public functions'}")
+            raise CLIError(f"{where} has no function {part!r}.{hint} It has: "
+                           f"{', '.join(have[:30]) or 'no public functions'}")
         o = getattr(o, part)
     if not callable(o): raise CLIError(f"{mod.__name__}:{path} is a {type(o).__name__}, not a function")
     return o
@@ -72,23 +78,27 @@ def _split_spec(spec:str # 'module', 'module:f' or 'module:f,g'
               )->tuple: # (module, [function names])
     "'module:f,g' -> ('module', ['f', 'g']); a bare module gives no names"
     m = re.fullmatch(r'(.+?):([\w.]+(?:\s*,\s*[\w.]+)*)', spec.strip())
-    if m and not re.fullmatch(r'[A-Za-z]', m[1]): return m[1], [s.strip() for s in m[2].split(',')] # not a Windows drive letter
-    if spec.strip().endswith(':'): raise CLIError(f"{spec!r} names no function after ':': give one, e.g. {spec.strip()}function")
+    # not a Windows drive letter
+    if m and not re.fullmatch(r'[A-Za-z]', m[1]): return m[1], [s.strip() for s in m[2].split(',')]
+    if spec.strip().endswith(':'):
+        raise CLIError(f"{spec!r} names no function after ':': give one, e.g. {spec.strip()}function")
     return spec.strip(), []
 
 def load_tools(spec:str # 'module', 'module:f' or 'module:f,g' (a module may be a path to a .py file)
               )->dict: # {name: function}, a namespace
     "The functions `spec` names, as a namespace; a bare module gives all its public functions"
     name,fns = _split_spec(spec)
-    with contextlib.redirect_stdout(sys.stderr): mod = _import_module(name) # what the module prints is not our output (a result, a schema, the MCP stream)
+    # what the module prints is not our output (a result, a schema, the MCP stream)
+    with contextlib.redirect_stdout(sys.stderr): mod = _import_module(name)
     if fns: return {f: _find(mod, f) for f in fns}
     ns = _public_functions(mod)
-    if not ns: raise CLIError(f"Module {name!r} defines no public functions: name the ones to use, e.g. {name}:function")
+    if not ns:
+        raise CLIError(f"Module {name!r} defines no public functions: name the ones to use, e.g. {name}:function")
     return ns
 
 # %% ../nbs/15_cli.ipynb #cb63ab68
 def _describable(ns:dict, explicit:bool)->dict:
-    "The tools in `ns` that `get_schema` can describe; the others are an error when named `explicit`ly, else left out with a note"
+    "The tools in `ns` that `get_schema` can describe; others: an error when named `explicit`ly, else left out (a note)"
     out = {}
     for k,f in ns.items():
         try: get_schema(f, name=k)
@@ -97,20 +107,23 @@ def _describable(ns:dict, explicit:bool)->dict:
             print(f"toolslm-like: leaving out {k}: {e}", file=sys.stderr)
             continue
         out[k] = f
-    if not out: raise CLIError("None of these functions can be a tool (see the notes above): give each a docstring and typed parameters")
+    if not out:
+        raise CLIError("None of these functions can be a tool (see the notes above): give each a docstring and typed "
+                       "parameters")
     return out
 
 def _dumps(o)->str: return json.dumps(o, indent=2, ensure_ascii=False)
 
 def schema_command(spec:str, # The functions: 'module', 'module:f' or 'module:f,g'
-                   provider:str|None=None, # A provider's schema dialect (`--provider`), e.g. 'openai'; None: `get_schema`'s own
+                   provider:str|None=None, # A provider's schema dialect (`--provider`), e.g. 'openai' (None: our own)
                    strict:bool=False # The provider's strict mode (`--strict`)
                   )->str: # The JSON text `toolslm-like schema` prints
     "The JSON text `toolslm-like schema` prints"
     if strict and not provider: raise CLIError("--strict goes with --provider, e.g. --provider openai --strict")
     ns = _describable(load_tools(spec), bool(_split_spec(spec)[1]))
     if provider:
-        if provider not in PROVIDERS: raise CLIError(f"Unknown provider {provider!r}: use one of {', '.join(PROVIDERS)}")
+        if provider not in PROVIDERS:
+            raise CLIError(f"Unknown provider {provider!r}: use one of {', '.join(PROVIDERS)}")
         try: schemas = tool_schemas(ns, provider=provider, strict=strict)
         except (ValueError, TypeError) as e: raise CLIError(f"Cannot make {provider} schemas: {e}") from None
     else: schemas = [get_schema(f, name=k) for k,f in ns.items()]
@@ -122,15 +135,22 @@ _TOO_DEEP = f"The arguments are nested more than {MAX_JSON_DEPTH} levels deep; s
 def parse_arguments(text:str # The JSON text given on the command line
                    )->dict:
     "The arguments of a call: a JSON object, or `CLIError` saying what is wrong with the text"
-    if len(text) > MAX_ARGUMENT_CHARS: raise CLIError(f"The arguments are {len(text)} characters long, more than the {MAX_ARGUMENT_CHARS} a call may have; send less")
+    if len(text) > MAX_ARGUMENT_CHARS:
+        raise CLIError(f"The arguments are {len(text)} characters long, more than the {MAX_ARGUMENT_CHARS} a call may "
+                       "have; send less")
     try: args = json.loads(text) if text.strip() else {}
     except json.JSONDecodeError as e:
-        raise CLIError(f"The arguments are not valid JSON ({e.msg} at line {e.lineno}, column {e.colno}): give a JSON object, "
+        raise CLIError(f"The arguments are not valid JSON ({e.msg} at line {e.lineno}, column {e.colno}): "
+                       "give a JSON object, "
                        """e.g. '{"a": 1}' (in single quotes, so the shell keeps the double ones)""") from None
-    except RecursionError: raise CLIError(_TOO_DEEP) from None # how deep json.loads goes first depends on the Python version
-    except ValueError as e: raise CLIError(f"The arguments cannot be read: {e}") from None # e.g. an integer of more than 4300 digits
+    except RecursionError: # how deep json.loads goes first depends on the Python version
+        raise CLIError(_TOO_DEEP) from None
+    except ValueError as e: # e.g. an integer of more than 4300 digits
+        raise CLIError(f"The arguments cannot be read: {e}") from None
     if too_deep(args): raise CLIError(_TOO_DEEP)
-    if not isinstance(args, dict): raise CLIError(f"The arguments must be a JSON object of name: value, not {type(args).__name__} {text.strip()[:60]}")
+    if not isinstance(args, dict):
+        raise CLIError(f"The arguments must be a JSON object of name: value, not {type(args).__name__} "
+                       f"{text.strip()[:60]}")
     return args
 
 def parse_timeout(text:str|None # What was given for --timeout
@@ -140,7 +160,8 @@ def parse_timeout(text:str|None # What was given for --timeout
     try: t = float(text)
     except ValueError: t = math.nan
     if not 0 < t <= MAX_TIMEOUT_SECONDS: # false for nan too
-        raise CLIError(f"--timeout must be a number of seconds above 0 and at most {MAX_TIMEOUT_SECONDS}, got {text[:40]!r}")
+        raise CLIError(f"--timeout must be a number of seconds above 0 and at most {MAX_TIMEOUT_SECONDS}, got "
+                       f"{text[:40]!r}")
     return t
 
 # %% ../nbs/15_cli.ipynb #c9d785d4
@@ -150,7 +171,7 @@ def _shown(v)->str:
     except TypeError: return repr(v)
 
 def _run_call(name, args, ns):
-    "`call_func`, and for an async function, its coroutine run to the end (in a thread of its own if this one runs a loop, as in Jupyter)"
+    "`call_func`; an async function's coroutine run to the end (in a thread of its own if this one runs a loop)"
     out = call_func(name, args, ns)
     if not inspect.iscoroutine(out): return out
     try: asyncio.get_running_loop()
@@ -163,11 +184,13 @@ def call_command(spec:str, # The function: 'module:f'
                 )->tuple: # (exit code, output, error text)
     "Run one call of the function `spec` names with the JSON `arguments`, as a model's call would run"
     ns = load_tools(spec)
-    if len(ns) != 1 or not _split_spec(spec)[1]: raise CLIError(f"call runs one function: name it, e.g. {_split_spec(spec)[0]}:{next(iter(ns))}")
+    if len(ns) != 1 or not _split_spec(spec)[1]:
+        raise CLIError(f"call runs one function: name it, e.g. {_split_spec(spec)[0]}:{next(iter(ns))}")
     (name,f), = ns.items()
     args = parse_arguments(arguments)
     try:
-        with contextlib.redirect_stdout(sys.stderr): out = run_with_timeout(lambda: _run_call(name, args, ns), timeout) # what it prints is not its result
+        # what it prints is not its result
+        with contextlib.redirect_stdout(sys.stderr): out = run_with_timeout(lambda: _run_call(name, args, ns), timeout)
         return 0, _shown(out), ''
     except (ArgumentError, ToolNotFoundError) as e: return 1, '', f"{type(e).__name__}: {e}"
     except CodeTimeout: return 1, '', f"TimeoutError: {name} ran for longer than {timeout:g} seconds and was stopped"
@@ -185,26 +208,38 @@ def serve_command(spec:str, # The functions: 'module', 'module:f' or 'module:f,g
     from toolslm_like.mcp import serve_mcp, mcp_server # light: the SDK itself is imported by `mcp_server`
     ns = _describable(load_tools(spec), bool(_split_spec(spec)[1]))
     try: mcp_server(ns) # names and schemas checked before anything is served
-    except ImportError as e: raise CLIError(str(e) if 'toolslm_like[mcp]' in str(e) else f"serve needs the MCP SDK: pip install 'toolslm_like[mcp]' ({e})") from None
+    except ImportError as e:
+        if 'toolslm_like[mcp]' in str(e): raise CLIError(str(e)) from None
+        raise CLIError(f"serve needs the MCP SDK: pip install 'toolslm_like[mcp]' ({e})") from None
     except ValueError as e: raise CLIError(str(e)) from None
     if http: print(f"toolslm-like: serving {', '.join(ns)} at http://{host}:{port}/mcp", file=sys.stderr)
     mod = _split_spec(spec)[0]
-    serve_mcp(ns, 'http' if http else 'stdio', name=name or (Path(mod).stem if mod.endswith('.py') else mod), host=host, port=port)
+    name = name or (Path(mod).stem if mod.endswith('.py') else mod)
+    serve_mcp(ns, 'http' if http else 'stdio', name=name, host=host, port=port)
 
 # %% ../nbs/15_cli.ipynb #d1258055
 def _parser()->argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog='toolslm-like', description="Make Python functions tools a language model can call: show their schemas, run a call, or serve them over MCP.")
+    p = argparse.ArgumentParser(prog='toolslm-like',
+                                description="Make Python functions tools a language model can call: "
+                                            "show their schemas, run a call, or serve them over MCP.")
     p.add_argument('--version', action='version', version=f"%(prog)s {__version__}")
     sub = p.add_subparsers(dest='command', metavar='{schema,call,serve}')
-    s = sub.add_parser('schema', help="print the tool schema of functions", description="Print the JSON schema a model sees for each function.")
-    s.add_argument('spec', metavar='module[:function,...]', help="e.g. toolslm_like.funccall:python, mymod:add,mul, or path/to/file.py:add")
+    s = sub.add_parser('schema', help="print the tool schema of functions",
+                       description="Print the JSON schema a model sees for each function.")
+    s.add_argument('spec', metavar='module[:function,...]',
+                   help="e.g. toolslm_like.funccall:python, mymod:add,mul, or path/to/file.py:add")
     s.add_argument('--provider', help=f"a provider's schema dialect: {', '.join(PROVIDERS)}")
-    s.add_argument('--strict', action='store_true', help="strict mode (with --provider openai, openai-responses or anthropic)")
-    c = sub.add_parser('call', help="run one call, as a model would", description="Run one call of a function with JSON arguments, converted and checked as a model's call would be.")
+    s.add_argument('--strict', action='store_true',
+                   help="strict mode (with --provider openai, openai-responses or anthropic)")
+    c = sub.add_parser('call', help="run one call, as a model would",
+                       description="Run one call of a function with JSON arguments, converted and checked as a model's "
+                                   "call would be.")
     c.add_argument('spec', metavar='module:function')
-    c.add_argument('arguments', nargs='?', default='{}', help="""a JSON object, e.g. '{"a": 1}'; - reads it from stdin""")
+    c.add_argument('arguments', nargs='?', default='{}',
+                   help="""a JSON object, e.g. '{"a": 1}'; - reads it from stdin""")
     c.add_argument('--timeout', default=None, help="seconds the call may run")
-    v = sub.add_parser('serve', help="serve functions over MCP", description="Serve functions as MCP tools (stdio, or streamable HTTP with --http).")
+    v = sub.add_parser('serve', help="serve functions over MCP",
+                       description="Serve functions as MCP tools (stdio, or streamable HTTP with --http).")
     v.add_argument('spec', metavar='module[:function,...]')
     v.add_argument('--http', action='store_true', help="serve over streamable HTTP instead of stdio")
     v.add_argument('--host', default='127.0.0.1', help="with --http: the address to listen on")
@@ -214,13 +249,14 @@ def _parser()->argparse.ArgumentParser:
 
 # %% ../nbs/15_cli.ipynb #a52a0341
 def _print(command:str, text:str, file=None)->int: # The exit code: 1 if `text` had to be changed to be printed
-    "Print `text`; a lone surrogate (text that is not Unicode, e.g. a non-UTF-8 file name) is shown escaped, with one line saying so"
+    "Print `text`; a lone surrogate (not Unicode, e.g. a non-UTF-8 file name) is shown escaped, with a line saying so"
     file,enc = file or sys.stdout,getattr(file or sys.stdout, 'encoding', None) or 'utf-8'
     if not _LONE_SURROGATE.search(text): # one (whatever the locale's error handler would do with it) is escaped
         try: print(text, file=file); return 0
         except UnicodeEncodeError: pass
     print(text.encode(enc, 'backslashreplace').decode(enc), file=file)
-    print(f"toolslm-like {command}: the output holds text that cannot be written as {enc} (e.g. a file name that is not UTF-8); it is shown escaped", file=sys.stderr)
+    print(f"toolslm-like {command}: the output holds text that cannot be written as {enc} (e.g. a file name that is "
+          "not UTF-8); it is shown escaped", file=sys.stderr)
     return 1
 
 _LONE_SURROGATE = re.compile('[\ud800-\udfff]')
@@ -236,7 +272,8 @@ def main(argv:list|None=None # The arguments (default: the command line's)
     try:
         if a.command == 'schema': return _print(a.command, schema_command(a.spec, a.provider, a.strict))
         elif a.command == 'call':
-            code,out,err = call_command(a.spec, sys.stdin.read() if a.arguments == '-' else a.arguments, parse_timeout(a.timeout))
+            arguments = sys.stdin.read() if a.arguments == '-' else a.arguments
+            code,out,err = call_command(a.spec, arguments, parse_timeout(a.timeout))
             if err: _print(a.command, err, sys.stderr)
             return max(code, _print(a.command, out)) if out else code
         elif a.command == 'serve': serve_command(a.spec, a.http, a.host, a.port, a.name)
