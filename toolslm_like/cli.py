@@ -140,9 +140,8 @@ def parse_arguments(text:str # The JSON text given on the command line
                        "have; send less")
     try: args = json.loads(text) if text.strip() else {}
     except json.JSONDecodeError as e:
-        raise CLIError(f"The arguments are not valid JSON ({e.msg} at line {e.lineno}, column {e.colno}): "
-                       "give a JSON object, "
-                       """e.g. '{"a": 1}' (in single quotes, so the shell keeps the double ones)""") from None
+        raise CLIError(f"The arguments are not valid JSON ({e.msg} at line {e.lineno}, column {e.colno}): give a JSON "
+                       """object, e.g. '{"a": 1}' (in single quotes, so the shell keeps the double ones)""") from None
     except RecursionError: # how deep json.loads goes first depends on the Python version
         raise CLIError(_TOO_DEEP) from None
     except ValueError as e: # e.g. an integer of more than 4300 digits

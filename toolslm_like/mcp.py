@@ -489,12 +489,9 @@ def _tool_params(schema:dict # A tool's inputSchema
         params.append(inspect.Parameter(py, kind, annotation=ann, default=default))
     return params,wire
 
-# %% ../nbs/14_mcp.ipynb #4d55d8a5
-def tool_function(tool:dict, # An MCP tool definition: name, description, inputSchema
-                  call:Callable, # `call(name, arguments)` sends a call to the server; async, it makes an async function
-                  name:str|None=None # The function's name, if not the tool's (e.g. with a prefix)
-                 ): # A function with the tool's signature and docstring
-    "A Python function with the signature and docstring that MCP `tool` describes, sending its calls through `call`"
+# %% ../nbs/14_mcp.ipynb #00291eed
+def _checked_schema(tool:dict)->dict:
+    "The inputSchema of MCP `tool`, its `$ref`s into `$defs`, once its name, description and schema's size are checked"
     tool_name,desc = tool.get('name'),tool.get('description') or ''
     try: check_mcp_name(tool_name) # the one name rule, as for the tools we serve
     except ValueError:
@@ -505,7 +502,15 @@ def tool_function(tool:dict, # An MCP tool definition: name, description, inputS
                           "characters")
     check_schema_bounds(tool.get('inputSchema'), f"the inputSchema of MCP tool {tool_name!r}")
     # one ref rule: `#/definitions/...`, `#/properties/...` and `#` become `$defs` entries
-    schema = refs_into_defs(tool['inputSchema'])
+    return refs_into_defs(tool['inputSchema'])
+
+# %% ../nbs/14_mcp.ipynb #4d55d8a5
+def tool_function(tool:dict, # An MCP tool definition: name, description, inputSchema
+                  call:Callable, # `call(name, arguments)` sends a call to the server; async, it makes an async function
+                  name:str|None=None # The function's name, if not the tool's (e.g. with a prefix)
+                 ): # A function with the tool's signature and docstring
+    "A Python function with the signature and docstring that MCP `tool` describes, sending its calls through `call`"
+    tool_name,schema = tool.get('name'),_checked_schema(tool)
     params,wire = _tool_params(schema)
     sig = inspect.Signature(params)
     def _arguments(args, kwargs):
@@ -721,6 +726,12 @@ class MCPClient:
                 self.skipped[t.name] = str(e)
                 warnings.warn(f"MCP tool {t.name!r} from {self._where()!r} is left out: {e}")
 
+    @staticmethod
+    def _warm_up_jsonschema():
+        "Import `jsonschema` in the background: the SDK checks structured results with it, and it is slow to import"
+        if 'jsonschema' not in sys.modules:
+            threading.Thread(target=lambda: __import__('jsonschema'), name='toolslm_like-warm-up', daemon=True).start()
+
 # %% ../nbs/14_mcp.ipynb #242e3fab
 @patch
 def connect(self:MCPClient):
@@ -742,14 +753,9 @@ def connect(self:MCPClient):
         self.close()
         raise ConnectionError(f"Could not connect to the MCP server {self._where()!r}: {type(e).__name__}: {e}") from e
     self._make_tools(listed)
-    if any('outputSchema' in d for d in self.tool_defs.values()): _warm_up_jsonschema()
+    if any('outputSchema' in d for d in self.tool_defs.values()): self._warm_up_jsonschema()
     _open_clients.add(self)
     return self
-
-def _warm_up_jsonschema():
-    "Import `jsonschema` in the background: the SDK checks structured results with it; its first import takes seconds"
-    if 'jsonschema' not in sys.modules:
-        threading.Thread(target=lambda: __import__('jsonschema'), name='toolslm_like-warm-up', daemon=True).start()
 
 @patch
 def refresh(self:MCPClient):
