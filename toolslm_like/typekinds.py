@@ -22,7 +22,7 @@ from pathlib import Path, PurePath
 from typing import Any, ForwardRef, Literal, Union, get_args, get_origin, get_type_hints
 from .limits import MAX_INT_DIGITS, MAX_INPUT_NAME_CHARS, MAX_SHOWN_CHARS
 from .errors import SchemaError, BadValue, show_value, got_value, plain_value, shown_key, path_text, value_kind
-from .schemawalk import optional_nulls_dropped
+from .schemawalk import optional_nulls_dropped, check_bounds
 
 # %% ../nbs/03_typekinds.ipynb #9372833a
 def _source_lines(f):
@@ -1205,11 +1205,11 @@ def _json_types(s)->set:
 
 # %% ../nbs/03_typekinds.ipynb #4ca251bd
 _NUMBER_KEYWORDS = {'gt': 'exclusiveMinimum', 'ge': 'minimum', 'lt': 'exclusiveMaximum', 'le': 'maximum', 'multiple_of': 'multipleOf'}
-_LENGTH_KEYWORDS = {'string': ('minLength', 'maxLength'), 'array': ('minItems', 'maxItems'), 'object': ('minProperties', 'maxProperties')}
-_NUMBER_CHECKS = {'gt': (operator.gt, '>'), 'ge': (operator.ge, '>='), 'lt': (operator.lt, '<'), 'le': (operator.le, '<=')}
+_LENGTH_KEYWORDS = {'string': ('minLength', 'maxLength'), 'array': ('minItems', 'maxItems'),
+                    'object': ('minProperties', 'maxProperties')}
 
 class Constraints:
-    "Constraints in `Annotated` metadata (annotated-types' `Ge`, `MaxLen`..., pydantic's `Field(ge=...)`): published as JSON-schema keywords, checked on values"
+    "Constraints in `Annotated` metadata (annotated-types' `Ge`, `MaxLen`..., pydantic's `Field(ge=...)`)"
     def __init__(self, metadata # The metadata of an `Annotated` type
                 ):
         self.bounds,self.lengths,self.pattern,self.nonfinite = {},{},None,None
@@ -1217,44 +1217,35 @@ class Constraints:
             if isinstance(m, str): continue
             for sub in [m, *(getattr(m, 'metadata', None) or ())]: # a pydantic `FieldInfo` keeps its constraints in `.metadata`
                 for a in (*_NUMBER_KEYWORDS, 'min_length', 'max_length'):
-                    if (x := getattr(sub, a, None)) is not None and not callable(x): (self.bounds if a in _NUMBER_KEYWORDS else self.lengths)[a] = x
+                    if (x := getattr(sub, a, None)) is not None and not callable(x):
+                        (self.bounds if a in _NUMBER_KEYWORDS else self.lengths)[a] = x
                 if (p := getattr(sub, 'pattern', None)) is not None: self.pattern = re.compile(p) if isinstance(p, str) else p
                 if (x := getattr(sub, 'allow_inf_nan', None)) is not None: self.nonfinite = bool(x)
+        self.keywords = self._keywords(_LENGTH_KEYWORDS) # what `check` checks: the keywords for every JSON type
+        if self.pattern is not None: self.keywords['pattern'] = self.pattern # compiled, with its flags
+
     def __bool__(self): return bool(self.bounds or self.lengths or self.pattern or self.nonfinite)
+
+    def _keywords(self, lengths:dict)->dict:
+        "These bounds as JSON-schema keywords, the lengths under the keywords of each type in `lengths`"
+        kw = {_NUMBER_KEYWORDS[a]: x for a,x in self.bounds.items()}
+        for lo,hi in lengths.values():
+            if 'min_length' in self.lengths: kw[lo] = self.lengths['min_length']
+            if 'max_length' in self.lengths: kw[hi] = self.lengths['max_length']
+        return kw
+
     def publish(self, s:dict # A schema
                )->dict:
         "Schema `s` with these constraints added as JSON-schema keywords (lengths for each JSON type `s` may take)"
-        s = {**s, **{_NUMBER_KEYWORDS[a]: x for a,x in self.bounds.items()}}
         types = _json_types(s)
-        for t,(lo,hi) in _LENGTH_KEYWORDS.items():
-            if types and t not in types: continue
-            if 'min_length' in self.lengths: s[lo] = self.lengths['min_length']
-            if 'max_length' in self.lengths: s[hi] = self.lengths['max_length']
+        s = {**s, **self._keywords({t: k for t,k in _LENGTH_KEYWORDS.items() if not types or t in types})}
         if self.pattern is not None: s['pattern'] = self.pattern.pattern
         return s
 
-# %% ../nbs/03_typekinds.ipynb #e17243f2
-def _check_constraints(self, v:Any # A converted value
-                      ):
-    "Raise `BadValue` unless `v` (a converted value) keeps these constraints"
-    if (isinstance(v, (int, float, Decimal)) and not isinstance(v, bool)):
-        for a,x in self.bounds.items():
-            if a == 'multiple_of':
-                if not _is_multiple(v, x): raise BadValue(f"must be a multiple of {x}, {got_value(v)}")
-            elif not _NUMBER_CHECKS[a][0](v, x): raise BadValue(f"must be {_NUMBER_CHECKS[a][1]} {x}, {got_value(v)}")
-    if isinstance(v, (str, list, tuple, set, frozenset, deque, dict)) and self.lengths:
-        n,what = len(v),('characters' if isinstance(v, str) else 'keys' if isinstance(v, dict) else 'items')
-        if n < self.lengths.get('min_length', 0): raise BadValue(f"must have at least {self.lengths['min_length']} {what}, got {n}")
-        if 'max_length' in self.lengths and n > self.lengths['max_length']: raise BadValue(f"must have at most {self.lengths['max_length']} {what}, got {n}")
-    if self.pattern is not None and isinstance(v, str) and not self.pattern.search(v):
-        raise BadValue(f"must match the pattern {show_value(self.pattern.pattern)}, {got_value(v)}")
-Constraints.check = _check_constraints # a method of `Constraints`, in a cell of its own
-
-def _is_multiple(v, x):
-    if isinstance(v, float) or isinstance(x, float):
-        try: return (v / x).is_integer() # as JSON-schema validators check it
-        except (OverflowError, ZeroDivisionError): return False
-    return v % x == 0
+    def check(self, v:Any # A converted value
+             ):
+        "Raise `BadValue` unless `v` keeps these constraints (`schemawalk.check_bounds` on the keywords they publish)"
+        check_bounds(v, self.keywords)
 
 # %% ../nbs/03_typekinds.ipynb #78316222
 @functools.lru_cache(maxsize=1024)
