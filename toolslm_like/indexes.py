@@ -1,4 +1,4 @@
-"""Tool indexes: tools shared as small repositories, each run in its own virtual environment and called as if local
+"""Tool indexes: tools shared as small repositories, each run in its own venv and called as if local
 
 Docs: https://toolslm-like.github.io/toolslm_like/indexes.html.md"""
 
@@ -8,8 +8,8 @@ Docs: https://toolslm-like.github.io/toolslm_like/indexes.html.md"""
 __all__ = ['default_cache_dir', 'ToolIndex']
 
 # %% ../nbs/13_indexes.ipynb #95d89d11
-import asyncio, builtins, contextlib, enum, functools, hashlib, importlib, importlib.util, inspect, json, linecache, math, os, re, shutil
-import subprocess, sys, threading, time, types, typing, warnings, weakref
+import asyncio, builtins, contextlib, enum, functools, hashlib, importlib, importlib.util, inspect, json, linecache
+import math, os, re, shutil, subprocess, sys, threading, time, types, typing, warnings, weakref
 from collections import abc, deque
 from datetime import date, datetime, time as dtime
 from decimal import Decimal
@@ -43,16 +43,16 @@ def _parse_source(spec:str|os.PathLike # A folder, a git repository path or a gi
     if not spec: raise ValueError("The index source is empty: give a folder, a git repository path or a git URL")
     if not _is_remote(spec) and Path(spec).expanduser().exists(): return str(Path(spec).expanduser().resolve()), None
     base,at,ref = spec.rpartition('@')
-    # an '@' of a user name
-    if not at or not base or ':' in ref or re.fullmatch(r'[A-Za-z][A-Za-z0-9+.-]*://[^/]*', base): base,ref = spec,None
+    if not at or not base or ':' in ref or re.fullmatch(r'[A-Za-z][A-Za-z0-9+.-]*://[^/]*', base):
+        base,ref = spec,None # an '@' of a user name
     if ref is not None and (not _REF_RE.match(ref) or '..' in ref):
         raise ValueError(f"{ref!r} is not a git ref we accept (letters, digits and . _ + / -, not starting with '-'); "
                          "pin a tag, branch or commit")
     if _is_remote(base): return base,ref
     p = Path(base).expanduser()
     if not p.exists():
-        raise ToolIndexError(f"There is no folder {base!r}: give a folder with a tools.toml, a git "
-                             "repository, or a git URL")
+        raise ToolIndexError(f"There is no folder {base!r}: "
+                             "give a folder with a tools.toml, a git repository, or a git URL")
     return str(p.resolve()),ref
 
 # %% ../nbs/13_indexes.ipynb #c87af828
@@ -90,14 +90,15 @@ def _read_tool_names(folder:Path # The index's folder
     "The tools an index lists in its `tools.toml` (`[index] tools = [...]`)"
     path = Path(folder)/'tools.toml'
     if not path.is_file():
-        raise ToolIndexError(f"{folder} has no tools.toml: add one with `[index]` and `tools = "
-                             "[\"module.function\", ...]`")
+        raise ToolIndexError(f"{folder} has no tools.toml: "
+                             "add one with `[index]` and `tools = [\"module.function\", ...]`")
     tools = _load_toml(path).get('index', {}).get('tools')
     if not isinstance(tools, list) or not tools:
         raise ToolIndexError(f"{path} needs a non-empty list `tools = [\"module.function\", ...]` under `[index]`")
     if len(tools) > MAX_INDEX_TOOLS:
         raise ToolIndexError(f"{path} lists {len(tools)} tools; an index may list at most {MAX_INDEX_TOOLS}")
-    bad = [t for t in tools if not isinstance(t, str) or not _TOOL_NAME_RE.fullmatch(t) or any(p.startswith('__') for p in t.split('.'))]
+    bad = [t for t in tools if not isinstance(t, str) or not _TOOL_NAME_RE.fullmatch(t) or
+           any(p.startswith('__') for p in t.split('.'))]
     if bad:
         raise ToolIndexError(f"{path}: {', '.join(map(repr, bad))} not a tool name: write `module.function` "
                              "(identifiers joined by dots, none starting with '__')")
@@ -106,8 +107,9 @@ def _read_tool_names(folder:Path # The index's folder
     return tools
 
 # %% ../nbs/13_indexes.ipynb #eb2a0337
-def _read_dependencies(folder:Path # The index's folder
-                     )->tuple[list[str],str|None]: # (installer arguments, hash of the dependency list or None when there is none)
+def _read_dependencies(
+    folder:Path # The index's folder
+)->tuple[list[str],str|None]: # (installer arguments, hash of the dependency list or None when there is none)
     "What to install for an index, and a hash that changes when the dependency list does"
     req,pp = Path(folder)/'requirements.txt',Path(folder)/'pyproject.toml'
     if req.is_file():
@@ -126,12 +128,15 @@ def _read_dependencies(folder:Path # The index's folder
 # %% ../nbs/13_indexes.ipynb #2a07d58f
 # Cloning or fetching an index is a small repository; longer than this means a network or credential problem
 GIT_TIMEOUT = 300
-_SKIP_DIRS = {'.git', '.venv', 'venv', '__pycache__', '.ipynb_checkpoints', 'node_modules', '.mypy_cache', '.pytest_cache'}
+_SKIP_DIRS = {'.git', '.venv', 'venv', '__pycache__', '.ipynb_checkpoints', 'node_modules', '.mypy_cache',
+              '.pytest_cache'}
 
 def _git(*args, cwd=None)->str:
-    env = {**os.environ, 'GIT_TERMINAL_PROMPT': '0', 'GIT_ASKPASS': 'echo', 'SSH_ASKPASS': 'echo', 'GIT_SSH_COMMAND': os.environ.get('GIT_SSH_COMMAND', 'ssh -o BatchMode=yes')}
+    env = {**os.environ, 'GIT_TERMINAL_PROMPT': '0', 'GIT_ASKPASS': 'echo', 'SSH_ASKPASS': 'echo',
+           'GIT_SSH_COMMAND': os.environ.get('GIT_SSH_COMMAND', 'ssh -o BatchMode=yes')}
     try:
-        r = subprocess.run(['git', *args], cwd=cwd, capture_output=True, text=True, timeout=GIT_TIMEOUT, env=env, stdin=subprocess.DEVNULL)
+        r = subprocess.run(['git', *args], cwd=cwd, capture_output=True, text=True, timeout=GIT_TIMEOUT, env=env,
+                           stdin=subprocess.DEVNULL)
     except FileNotFoundError:
         raise ToolIndexError("git is not installed, and this index is a git repository: install git") from None
     except subprocess.TimeoutExpired:
@@ -165,8 +170,8 @@ def _fetch_git(source:str, # Git URL or local repository
     if local:
         want = _rev(source, ref or 'HEAD')
         if want is None:
-            raise ToolIndexError(f"{source} has no commit or ref {ref or 'HEAD'!r}: commit something, or pin an "
-                                 "existing tag or commit")
+            raise ToolIndexError(f"{source} has no commit or ref {ref or 'HEAD'!r}: "
+                                 "commit something, or pin an existing tag or commit")
     have = (checkout/'.git').exists() and record.get('source') == source and record.get('commit')
     if have and (want == record['commit'] if local else (not update and record.get('ref') == ref)):
         return record['commit'],False
@@ -192,8 +197,8 @@ def _folder_fingerprint(folder:Path # A plain folder
         for f in sorted(files):
             n += 1
             if n > MAX_FOLDER_FILES:
-                raise ToolIndexError(f"{folder} holds more than {MAX_FOLDER_FILES} files: is it "
-                                     "really an index folder?")
+                raise ToolIndexError(f"{folder} holds more than {MAX_FOLDER_FILES} files: "
+                                     "is it really an index folder?")
             st = os.stat(os.path.join(root, f))
             h.update(f"{os.path.relpath(os.path.join(root, f), folder)}\0{st.st_size}\0{st.st_mtime_ns}\n".encode())
     return h.hexdigest()
@@ -212,6 +217,7 @@ def _copy_folder(source:str, # The index's folder
 # %% ../nbs/13_indexes.ipynb #15f15df6
 # Installing an index's dependencies downloads and builds packages; give up (with pip's output) after this long
 INSTALL_TIMEOUT = 1800
+_PIP_INSTALL = ['install', '--quiet', '--disable-pip-version-check']
 
 def _venv_python(venv:Path # A virtual environment's folder
                )->Path:
@@ -234,8 +240,7 @@ def _installer(python:Path)->list[str]|None:
     if choice == 'uv' and not uv:
         raise ToolIndexError("TOOLSLM_LIKE_INSTALLER is 'uv' but uv is not installed: pip install uv")
     if uv: return [uv, 'pip', 'install', '--quiet', '--python', str(python)]
-    if importlib.util.find_spec('pip'):
-        return [sys.executable, '-m', 'pip', '--python', str(python), 'install', '--quiet', '--disable-pip-version-check']
+    if importlib.util.find_spec('pip'): return [sys.executable, '-m', 'pip', '--python', str(python), *_PIP_INSTALL]
     return None
 
 # %% ../nbs/13_indexes.ipynb #f6204d22
@@ -253,9 +258,10 @@ def _build_venv(venv:Path, # Where the venv goes (replaced if there)
     "Make a fresh venv for an index and install its dependencies"
     shutil.rmtree(venv, ignore_errors=True)
     installer = _installer(_venv_python(venv)) if deps else None
-    _run_step([sys.executable, '-m', 'venv', *(['--without-pip'] if installer or not deps else []), str(venv)], f"Creating the venv {venv}")
+    no_pip = ['--without-pip'] if installer or not deps else []
+    _run_step([sys.executable, '-m', 'venv', *no_pip, str(venv)], f"Creating the venv {venv}")
     if not deps: return ['venv']
-    cmd = (installer or [str(_venv_python(venv)), '-m', 'pip', 'install', '--quiet', '--disable-pip-version-check']) + deps
+    cmd = (installer or [str(_venv_python(venv)), '-m', 'pip', *_PIP_INSTALL]) + deps
     _run_step(cmd, f"Installing the dependencies of {checkout.name} ({' '.join(deps)})", cwd=checkout)
     return ['venv', 'install']
 
@@ -304,15 +310,17 @@ def _prepare_index(source:str, # Absolute folder path or git URL, from `_parse_s
     return {'checkout': checkout, 'python': _venv_python(venv), 'tools': tools, 'commit': commit, 'actions': actions}
 
 # %% ../nbs/13_indexes.ipynb #1fb8a554
-_CROSSING_TYPES = {'None': type(None), 'Any': Any, 'object': object, 'bool': bool, 'int': int, 'float': float, 'str': str, 'bytes': bytes,
-    'list': list, 'tuple': tuple, 'dict': dict, 'set': set, 'frozenset': frozenset, 'Path': Path, 'PurePath': PurePath,
-    'date': date, 'datetime': datetime, 'time': dtime, 'UUID': UUID, 'Decimal': Decimal, 'deque': deque,
-    'Sequence': abc.Sequence, 'MutableSequence': abc.MutableSequence, 'Iterable': abc.Iterable, 'Collection': abc.Collection,
-    'Mapping': abc.Mapping, 'MutableMapping': abc.MutableMapping, 'Set': abc.Set, 'MutableSet': abc.MutableSet}
-_CROSSING_NAMES = {v: k for k,v in _CROSSING_TYPES.items()} | {type(Path()): 'Path', typing.List: 'list', typing.Dict: 'dict', typing.Tuple: 'tuple',
-                   typing.Set: 'set', typing.FrozenSet: 'frozenset', typing.Sequence: 'Sequence', typing.Mapping: 'Mapping'}
+_CROSSING_TYPES = {'None': type(None), 'Any': Any, 'object': object, 'bool': bool, 'int': int, 'float': float,
+    'str': str, 'bytes': bytes, 'list': list, 'tuple': tuple, 'dict': dict, 'set': set, 'frozenset': frozenset,
+    'Path': Path, 'PurePath': PurePath, 'date': date, 'datetime': datetime, 'time': dtime, 'UUID': UUID,
+    'Decimal': Decimal, 'deque': deque, 'Sequence': abc.Sequence, 'MutableSequence': abc.MutableSequence,
+    'Iterable': abc.Iterable, 'Collection': abc.Collection, 'Mapping': abc.Mapping,
+    'MutableMapping': abc.MutableMapping, 'Set': abc.Set, 'MutableSet': abc.MutableSet}
+_CROSSING_NAMES = {v: k for k,v in _CROSSING_TYPES.items()} | {
+    type(Path()): 'Path', typing.List: 'list', typing.Dict: 'dict', typing.Tuple: 'tuple', typing.Set: 'set',
+    typing.FrozenSet: 'frozenset', typing.Sequence: 'Sequence', typing.Mapping: 'Mapping'}
 _SCALARS = (str, int, float, bool, type(None))
-# Python 3.11+
+# typing's Required and NotRequired (Python 3.11+)
 _REQUIRED_MARKERS = tuple(m for m in (getattr(typing, 'Required', None), getattr(typing, 'NotRequired', None)) if m)
 
 def _type_words(tp)->str:
@@ -372,12 +380,14 @@ def _decode_type(d:dict, # A description from `_encode_type`
     if 'union' in d: return Union[tuple(_decode_type(a, depth+1) for a in d['union'])]
     if 'literal' in d: return Literal[tuple(v for v in d['literal'] if type(v) in _SCALARS)]
     if 'annotated' in d:
-        return typing.Annotated[(_decode_type(d['annotated'], depth+1), *[m for m in d.get('meta', []) if isinstance(m, str)])]
+        meta = [m for m in d.get('meta', []) if isinstance(m, str)]
+        return typing.Annotated[(_decode_type(d['annotated'], depth+1), *meta)]
     if 'enum' in d: return enum.Enum(str(d['enum']), [(str(n), v) for n,v in d['members'] if type(v) in _SCALARS])
     if 'generic' in d:
         if d['generic'] not in _CROSSING_TYPES:
             raise ValueError(f"unknown generic type {d['generic']!r:.60} in a type description")
-        args = tuple(Ellipsis if isinstance(a, dict) and a.get('ellipsis') else _decode_type(a, depth+1) for a in d['args'])
+        args = tuple(Ellipsis if isinstance(a, dict) and a.get('ellipsis') else _decode_type(a, depth+1)
+                     for a in d['args'])
         o = _CROSSING_TYPES[d['generic']]
         return o[args if len(args) != 1 else args[0]] if args else o
     raise ValueError(f"unknown type description {d!r:.60}")
@@ -399,14 +409,16 @@ def _describe_tool(f:abc.Callable # A tool
             except TypeError: d['default_repr'] = repr(p.default)[:200]
         params.append(d)
     try: returns = _encode_type(info.returns)
-    # shown in the description only: the value comes back as JSON
-    except CannotCross: returns = {'text': json_type_name(info.returns)}
+    except CannotCross: # shown in the description only: the value comes back as JSON
+        returns = {'text': json_type_name(info.returns)}
     u = inspect.unwrap(f) if inspect.isfunction(f) else f
     try: src = inspect.getsource(u)
     except (OSError, TypeError): src = None
-    return {'name': info.name, 'qualname': getattr(f, '__qualname__', info.name), 'module': getattr(f, '__module__', None),
-            'doc': info.doc, 'is_async': info.is_async, 'params': params, 'returns': returns, 'refused': refused,
-            'hidden': sorted(p.name for p in info.params if p.hidden), 'source': src if src and len(src) <= MAX_SOURCE_CHARS else None}
+    if not src or len(src) > MAX_SOURCE_CHARS: src = None
+    return {'name': info.name, 'qualname': getattr(f, '__qualname__', info.name),
+            'module': getattr(f, '__module__', None), 'doc': info.doc, 'is_async': info.is_async, 'params': params,
+            'returns': returns, 'refused': refused, 'hidden': sorted(p.name for p in info.params if p.hidden),
+            'source': src}
 
 # %% ../nbs/13_indexes.ipynb #05d58a04
 def _proxy_codes():
@@ -416,7 +428,8 @@ def _proxy_codes():
     return proxy.__code__,async_proxy.__code__
 _SYNC_CODE,_ASYNC_CODE = _proxy_codes()
 # Globals of every proxy: its frames count as this library's, so `tool_traceback` starts at the tool's own error
-_PROXY_GLOBALS = {'__name__': __name__ if __name__.startswith('toolslm_like') else 'toolslm_like.indexes', '__builtins__': builtins}
+_PROXY_GLOBALS = {'__name__': __name__ if __name__.startswith('toolslm_like') else 'toolslm_like.indexes',
+                  '__builtins__': builtins}
 
 class _RemoteDefault:
     "Stands for a default value that has no JSON form: it is left out of a schema, as the original's is, and never sent"
@@ -426,7 +439,9 @@ class _RemoteDefault:
 def _param(d:dict)->inspect.Parameter:
     kind = inspect.Parameter.__dict__.get(d['kind'])
     if not isinstance(kind, inspect._ParameterKind): raise ValueError(f"unknown parameter kind {d['kind']!r:.40}")
-    dflt = d['default'] if 'default' in d else _RemoteDefault(d['default_repr']) if 'default_repr' in d else inspect.Parameter.empty
+    if 'default' in d: dflt = d['default']
+    elif 'default_repr' in d: dflt = _RemoteDefault(d['default_repr'])
+    else: dflt = inspect.Parameter.empty
     return inspect.Parameter(d['name'], kind, default=dflt, annotation=_decode_type(d['annotation']))
 
 # %% ../nbs/13_indexes.ipynb #e0f88217
@@ -441,8 +456,9 @@ def _make_proxy(desc:dict, # From `_describe_tool`
     sig = inspect.Signature(params, return_annotation=ret['text'] if 'text' in ret else _decode_type(ret))
     fname = (f"<toolslm_like index {label}: {desc['name']} "
              f"{hashlib.sha256((desc['source'] or '').encode()).hexdigest()[:8]}>")
-    code = (_ASYNC_CODE if desc['is_async'] else _SYNC_CODE).replace(co_name=desc['name'], co_filename=fname, co_firstlineno=1,
-                                                                     **({'co_qualname': desc['qualname']} if sys.version_info >= (3, 11) else {}))
+    names = dict(co_name=desc['name'], co_filename=fname, co_firstlineno=1)
+    if sys.version_info >= (3, 11): names['co_qualname'] = desc['qualname']
+    code = (_ASYNC_CODE if desc['is_async'] else _SYNC_CODE).replace(**names)
     if desc['is_async']:
         async def target(args, kwargs): return await asyncio.to_thread(call, sig, sig.bind(*args, **kwargs))
     else:
@@ -458,8 +474,8 @@ def _make_proxy(desc:dict, # From `_describe_tool`
     return f
 
 # %% ../nbs/13_indexes.ipynb #53748325
-# The package is made from its folder without running its `__init__`, so nothing but this module and funccall is
-# imported
+# The package is made from its folder without running its `__init__`, so nothing but this module and funccall
+# is imported
 _BOOTSTRAP = ("import sys, types\n"
               "package = types.ModuleType('toolslm_like'); package.__path__ = [sys.argv[1]]; "
               "sys.modules['toolslm_like'] = package\n"
@@ -515,8 +531,8 @@ def _run_tool(tools:dict, msg:dict, loop)->dict:
     except (Exception, SystemExit) as e: return _error_reply(e)
     try: return {'ok': True, 'value': to_jsonable(res)}
     except TypeError as e:
-        return _error_reply(TypeError(f"the tool returned a {type(res).__name__}, which has no JSON form ({e}); return "
-                                      "str, numbers, lists or dicts"))
+        return _error_reply(TypeError(f"the tool returned a {type(res).__name__}, which has no JSON form ({e}); "
+                                      "return str, numbers, lists or dicts"))
 
 # %% ../nbs/13_indexes.ipynb #529af839
 def _handle(tools:dict, loop, msg:dict)->dict:
@@ -536,14 +552,13 @@ def _worker_main():
 # %% ../nbs/13_indexes.ipynb #76ac2525
 # Seconds a tool call may take before its worker is stopped (per index: `ToolIndex(timeout=)`)
 DEFAULT_CALL_TIMEOUT = 60.0
-# Seconds a worker may take to start and import the index's modules
-DEFAULT_START_TIMEOUT = 120.0
-# Lines of a worker's stderr that `ToolIndex.stderr` shows
-STDERR_TAIL_LINES = 200
+DEFAULT_START_TIMEOUT = 120.0 # seconds a worker may take to start and import the index's modules
+STDERR_TAIL_LINES = 200 # lines of a worker's stderr that `ToolIndex.stderr` shows
 _ENV_NAME_RE = re.compile(r'[A-Za-z_][A-Za-z0-9_]*')
 
-def _requested_env(env:dict|list|tuple|None # {name: value}, or names to copy from this process (`{name: None}` copies too)
-                 )->dict:
+def _requested_env(
+    env:dict|list|tuple|None # {name: value}, or names to copy from this process (`{name: None}` copies too)
+)->dict:
     "The variables `env` asks to give a worker, checked: {name: value}"
     if isinstance(env, (str, bytes)):
         raise TypeError("env is a dict of name: value, or a list of names to copy; not a string")
@@ -553,8 +568,9 @@ def _requested_env(env:dict|list|tuple|None # {name: value}, or names to copy fr
         if not isinstance(k, str) or not _ENV_NAME_RE.fullmatch(k):
             raise ValueError(f"{k!r} is not an environment variable name")
         if v is None:
-            if k not in os.environ: raise ValueError(f"env asks to pass on {k!r}, but it is not set in this process: "
-                                                     "set it, or give its value")
+            if k not in os.environ:
+                raise ValueError(f"env asks to pass on {k!r}, but it is not set in this process: "
+                                 "set it, or give its value")
             v = os.environ[k]
         if not isinstance(v, str): raise TypeError(f"env[{k!r}] must be a string, not {type(v).__name__}")
         out[k] = v
@@ -574,7 +590,8 @@ def _remote_error_class(type_name:str)->type:
     if type_name in _remote_classes: return _remote_classes[type_name]
     base = getattr(builtins, type_name, None) if type_name.isidentifier() else None
     cls = RemoteToolError
-    if isinstance(base, type) and issubclass(base, Exception) and base.__basicsize__ == Exception.__basicsize__ and base is not Exception:
+    if (isinstance(base, type) and issubclass(base, Exception) and base.__basicsize__ == Exception.__basicsize__ and
+            base is not Exception):
         cls = type(f"Remote{type_name}", (RemoteToolError, base), {'__module__': 'toolslm_like.indexes'})
     return _remote_classes.setdefault(type_name, cls)
 
@@ -590,17 +607,21 @@ def _remote_error(err:dict, # The `error` of the worker's answer
 # %% ../nbs/13_indexes.ipynb #315bbe0d
 class ToolIndex:
     "Tools of an index (folder or git repository) run in their own venv, as proxies in `ns`"
-    def __init__(self, source:str|os.PathLike, # Folder, git repository path or git URL, with an optional `@ref`
-                 env:dict|list|None=None, # Variables the worker gets besides a minimal set: {name: value}, or names to copy
-                 cache_dir:str|os.PathLike|None=None, # Where indexes are kept (default: a per-user cache folder)
-                 timeout:float|None=DEFAULT_CALL_TIMEOUT, # Seconds a call may take (None: no limit)
-                 start_timeout:float=DEFAULT_START_TIMEOUT, # Seconds the worker may take to start and import the tools
-                 update:bool=False): # Fetch a remote git source again even when its ref has not changed?
+    def __init__(
+        self,
+        source:str|os.PathLike, # Folder, git repository path or git URL, with an optional `@ref`
+        env:dict|list|None=None, # Variables the worker gets besides a minimal set: {name: value}, or names to copy
+        cache_dir:str|os.PathLike|None=None, # Where indexes are kept (default: a per-user cache folder)
+        timeout:float|None=DEFAULT_CALL_TIMEOUT, # Seconds a call may take (None: no limit)
+        start_timeout:float=DEFAULT_START_TIMEOUT, # Seconds the worker may take to start and import the tools
+        update:bool=False # Fetch a remote git source again even when its ref has not changed?
+    ):
         self.source,self.ref = _parse_source(source)
         self.timeout,self.start_timeout = timeout,start_timeout
         extra_env = _requested_env(env) # checked before anything is fetched
         prep = _prepare_index(self.source, self.ref, Path(cache_dir) if cache_dir else None, update)
-        self.checkout,self.python,self.commit,self.actions,self.tool_names = prep['checkout'],prep['python'],prep['commit'],prep['actions'],prep['tools']
+        self.checkout,self.python,self.commit = prep['checkout'],prep['python'],prep['commit']
+        self.actions,self.tool_names = prep['actions'],prep['tools']
         self._env = _index_worker_env(self.python, extra_env)
         # the box holds the live Worker, so the finalizer need not hold `self`
         self._lock,self._box = threading.Lock(),[None]
@@ -618,23 +639,25 @@ class ToolIndex:
     def _start(self)->dict:
         # this package, wherever it is installed
         pkg = str(Path(importlib.import_module('toolslm_like').__file__).resolve().parent)
-        try:
-            w = Worker([str(self.python), '-I', '-c', _BOOTSTRAP, pkg], cwd=str(self.checkout), env=self._env, start_timeout=self.start_timeout)
+        argv = [str(self.python), '-I', '-c', _BOOTSTRAP, pkg]
+        try: w = Worker(argv, cwd=str(self.checkout), env=self._env, start_timeout=self.start_timeout)
         except (WorkerError, WorkerTimeout) as e:
             raise ToolIndexError(f"The worker of index {self.label} could not start: {e}") from None
         except OSError as e:
-            raise ToolIndexError(f"The worker of index {self.label} could not start ({e}); load the index "
-                                 "again to rebuild its venv") from None
+            raise ToolIndexError(f"The worker of index {self.label} could not start ({e}); "
+                                 "load the index again to rebuild its venv") from None
         self._box[0] = w
         try: ans = w.request({'op': 'load', 'root': str(self.checkout), 'tools': self.tool_names}, self.start_timeout)
         except WorkerTimeout:
-            self._discard(); raise ToolIndexError(f"The worker of index {self.label} did not start within "
-                                                  f"{self.start_timeout:g} s") from None
+            self._discard()
+            raise ToolIndexError(f"The worker of index {self.label} did not start "
+                                 f"within {self.start_timeout:g} s") from None
         except WorkerError as e:
-            self._discard(); raise ToolIndexError(f"The worker of index {self.label} could not start: {e}") from None
+            self._discard()
+            raise ToolIndexError(f"The worker of index {self.label} could not start: {e}") from None
         if not ans.get('ok'):
-            self._discard(); raise ToolIndexError(f"Loading index {self.label} "
-                                                  f"failed:\n{ans['error'].get('traceback')}")
+            self._discard()
+            raise ToolIndexError(f"Loading index {self.label} failed:\n{ans['error'].get('traceback')}")
         return ans['tools']
 
     def _discard(self):
@@ -643,22 +666,23 @@ class ToolIndex:
 
     def _proxies(self, descriptions:dict)->dict:
         broken = [f"- {n}: {d['error']}" for n,d in descriptions.items() if 'error' in d]
-        refused = [f"- {n}: {r}, which cannot cross to the index's own environment; use JSON types (str, int, float, "
-                   "bool, list, dict, Literal, ...)"
+        refused = [f"- {n}: {r}, which cannot cross to the index's own environment; "
+                   "use JSON types (str, int, float, bool, list, dict, Literal, ...)"
                    for n,d in descriptions.items() for r in d.get('refused', [])]
         if broken or refused:
             self.close()
-            raise (ToolIndexError if broken else CannotCross)(f"Index {self.label} has tools "
-                                                              "that cannot be loaded:\n" + '\n'.join(broken + refused))
-        return {n: _make_proxy(d, functools.partial(self._proxy_call, n), _entry_name(self.source)) for n,d in descriptions.items()}
+            error = ToolIndexError if broken else CannotCross
+            raise error(f"Index {self.label} has tools that cannot be loaded:\n" + '\n'.join(broken + refused))
+        label = _entry_name(self.source)
+        return {n: _make_proxy(d, functools.partial(self._proxy_call, n), label) for n,d in descriptions.items()}
 
     def _proxy_call(self, name, sig, bound):
         arguments = {}
         for k,v in bound.arguments.items():
             try: arguments[k] = to_jsonable(v)
             except TypeError as e:
-                raise TypeError(f"Argument {k!r} of tool {name!r}: {e}. An index's tools run in their own environment "
-                                "and take JSON values "
+                raise TypeError(f"Argument {k!r} of tool {name!r}: {e}. "
+                                "An index's tools run in their own environment and take JSON values "
                                 "(str, int, float, bool, None, lists, dicts), dates, paths and the like") from None
         return self.call(name, arguments)
 
@@ -666,23 +690,22 @@ class ToolIndex:
         "The worker's answer to a call of `name` (its lock held): a fresh worker when the last one died or timed out"
         w = self._box[0]
         if w is not None and not w.alive(): # it died since the last call: say so, and run this call in a fresh one
-            warnings.warn(f"The worker of index {self.label} had stopped since the last call; a "
-                          f"fresh one runs {name!r} "
-                          "(what the tools kept in memory was lost)", WorkerRestarted, stacklevel=4)
+            warnings.warn(f"The worker of index {self.label} had stopped since the last call; "
+                          f"a fresh one runs {name!r} (what the tools kept in memory was lost)",
+                          WorkerRestarted, stacklevel=4)
             self._discard()
         if self._box[0] is None: self._start() # a fresh worker after a timeout or a crash
         try: return self._box[0].request({'op': 'call', 'tool': name, 'arguments': arguments}, timeout)
         except WorkerTimeout:
             self._discard()
-            raise ToolTimeoutError(f"Tool {name!r} of index {self.label} did not finish within {timeout:g} s; its "
-                                   "worker was stopped, "
-                                   "and the next call starts a fresh one") from None
+            raise ToolTimeoutError(f"Tool {name!r} of index {self.label} did not finish within {timeout:g} s; "
+                                   "its worker was stopped, and the next call starts a fresh one") from None
         except WorkerError as e:
             self._discard()
-            raise WorkerError(f"Tool {name!r} of index {self.label} failed: {e}\n(The next call "
-                              "starts a fresh worker.)") from None
-        # interrupted (Ctrl-C) while the tool runs: stop it, or its late answer would meet the next call
+            raise WorkerError(f"Tool {name!r} of index {self.label} failed: {e}\n"
+                              "(The next call starts a fresh worker.)") from None
         except BaseException:
+            # interrupted (Ctrl-C) while the tool runs: stop it, or its late answer would meet the next call
             self._discard()
             raise
 
@@ -705,7 +728,7 @@ def call(self:ToolIndex, name:str, # The tool's dotted name, as in tools.toml
     if ans.get('ok'): return ans.get('value')
     if 'too_long' in ans:
         raise ValueError(f"Tool {name!r} of index {self.label} returned {ans['too_long']:,} bytes of JSON, "
-                                           f"more than the {MAX_MESSAGE_BYTES:,} an index may send back")
+                         f"more than the {MAX_MESSAGE_BYTES:,} an index may send back")
     raise _remote_error(ans.get('error') or {}, name)
 
 # %% ../nbs/13_indexes.ipynb #be6f2a3a
@@ -715,6 +738,7 @@ def stderr(self:ToolIndex)->str:
     w = self._box[0]
     return '' if w is None else '\n'.join(w.output(tail=True).splitlines()[-STDERR_TAIL_LINES:])
 
+# %% ../nbs/13_indexes.ipynb #afa7a8ff
 @patch
 def restart(self:ToolIndex):
     "Stop the worker and start a fresh one"
@@ -722,6 +746,7 @@ def restart(self:ToolIndex):
         self._discard()
         self._start()
 
+# %% ../nbs/13_indexes.ipynb #64473358
 @patch
 def close(self:ToolIndex):
     "Stop the worker (a later call starts it again)"

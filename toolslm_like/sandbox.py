@@ -1,4 +1,4 @@
-"""Run model-written Python in a separate, resource-limited worker process that keeps its state between runs
+"""Run model-written Python in a separate, resource-limited process that keeps its state between runs
 
 Docs: https://toolslm-like.github.io/toolslm_like/sandbox.html.md"""
 
@@ -14,7 +14,8 @@ from pathlib import Path
 from fastcore.basics import patch
 from .errors import WorkerError, WorkerTimeout, SandboxError, SandboxWarning
 from .worker import Worker, Cgroup, worker_env, serve, exit_words, signal_name
-from .limits import MAX_STOP_SECONDS, MAX_START_SECONDS, MAX_REAP_SECONDS, MAX_KILL_SECONDS, MAX_CODE_CHARS, MAX_JSON_DEPTH
+from .limits import MAX_STOP_SECONDS, MAX_START_SECONDS, MAX_REAP_SECONDS, MAX_KILL_SECONDS
+from .limits import MAX_CODE_CHARS, MAX_JSON_DEPTH
 
 # %% ../nbs/12_sandbox.ipynb #7da03e9e
 DEFAULT_TIMEOUT = 30 # seconds of wall-clock time per run: a model waits for the answer
@@ -46,8 +47,8 @@ def _cut_text(text:str, # Text to send back to the model
     "`text` cut to its first and last characters, `max_chars` in all, with a note saying how much was left out"
     if len(text) <= max_chars: return text
     tail = max_chars // 4 # the end of a traceback (the error itself) or of a long printout matters too
-    return (f"{text[:max_chars-tail]}\n[output cut: {len(text)-max_chars:,} of {len(text):,} characters left out "
-            f"here]\n{text[len(text)-tail:]}")
+    note = f"[output cut: {len(text)-max_chars:,} of {len(text):,} characters left out here]"
+    return f"{text[:max_chars-tail]}\n{note}\n{text[len(text)-tail:]}"
 
 def _is_plain_json(v:object, # Any value
                   depth:int=0, # How deep `v` sits in the value being checked
@@ -123,9 +124,9 @@ def _bwrap_args(bwrap:str, # The bwrap program
                as_root:bool=False, # Are we root (no user namespace; the worker drops to its own uid itself)?
               )->list:
     "The bwrap command line for a worker: new namespaces, a root of read-only binds, private tmp, the working folder"
-    a = [bwrap, '--unshare-pid', '--unshare-ipc', '--unshare-uts', '--unshare-cgroup-try', '--hostname', 'sandbox', '--new-session']
-    if not network: a.append('--unshare-net')
-    a += ['--cap-drop', 'ALL'] + (['--cap-add', 'CAP_SETUID', '--cap-add', 'CAP_SETGID'] if as_root else ['--unshare-user'])
+    a = [bwrap, '--unshare-pid', '--unshare-ipc', '--unshare-uts', '--unshare-cgroup-try', '--hostname', 'sandbox',
+         '--new-session', *([] if network else ['--unshare-net']), '--cap-drop', 'ALL']
+    a += ['--cap-add', 'CAP_SETUID', '--cap-add', 'CAP_SETGID'] if as_root else ['--unshare-user']
     for p in _BASE_RO:
         if os.path.exists(p): a += ['--ro-bind', p, p]
     for p in _USR_LINKS:
@@ -179,8 +180,8 @@ def _no_new_privileges():
 # %% ../nbs/12_sandbox.ipynb #5d562906
 def _children()->list:
     "Process ids of this process's children"
-    try:
-        return [int(p) for t in os.listdir('/proc/self/task') for p in Path(f'/proc/self/task/{t}/children').read_text().split()]
+    try: return [int(p) for t in os.listdir('/proc/self/task')
+                 for p in Path(f'/proc/self/task/{t}/children').read_text().split()]
     except OSError: return []
 
 def _others_in_namespace()->bool:
@@ -188,7 +189,7 @@ def _others_in_namespace()->bool:
     return any(p.isdigit() and p not in ('1', str(os.getpid())) for p in os.listdir('/proc'))
 
 def _end_others(in_pid_namespace:bool, # Do we have a pid namespace (and its /proc) of our own?
-               whole_user:bool=False): # Without one: also kill every other process of this user (a uid dedicated to the sandbox)?
+               whole_user:bool=False): # Without one: also kill all other processes of this uid (the sandbox's own)?
     "Kill and reap every process the code started, even those that left our process tree"
     if in_pid_namespace:
         if not _others_in_namespace(): return # the common case costs one listdir of a near-empty /proc
@@ -390,27 +391,32 @@ def _task_count(uid:int)->int:
 class Sandbox:
     ("A persistent Python worker in a separate, isolated, resource-limited process; `run` returns what "
      "`funccall.python` would")
-    def __init__(self, timeout:float=DEFAULT_TIMEOUT, # Wall-clock seconds per run; past it the worker and all it started are stopped
-                 memory_mb:int|None=DEFAULT_MEMORY_MB, # Memory of all its processes together (cgroup), and of each (RLIMIT_AS), in MB
-                 cpu_s:int|None=DEFAULT_CPU_S, # CPU seconds per run, of all its processes, counting what ran since the last run
-                 file_mb:int|None=DEFAULT_FILE_MB, # Largest file the code may write, in MB (RLIMIT_FSIZE)
-                 disk_mb:float|None=DEFAULT_DISK_MB, # All files in the working folder, in MB
-                 max_files:int|None=DEFAULT_MAX_FILES, # Files and folders in the working folder
-                 open_files:int|None=DEFAULT_OPEN_FILES, # Open file descriptors per process (RLIMIT_NOFILE)
-                 max_procs:int|None=DEFAULT_MAX_PROCS, # Processes and threads of the sandbox together
-                 tmp_mb:float|None=DEFAULT_TMP_MB, # Size of its private /tmp, /var/tmp and /dev/shm, in MB each
-                 max_output:int=DEFAULT_MAX_OUTPUT, # Characters of output, or of a value, sent back per run
-                 env_allow:list|tuple=(), # Names of our environment variables the worker may see, besides `worker.ENV_ALLOW`
-                 env:dict|None=None, # Variables to set in the worker's environment
-                 network:bool=False, # Allow network access? (Off by default)
-                 user:int|str|None='auto', # 'auto': a uid of its own when we are root; a uid or name; None: stay who we are
-                 expose:list|tuple=(), # More folders the code may read (read-only)
-                 packages:bool=True, # May the code import the packages installed in this Python (read-only)?
-                 bwrap:str|None='auto', # The bubblewrap program ('auto': found on PATH; None: do without)
-                 cgroups:bool=True, # Limit memory, processes and CPU of the sandbox as a whole with a cgroup, where we may?
-                 require_isolation:bool=False): # Refuse to start when any protection is off on this machine?
-        self._check_args(timeout, memory_mb, cpu_s, file_mb, disk_mb, max_files, open_files, max_procs, tmp_mb, max_output)
-        self.network,self.expose,self.packages,self.use_cgroups = bool(network),[str(p) for p in expose],packages,cgroups
+    def __init__(
+        self,
+        timeout:float=DEFAULT_TIMEOUT, # Wall-clock seconds per run; past it the worker and all it started are stopped
+        memory_mb:int|None=DEFAULT_MEMORY_MB, # MB of memory for all its processes (cgroup), and for each (RLIMIT_AS)
+        cpu_s:int|None=DEFAULT_CPU_S, # CPU seconds per run, of all its processes, counting what ran since the last run
+        file_mb:int|None=DEFAULT_FILE_MB, # Largest file the code may write, in MB (RLIMIT_FSIZE)
+        disk_mb:float|None=DEFAULT_DISK_MB, # All files in the working folder, in MB
+        max_files:int|None=DEFAULT_MAX_FILES, # Files and folders in the working folder
+        open_files:int|None=DEFAULT_OPEN_FILES, # Open file descriptors per process (RLIMIT_NOFILE)
+        max_procs:int|None=DEFAULT_MAX_PROCS, # Processes and threads of the sandbox together
+        tmp_mb:float|None=DEFAULT_TMP_MB, # Size of its private /tmp, /var/tmp and /dev/shm, in MB each
+        max_output:int=DEFAULT_MAX_OUTPUT, # Characters of output, or of a value, sent back per run
+        env_allow:list|tuple=(), # Names of our environment variables the worker may see, besides `worker.ENV_ALLOW`
+        env:dict|None=None, # Variables to set in the worker's environment
+        network:bool=False, # Allow network access? (Off by default)
+        user:int|str|None='auto', # 'auto': a uid of its own when we are root; a uid or name; None: stay who we are
+        expose:list|tuple=(), # More folders the code may read (read-only)
+        packages:bool=True, # May the code import the packages installed in this Python (read-only)?
+        bwrap:str|None='auto', # The bubblewrap program ('auto': found on PATH; None: do without)
+        cgroups:bool=True, # Limit memory, processes and CPU of the sandbox as a whole with a cgroup, where we may?
+        require_isolation:bool=False # Refuse to start when any protection is off on this machine?
+    ):
+        self._check_args(timeout, max_output, memory_mb=memory_mb, cpu_s=cpu_s, file_mb=file_mb, disk_mb=disk_mb,
+                         max_files=max_files, open_files=open_files, max_procs=max_procs, tmp_mb=tmp_mb)
+        self.network,self.packages,self.use_cgroups = bool(network),packages,cgroups
+        self.expose = [str(p) for p in expose]
         self._bwrap = _find_bwrap() if bwrap == 'auto' else bwrap
         self._no_bwrap = 'bwrap is not installed (Debian package bubblewrap)' if not self._bwrap else None
         self._lock,self._cpu_end,self.isolation,self._state = threading.RLock(),0.0,{},{}
@@ -419,11 +425,10 @@ class Sandbox:
         self._make_workdir(env_allow, env)
         self._first_start(require_isolation)
 
-    def _check_args(self, timeout, memory_mb, cpu_s, file_mb, disk_mb, max_files, open_files, max_procs, tmp_mb, max_output):
+    def _check_args(self, timeout, max_output, **limits):
         "Keep the limits, each checked (a clear error for a bad one); the sandbox needs Linux"
         self.timeout = _positive('timeout', timeout, allow_none=False)
-        for k,v in dict(memory_mb=memory_mb, cpu_s=cpu_s, file_mb=file_mb, disk_mb=disk_mb, max_files=max_files, open_files=open_files,
-                        max_procs=max_procs, tmp_mb=tmp_mb).items(): setattr(self, k, _positive(k, v))
+        for k,v in limits.items(): setattr(self, k, _positive(k, v))
         self.max_output = int(_positive('max_output', max_output, allow_none=False))
         if not sys.platform.startswith('linux'):
             raise SandboxError(f"Sandbox needs Linux (namespaces, cgroups, /proc); this is {sys.platform}")
@@ -433,7 +438,8 @@ class Sandbox:
         self._state['workdir'] = self.workdir = os.path.realpath(tempfile.mkdtemp(prefix='toolslm_like-sandbox-'))
         if self._uid is not None: os.chown(self.workdir, self._uid, self._gid)
         os.chmod(self.workdir, 0o700)
-        extra = {'HOME': self.workdir, 'PYTHONDONTWRITEBYTECODE': '1', **({} if self._bwrap else {'TMPDIR': self.workdir}), **(env or {})}
+        extra = {'HOME': self.workdir, 'PYTHONDONTWRITEBYTECODE': '1',
+                 **({} if self._bwrap else {'TMPDIR': self.workdir}), **(env or {})}
         self._env = worker_env(env_allow, extra)
 
     def _first_start(self, require_isolation:bool):
@@ -472,7 +478,8 @@ class Sandbox:
         if self.file_mb: lim['RLIMIT_FSIZE'] = (int(min(self.file_mb, self.disk_mb or math.inf)*_MB),)*2
         if self.open_files: lim['RLIMIT_NOFILE'] = (int(self.open_files),)*2
         if self.max_procs and not cgroup: # counted per user: a shared user's other processes count too
-            n = int(self.max_procs) + (0 if self._state.get('dedicated') else _task_count(self._uid if self._uid is not None else os.getuid()))
+            uid = self._uid if self._uid is not None else os.getuid()
+            n = int(self.max_procs) + (0 if self._state.get('dedicated') else _task_count(uid))
             lim['RLIMIT_NPROC'] = (n, n)
         return lim
 
@@ -480,12 +487,15 @@ class Sandbox:
         "The worker's command line: Python with our boot lines, inside bwrap when we have it"
         exe,sites = os.path.realpath(sys.executable),(_site_dirs() if self.packages else [])
         path = [_PKG_MOUNT, *sites] if bwrap else [str(Path(d).parent) for d in _package_dirs()] + sites
-        cfg = dict(uid=self._uid, gid=self._gid, workdir=self.workdir, pid_namespace=bool(bwrap), dedicated=bool(self._state.get('dedicated')), path=path,
-                   limits=self._limits(cgroup), cpu_s=self.cpu_s, max_output=self.max_output,
-                   hints=dict(memory_mb=self.memory_mb, file_mb=self.file_mb, open_files=self.open_files, max_procs=self.max_procs, tmp_mb=self.tmp_mb))
+        hints = dict(memory_mb=self.memory_mb, file_mb=self.file_mb, open_files=self.open_files,
+                     max_procs=self.max_procs, tmp_mb=self.tmp_mb) # for the words an error gets (`_limit_hint`)
+        cfg = dict(uid=self._uid, gid=self._gid, workdir=self.workdir, pid_namespace=bool(bwrap),
+                   dedicated=bool(self._state.get('dedicated')), path=path, limits=self._limits(cgroup),
+                   cpu_s=self.cpu_s, max_output=self.max_output, hints=hints)
         argv = [exe, '-I', '-S', '-c', _boot, json.dumps(cfg)]
         if not bwrap: return argv
-        return _bwrap_args(bwrap, self.workdir, _python_binds(self.packages, self.expose), self.tmp_mb, self.network, as_root=os.geteuid() == 0) + argv
+        binds = _python_binds(self.packages, self.expose)
+        return _bwrap_args(bwrap, self.workdir, binds, self.tmp_mb, self.network, as_root=os.geteuid() == 0) + argv
 
     def _start(self, cgroups:bool|None=None)->Worker:
         "Start a fresh worker (in bwrap, in a cgroup of its own, where we can) and wait until it is ready"
@@ -493,15 +503,15 @@ class Sandbox:
         if self._state.get('dedicated') and not self._bwrap: _kill_user_processes(self._uid, wait=3)
         cg,why = None,getattr(self, '_cg_why', 'cgroups=False')
         if self.use_cgroups if cgroups is None else cgroups:
-            # + bwrap and its init
-            try:
-                cg = Cgroup.make(int(self.memory_mb*_MB) if self.memory_mb else None, self.max_procs + 2 if self.max_procs else None)
+            memory = int(self.memory_mb*_MB) if self.memory_mb else None
+            try: cg = Cgroup.make(memory, self.max_procs + 2 if self.max_procs else None) # + bwrap and its init
             except OSError as e: why = f"no cgroup we may write: {e}"
         argv = self._command(self._bwrap, cg is not None)
         # in it before bwrap starts: all it starts is in it from its first instruction
         if cg is not None: argv = cg.joining(argv)
         try:
-            w = Worker(argv, cwd=self.workdir, env=self._env, start_timeout=MAX_START_SECONDS, keep=4*self.max_output + 4, pid_namespace=bool(self._bwrap))
+            w = Worker(argv, cwd=self.workdir, env=self._env, start_timeout=MAX_START_SECONDS,
+                       keep=4*self.max_output + 4, pid_namespace=bool(self._bwrap))
         except (WorkerError, WorkerTimeout, OSError) as e:
             if cg is not None: # try again without it, and say why
                 cg.remove()
@@ -522,36 +532,41 @@ class Sandbox:
         "What protects us from the code, in words; a protection that is off starts with NOT and says why"
         b,cg,why = bool(self._bwrap),self._state.get('cgroup'),self._cg_why
         nob,mb = f"NOT isolated ({self._no_bwrap})",lambda v: f"{v:g} MB"
-        notes = ([f"{mb(self.tmp_mb)} each"] if self.tmp_mb else []) + (["their files count in its memory"] if cg else [])
+        notes = [f"{mb(self.tmp_mb)} each"] if self.tmp_mb else []
+        if cg: notes.append("their files count in its memory")
         tmp = f" ({'; '.join(notes)})" if notes else ''
-        d = {'filesystem': (f"its working folder (read-write), its own /tmp, /var/tmp and /dev/shm{tmp}, "
-                            "and Python (read-only)"
-                            + (f" and {', '.join(self.expose)} (read-only)" if self.expose else '') + "; nothing else") if b
-                           else f"{nob}: the code reads every file its user may",
-             'processes': "a pid namespace of its own: no "
-                          "host process is visible" if b else f"{nob}: every process is visible",
-             'ipc and sockets': "its own IPC and network namespaces: no shared memory or socket of the host "
-                                "(Unix-domain ones too)" if b
-                                else f"{nob}: the host's shared memory and Unix sockets are reachable",
-             'network': 'on (network=True)' if self.network else "off: a network namespace of "
-                                                                 "its own (loopback only)" if b else f"NOT off ({self._no_bwrap})"}
-        uid = w.hello.get('uid')
-        d['user'] = (f"uid {uid}, dedicated to this sandbox" if self._state.get('dedicated') else f"uid {uid}") + (
-                     '' if os.geteuid() == 0 or not b else ', in a user namespace of its own')
-        d['memory'] = ('none (memory_mb=None)' if not self.memory_mb else f"{mb(self.memory_mb)} for all its processes "
-                                                                          f"together (cgroup v{cg.version})"
-                       if cg else f"NOT for the sandbox as a whole ({why}): {mb(self.memory_mb)} per process")
-        d['process count'] = ('none (max_procs=None)' if not self.max_procs else f"{self.max_procs} processes and threads together (cgroup)" if cg
-                              else f"{self.max_procs} for its own uid (RLIMIT_NPROC)" if self._state.get('dedicated')
-                              else f"NOT for the sandbox alone ({why}): RLIMIT_NPROC counts all processes of uid {uid}")
-        d['cpu'] = ('none (cpu_s=None)' if not self.cpu_s else f"{self.cpu_s:g} s per run for all its processes, "
-                                                               "counting what ran between runs" if cg
-                    else f"NOT for the sandbox as a whole ({why}): {self.cpu_s:g} s per run for its worker process "
-                         "(processes it starts end with each run)")
+        if b:
+            exposed = f" and {', '.join(self.expose)} (read-only)" if self.expose else ''
+            d = {'filesystem': f"its working folder (read-write), its own /tmp, /var/tmp and /dev/shm{tmp}, "
+                               f"and Python (read-only){exposed}; nothing else",
+                 'processes': "a pid namespace of its own: no host process is visible",
+                 'ipc and sockets': "its own IPC and network namespaces: no shared memory or socket of the host "
+                                    "(Unix-domain ones too)"}
+        else:
+            d = {'filesystem': f"{nob}: the code reads every file its user may",
+                 'processes': f"{nob}: every process is visible",
+                 'ipc and sockets': f"{nob}: the host's shared memory and Unix sockets are reachable"}
+        if self.network: d['network'] = 'on (network=True)'
+        elif b: d['network'] = "off: a network namespace of its own (loopback only)"
+        else: d['network'] = f"NOT off ({self._no_bwrap})"
+        uid,dedicated = w.hello.get('uid'),self._state.get('dedicated')
+        d['user'] = f"uid {uid}" + (", dedicated to this sandbox" if dedicated else '')
+        if b and os.geteuid() != 0: d['user'] += ', in a user namespace of its own'
+        if not self.memory_mb: d['memory'] = 'none (memory_mb=None)'
+        elif cg: d['memory'] = f"{mb(self.memory_mb)} for all its processes together (cgroup v{cg.version})"
+        else: d['memory'] = f"NOT for the sandbox as a whole ({why}): {mb(self.memory_mb)} per process"
+        if not self.max_procs: d['process count'] = 'none (max_procs=None)'
+        elif cg: d['process count'] = f"{self.max_procs} processes and threads together (cgroup)"
+        elif dedicated: d['process count'] = f"{self.max_procs} for its own uid (RLIMIT_NPROC)"
+        else: d['process count'] = f"NOT for the sandbox alone ({why}): RLIMIT_NPROC counts all processes of uid {uid}"
+        if not self.cpu_s: d['cpu'] = 'none (cpu_s=None)'
+        elif cg: d['cpu'] = f"{self.cpu_s:g} s per run for all its processes, counting what ran between runs"
+        else: d['cpu'] = (f"NOT for the sandbox as a whole ({why}): {self.cpu_s:g} s per run for its worker process "
+                          "(processes it starts end with each run)")
         d['disk'] = (f"{mb(self.disk_mb) if self.disk_mb else 'any size'} and "
-                     f"{f'{self.max_files:,}' if self.max_files else 'any number of'} files"
-                     f" in its working folder (checked every {CHECK_EVERY:g} s while code runs); files up to "
-                     f"{mb(self.file_mb) if self.file_mb else 'any size'}")
+                     f"{f'{self.max_files:,}' if self.max_files else 'any number of'} files in its working folder "
+                     f"(checked every {CHECK_EVERY:g} s while code runs); "
+                     f"files up to {mb(self.file_mb) if self.file_mb else 'any size'}")
         d['environment'] = ', '.join(sorted(self._env))
         return d
 
@@ -604,14 +619,15 @@ class Sandbox:
         if w is None: return self._start(),'',self._cpu_end
         rc,cpu = w.proc.poll(),self._cpu_now(w)
         if self._bwrap and rc is not None and rc > 128: rc = 128 - rc
-        why = ('stopped: ' + exit_words(rc) if rc is not None else 'stopped by a signal') if not w.alive() else \
-              (f"used more than its CPU time limit ({self.cpu_s:g} "
-               "s) since the last run") if self.cpu_s and cpu - self._cpu_end > self.cpu_s else ''
-        if not why: return w,'',cpu
+        if not w.alive(): why = 'stopped: ' + exit_words(rc) if rc is not None else 'stopped by a signal'
+        elif self.cpu_s and cpu - self._cpu_end > self.cpu_s:
+            why = f"used more than its CPU time limit ({self.cpu_s:g} s) since the last run"
+        else: return w,'',cpu
         self._kill()
         w = self._start()
-        return w,(f"[The sandbox worker had {why}; a fresh one ran this code. The previous state "
-                  "(variables, imports) was lost.]"),self._cpu_end
+        note = (f"[The sandbox worker had {why}; a fresh one ran this code. "
+                "The previous state (variables, imports) was lost.]")
+        return w,note,self._cpu_end
 
     def _result(self, w:Worker, reply:dict):
         ("What `run` returns for the worker's `reply`: its value, or its text with what the code wrote "
@@ -623,8 +639,8 @@ class Sandbox:
             self._kill()
             return f"SandboxError: the worker sent a reply without a result, so it was stopped. {_LOST}"
         if raw := w.output().rstrip('\n'): text = f"{text}\n{raw}" if text else raw
-        return (f"{text}\n[After a {reply['restart']} the sandbox worker "
-                f"is restarted. {_LOST}]") if reply.get('restart') else text
+        if not reply.get('restart'): return text
+        return f"{text}\n[After a {reply['restart']} the sandbox worker is restarted. {_LOST}]"
 
 # %% ../nbs/12_sandbox.ipynb #c8436dd0
 @patch(as_prop=True)
@@ -654,6 +670,7 @@ def restart(self:Sandbox):
         if not self._finalizer.alive: raise SandboxError('this Sandbox is closed: make a new one')
         self._kill(); self._start()
 
+# %% ../nbs/12_sandbox.ipynb #a0f67829
 @patch
 def close(self:Sandbox):
     "Stop the worker and all its processes, and remove its working folder"
@@ -685,8 +702,8 @@ def run(self:Sandbox,
      "output, else the error text")
     if not isinstance(code, str): raise TypeError(f"code must be a string of Python source, got {type(code).__name__}")
     if len(code) > MAX_CODE_CHARS:
-        return (f"Error: the code is {len(code):,} characters long; the most a run takes is {MAX_CODE_CHARS:,}. Send "
-                "it in smaller parts.")
+        return (f"Error: the code is {len(code):,} characters long; the most a run takes is {MAX_CODE_CHARS:,}. "
+                "Send it in smaller parts.")
     timeout = _positive('timeout', self.timeout if timeout is None else timeout, allow_none=False)
     with self._lock:
         if not self._finalizer.alive: raise SandboxError('this Sandbox is closed: make a new one')
@@ -697,8 +714,9 @@ def run(self:Sandbox,
             reply = w.request({'code': code}, timeout, 8*self.max_output + 65536, CHECK_EVERY, check)
             check() # what the last moments wrote
         except WorkerTimeout:
-            self._kill(); r = (f"TimeoutError: the code ran for longer than {timeout:g} seconds, so the sandbox worker "
-                               f"was stopped. {_LOST}")
+            self._kill()
+            r = (f"TimeoutError: the code ran for longer than {timeout:g} seconds, "
+                 f"so the sandbox worker was stopped. {_LOST}")
         except WorkerError as e: r = self._crashed(w, e)
         except _LimitHit as e: self._kill(); r = f"SandboxCrashed: the sandbox {e}, so its worker was stopped. {_LOST}"
         else: r = self._result(w, reply)
@@ -735,11 +753,12 @@ _tool_name_re = re.compile(r'^[a-zA-Z_][a-zA-Z0-9_]{0,63}$') # a Python name eve
 def _make_tool(run, limit, doc, name='python'):
     "A function called `name` whose only parameters are `code` and `timeout`; it calls `run(code, seconds)`"
     if not isinstance(name, str) or not _tool_name_re.match(name):
-        raise ValueError("name must be a Python identifier of at most 64 letters, digits and "
-                         f"underscores, got {name!r}")
-    def python(code:str, # Python code to run; the value of its last line (if an expression) is returned, else what it printed
-               timeout:float|None=None, # Seconds the code may run before it is stopped (default and most: the limit the description gives)
-              ): # The final expression's value, or the printed output, or the traceback of an error
+        raise ValueError("name must be a Python identifier of at most 64 letters, digits and underscores, "
+                         f"got {name!r}")
+    def python(
+        code:str, # Python code to run; the value of its last line (if an expression) is returned, else what it printed
+        timeout:float|None=None, # Seconds the code may run before it is stopped (default and most: the described limit)
+    ): # The final expression's value, or the printed output, or the traceback of an error
         if not isinstance(code, str):
             raise TypeError(f"code must be a string of Python source, got {type(code).__name__}")
         return run(code, _tool_timeout(timeout, limit))
@@ -758,4 +777,5 @@ def python_tool(ns:dict, # The namespace the code runs in; its variables stay th
     if not isinstance(ns, dict): raise TypeError(f"ns must be a dict to run the code in, got {type(ns).__name__}")
     _positive('timeout', timeout, allow_none=False)
     from toolslm_like.interpreter import python as python_here
-    return _make_tool(lambda code, secs: python_here(code, glb=ns, timeout=secs), timeout, f"{_tool_doc} A call may run for {timeout:g} s at most.", name)
+    doc = f"{_tool_doc} A call may run for {timeout:g} s at most."
+    return _make_tool(lambda code, secs: python_here(code, glb=ns, timeout=secs), timeout, doc, name)

@@ -1,4 +1,4 @@
-"""One child process spoken to in JSON lines, for the sandbox and the tool indexes: starting it, its environment, framing, timeouts that return on time, floods, and why it died
+"""A child process spoken to in JSON lines: framing, timeouts that return on time, floods, why it died
 
 Docs: https://toolslm-like.github.io/toolslm_like/worker.html.md"""
 
@@ -120,7 +120,8 @@ def _become_subreaper()->bool:
 
 def serve(handle:Callable[[dict], dict], # `handle(request) -> reply`, both dicts
           hello:dict|None=None, # The first line sent, once ready (default `{'ready': True}`)
-          then:Callable|None=None): # Called once after the hello, before the first request (to import what requests need meanwhile)
+          then:Callable|None=None # Called after the hello, before the first request: e.g. to import what requests need
+         ):
     "The child's side: answer each JSON line on stdin with one on stdout; what the code prints goes to stderr"
     requests,out = os.dup(0),os.dup(1) # `os.dup` gives descriptors a program we start does not inherit
     null = os.open(os.devnull, os.O_RDONLY)
@@ -159,8 +160,8 @@ def exit_words(rc:int|None # A return code: negative for a signal, None while it
 def _children(pid:int # A process id
             )->list:
     "Process ids of the children of `pid`"
-    try:
-        return [int(c) for t in os.listdir(f'/proc/{pid}/task') for c in Path(f'/proc/{pid}/task/{t}/children').read_text().split()]
+    try: return [int(c) for t in os.listdir(f'/proc/{pid}/task')
+                 for c in Path(f'/proc/{pid}/task/{t}/children').read_text().split()]
     except (OSError, ValueError): return []
 
 def _process_tree(pid:int # A process id
@@ -193,7 +194,8 @@ def _kill_tree(pid:int, # The root of the tree (it is killed too)
 class _Output:
     ("What a worker wrote to stderr: the first `keep` bytes since the last request began, and the last "
      "`keep` bytes it wrote")
-    def __init__(self, keep:int): self.keep,self.out_head,self.out_tail,self.out_total,self.tail_cut = keep,bytearray(),bytearray(),0,False
+    def __init__(self, keep:int):
+        self.keep,self.out_head,self.out_tail,self.out_total,self.tail_cut = keep,bytearray(),bytearray(),0,False
 
     def _keep(self, chunk:bytes):
         "Keep the first and the last `keep` bytes of the worker's stderr"
@@ -207,7 +209,8 @@ class _Output:
         ("What the worker wrote to stderr, as text: the first `keep` bytes since the last request began, or "
          "(`tail`) the last it wrote")
         if tail:
-            return ('[earlier output left out]\n' if self.tail_cut else '') + bytes(self.out_tail).decode('utf-8', 'replace')
+            note = '[earlier output left out]\n' if self.tail_cut else ''
+            return note + bytes(self.out_tail).decode('utf-8', 'replace')
         text = bytes(self.out_head).decode('utf-8', 'replace')
         return f"{text}\n[output cut: {self.out_total:,} bytes in all]" if self.out_total > self.keep else text
 
@@ -251,8 +254,8 @@ class _Replies(_Output):
         if self.poller.poll(0): # the common case is that nothing came, and this one system call is all
             self._read(self.err, MAX_UNSOLICITED_BYTES)
             if self._read(self.rep, MAX_UNSOLICITED_BYTES) >= MAX_UNSOLICITED_BYTES:
-                raise WorkerError(f"the worker wrote more than {MAX_UNSOLICITED_BYTES:,} bytes of "
-                                  "replies nobody asked for")
+                raise WorkerError(f"the worker wrote more than {MAX_UNSOLICITED_BYTES:,} bytes "
+                                  "of replies nobody asked for")
         self.buf.clear() # lines (or half a line) written between requests answer nothing
         # one request's unended line is not the next one's start
         if self.out_tail[-1:] not in (b'', b'\n'): self.out_tail += b'\n'
@@ -272,8 +275,8 @@ class _Replies(_Output):
             if want is None or msg.get('id') == want: return msg
             self.unsolicited += len(line) + 1 # not the answer to this request
             if self.unsolicited > MAX_UNSOLICITED_BYTES:
-                raise WorkerError(f"the worker wrote more than {MAX_UNSOLICITED_BYTES:,} bytes of "
-                                  "replies nobody asked for")
+                raise WorkerError(f"the worker wrote more than {MAX_UNSOLICITED_BYTES:,} bytes "
+                                  "of replies nobody asked for")
         if len(self.buf) > max_bytes:
             raise WorkerError(f"the worker sent a line longer than the {max_bytes:,} bytes allowed")
         return None
@@ -287,7 +290,8 @@ class _Replies(_Output):
         self.returncode = rc
         if rc is not None and how.startswith('closed its reply pipe'): how = '' # it ended: that says it all
         tail = '\n'.join(self.output(tail=True).splitlines()[-20:])
-        raise WorkerError(f"the worker {how}{exit_words(rc)}" + (f"; the last it wrote to stderr:\n{tail}" if tail else ''))
+        last = f"; the last it wrote to stderr:\n{tail}" if tail else ''
+        raise WorkerError(f"the worker {how}{exit_words(rc)}{last}")
 
     def _receive(self, deadline:float, want, max_bytes:int, every:float|None=None, check=None)->dict:
         "The reply to request `want`, waiting until `deadline` (time.monotonic), calling `check()` each `every` seconds"
@@ -336,7 +340,7 @@ class Worker(_Replies):
                  env:dict|None=None, # Its whole environment (see `worker_env`; default: ours)
                  start_timeout:float=60, # Seconds it may take to send its first line
                  keep:int=MAX_OUTPUT_KEPT, # Bytes of its stderr kept: the first and the last this many
-                 pid_namespace:bool=False, # Does `argv` run it in a pid namespace of its own (bwrap), so killing its init kills all?
+                 pid_namespace:bool=False, # Is it in a pid namespace of its own (bwrap), so killing its init kills all?
                  **popen # More for `subprocess.Popen` (user, group, pass_fds, ...)
                 ):
         proc,self.req,rep,err = _spawn(argv, cwd, env, popen)
@@ -518,7 +522,8 @@ class Cgroup:
         "A fresh cgroup under ours with these limits; `OSError` saying why when none can be made"
         own,mounts,name = _own_cgroups(),_cgroup_mounts(),f"toolslm_like-{os.getpid()}-{next(_cg_ids)}"
         v2 = [m for m,t,_ in mounts if t == 'cgroup2' and '' in own]
-        if v2 and {'memory', 'pids', 'cpu'} <= set(Path(v2[0] + own[''], 'cgroup.controllers').read_text().split() or ['x']):
+        ctls = Path(v2[0] + own[''], 'cgroup.controllers') if v2 else None
+        if ctls and {'memory', 'pids', 'cpu'} <= set(ctls.read_text().split() or ['x']):
             try:
                 Path(v2[0] + own[''], 'cgroup.subtree_control').write_text('+memory +pids +cpu')
                 (d := Path(v2[0] + own[''])/name).mkdir()
@@ -528,8 +533,8 @@ class Cgroup:
         for c in ('memory', 'pids', 'cpuacct'):
             m = next((m for m,t,o in mounts if t == 'cgroup' and c in o), None)
             if m is None or c not in own:
-                raise OSError(f"no cgroup controller {c!r} is mounted (v1), and cgroup v2 has no "
-                              "memory, pids and cpu for us")
+                raise OSError(f"no cgroup controller {c!r} is mounted (v1), "
+                              "and cgroup v2 has no memory, pids and cpu for us")
             _clear_stale(Path(m + own[c]))
             (d := Path(m + own[c])/name).mkdir(exist_ok=True) # one directory when controllers share a mount
             dirs[c] = d
@@ -557,7 +562,7 @@ class Cgroup:
     def oom_kills(self)->int:
         "Processes the kernel killed because the group ran out of memory"
         mem = self.dirs['memory']
-        return _stat_value(mem/'memory.oom_control', 'oom_kill') if self.version == 1 else _stat_value(mem/'memory.events', 'oom_kill')
+        return _stat_value(mem/('memory.oom_control' if self.version == 1 else 'memory.events'), 'oom_kill')
 
     def pids(self)->set:
         "Ids of the processes in the group now"
