@@ -1,4 +1,4 @@
-"""One walker over JSON schemas: `$ref`s, `allOf`/`anyOf`/`oneOf`, budgets and depth limits, for every module that reads a schema
+"""One walker over JSON schemas (`$ref`s, `allOf`/`anyOf`/`oneOf`, budgets), and a value's bounds checked once
 
 Docs: https://toolslm-like.github.io/toolslm_like/schemawalk.html.md"""
 

@@ -1,4 +1,4 @@
-"""Type families: how each kind of annotation is read from a function, described as JSON schema, and rebuilt from the JSON a model sends
+"""Type families: each kind of annotation read from a function, described as JSON schema, rebuilt from a model's JSON
 
 Docs: https://toolslm-like.github.io/toolslm_like/typekinds.html.md"""
 
