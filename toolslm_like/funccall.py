@@ -246,6 +246,7 @@ def _inputs_dict(inputs, tool)->dict:
         raise ArgumentError(tool, [f"the arguments must be a JSON object of name: value, {got_value(inputs)}"])
     return inputs
 
+# %% ../nbs/05_funccall.ipynb #f00d0001
 def _too_deep_text(k)->str:
     return f"{shown_key(k)}: nested more than {MAX_JSON_DEPTH} levels deep; send a flatter value"
 
@@ -411,6 +412,7 @@ def call_func_async(fc_name:str|typing.Callable, # The tool's name, as the model
     glb = (GLOBALS_VAR.get() or user_globals()) if info.wants_globals else None
     return _call_async(f, info, kw, raise_on_err, glb)
 
+# %% ../nbs/05_funccall.ipynb #f00d0003
 # Python 3.12+: `inspect` and `asyncio` say it is one
 if hasattr(inspect, 'markcoroutinefunction'): inspect.markcoroutinefunction(call_func_async)
 # before, `asyncio.iscoroutinefunction` says so (when it was loaded first)

@@ -47,8 +47,7 @@ _token_re = re.compile(r'''[ \t\f]*(?:(?P<a>[A-Za-z_]\w*(?![\w'"]))|(?P<o>->|\*\
  |(?P<k>\\\r?\n)|(?P<u>\w*['"]|\\|[^\x00-\x7f])|(?P<x>\d\w*|\S))''', re.X | re.S)
 
 def _quick_tokens(text:str, first:int=1):
-    """`(type, string, line)` of the tokens in `text` that docments need, as `tokenize` gives them (line numbers from
-    `first`)"""
+    "`(type, string, line)` of the tokens in `text` docments needs, as `tokenize` gives them (lines from `first`)"
     ln,depth,code = first,0,False
     for m in _token_re.finditer(text):
         g = m.lastgroup
@@ -507,9 +506,8 @@ def _read_tool_info(f, localns)->ToolInfo:
     u = _underlying(f)
     comments,ret_doc = _signature_comments(u)
     if not (comments or ret_doc or inspect.isclass(f)) and _has_no_source(u):
-        warnings.warn(f"{callable_name(f)!r}: its source could not be read "
-                      "(made by `exec`, or only its compiled code is installed), "
-                      "so the comments on its parameters (docments) are not in its schema", stacklevel=4)
+        warnings.warn(f"{callable_name(f)!r}: its source could not be read (made by `exec`, or only its compiled code "
+                      "is installed), so the comments on its parameters (docments) are not in its schema", stacklevel=4)
     doc = _tool_doc(f)
     description,doc_params = parse_docstring(doc)
     extra = dict(localns or {})
