@@ -16,11 +16,20 @@ def _function_of(o):
     if isinstance(o, (staticmethod, classmethod)): o = o.__func__
     return o if inspect.isfunction(o) else None
 
+def comments_of(f)->dict:
+    "`docments(f)`, where a parameter without a comment takes the one of the method `f` overrides (`f.__delwrap__`, and on)"
+    # fastcore's docments walks `__delwrap__` too, but a parameter the override names (without a comment) stops it there
+    docs = dict(docments(f))
+    if (base := getattr(f, '__delwrap__', None)) is not None:
+        inherited = comments_of(base)
+        docs.update({k: inherited[k] for k,v in docs.items() if not v and inherited.get(k)})
+    return docs
+
 def undocumented(f, # A function (or method, with `self`/`cls` first), or a dataclass (its fields)
                  where:str # Its name in the report, e.g. 'toolloop.Dialect.request'
                 )->list: # `where(param)` for each named parameter without a docments comment
     "The named parameters of `f` (not `self`, `cls`, `*args`, `**kwargs`) that have no docments comment"
-    docs = docments(f)
+    docs = comments_of(f)
     params = inspect.signature(f).parameters.values()
     return [f"{where}({p.name})" for p in params
             if p.kind not in _UNNAMED and p.name not in ('self', 'cls') and not docs.get(p.name)]
@@ -66,6 +75,14 @@ class _Demo:
     @staticmethod
     def helper(q:int # documented
               ): return q
+
+def _override(a:int, b:str='x', c=0): return a
+_override.__delwrap__ = _commented # as `TypeKind.__init_subclass__` sets it on an override
+
+def test_an_override_takes_its_base_comments():
+    test_docs = comments_of(_override)
+    assert (test_docs['a'], test_docs['b'], test_docs['c']) == ('The first', 'The second', None)
+    assert undocumented(_override, 'demo._override') == ['demo._override(c)'] # what the base does not say is still missing
 
 def test_the_check_can_fail():
     "The same helpers find what is missing: a function or a class without comments is reported, parameter by parameter"

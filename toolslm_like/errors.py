@@ -24,7 +24,7 @@ class ToolslmWarning(UserWarning):
 
 # %% ../nbs/01_errors.ipynb #e372eb28
 def plain_value(v):
-    "The plain `str`/`int`/`float` value of an instance of a subclass of those, made without calling the subclass's own methods"
+    "The plain `str`/`int`/`float` value of an instance of a subclass of one, made without calling its methods"
     if isinstance(v, str): return str.__str__(v)
     if isinstance(v, int): return int.__index__(v)
     if isinstance(v, float): return float.__float__(v)
@@ -49,12 +49,14 @@ def value_kind(v):
 
 # %% ../nbs/01_errors.ipynb #2ac98d09
 class _ShortRepr(reprlib.Repr):
-    "`repr` that stays short and cannot fail: long strings and containers are cut, deep ones stop, huge integers are not converted"
+    "`repr` that is short and cannot fail: long strings and containers cut, deep ones stopped, huge ints not converted"
     def __init__(self):
         super().__init__()
-        self.maxlevel,self.maxlist,self.maxtuple,self.maxdict,self.maxset,self.maxstring,self.maxlong,self.maxother = 3,6,6,6,6,MAX_SHOWN_CHARS,40,40
+        self.maxlevel,self.maxlist,self.maxtuple,self.maxdict,self.maxset = 3,6,6,6,6
+        self.maxstring,self.maxlong,self.maxother = MAX_SHOWN_CHARS,40,40
     def repr1(self, x, level):
-        if isinstance(x, (str, int, float)) and type(x) not in (str, int, float, bool): x = plain_value(x) # its own `__repr__` is not called
+        # a subclass's own `__repr__` is not called
+        if isinstance(x, (str, int, float)) and type(x) not in (str, int, float, bool): x = plain_value(x)
         if type(x) is int and x.bit_length() > 128: return f"<an integer of about {int(x.bit_length()*0.30103)} digits>"
         try: return super().repr1(x, level)
         except Exception: return f"<{type(x).__name__}>"
@@ -118,7 +120,7 @@ class TimeLimitError(ToolslmError):
     "Something ran past its time limit: code, a worker's answer, a tool of an index"
 
 class CodeTimeout(TimeLimitError):
-    "Raised inside code that ran past its time limit (not an `Exception`, so the code's `except Exception:` cannot swallow it)"
+    "Raised inside code that ran past its time limit (no `Exception`: the code's `except Exception:` cannot swallow it)"
 
 class WorkerTimeout(TimeLimitError, TimeoutError):
     "A worker did not answer in time (it was not stopped: its owner decides)"
@@ -141,14 +143,14 @@ class SandboxError(ToolslmError, RuntimeError):
     "The sandbox could not start its worker, or was used wrongly (the message says what to change)"
 
 class SandboxWarning(ToolslmWarning):
-    "A protection that was asked for could not be put in place on this machine (for example the network could not be turned off)"
+    "A protection asked for could not be put in place on this machine (for example the network could not be turned off)"
 
 # %% ../nbs/01_errors.ipynb #f6623cd9
 class ToolIndexError(ToolslmError, RuntimeError):
     "An index could not be fetched, installed or loaded; the message says which step failed and what to do"
 
 class CannotCross(ToolIndexError, TypeError):
-    "An annotation that cannot be rebuilt on the other side of an index's process boundary (a `TypeError`, as `get_schema`'s refusals are)"
+    "An annotation that cannot be rebuilt across an index's process boundary (a `TypeError`, like `get_schema`'s)"
 
 class RemoteToolError(ToolslmError, Exception):
     "A tool of an index raised an exception; the message is its traceback from the worker"
@@ -159,7 +161,7 @@ class RemoteToolError(ToolslmError, Exception):
         self.type_name,self.remote_traceback = type_name,remote_traceback
 
 class WorkerRestarted(ToolslmWarning):
-    "An index's worker had died since the last call: a fresh one ran this call, and whatever the tools kept in memory was lost"
+    "An index's worker had died since the last call: a fresh one ran this call; what the tools kept in memory was lost"
 
 class MCPToolError(ToolslmError, RuntimeError):
     "An MCP server reported that a tool call failed (`isError`); the message is the server's"

@@ -1,4 +1,4 @@
-"""One walker over JSON schemas: `$ref`s, `allOf`/`anyOf`/`oneOf`, budgets and depth limits, for every module that reads a schema
+"""One walker over JSON schemas (`$ref`s, `allOf`/`anyOf`/`oneOf`, budgets), and a value's bounds checked once
 
 Docs: https://toolslm-like.github.io/toolslm_like/schemawalk.html.md"""
 
@@ -17,12 +17,14 @@ from .errors import SchemaError, BadValue, got_value, show_value
 from .limits import MAX_SCHEMA_DEPTH, MAX_SCHEMA_NODES, MAX_SCHEMA_CHARS, MAX_CHECK_STEPS, MAX_CHECK_DEPTH
 
 # %% ../nbs/02_schemawalk.ipynb #718b928e
-DEFS_KEYS = ('$defs', 'definitions') # where definitions live: JSON Schema 2020-12, and draft 7 (still common in MCP servers)
+# where definitions live: JSON Schema 2020-12, and draft 7 (still common in MCP servers)
+DEFS_KEYS = ('$defs', 'definitions')
 
 def check_schema_bounds(schema:dict, # A JSON schema from a third party
                         where:str='the schema' # What it is, for the error message
                        ):
-    "Raise `SchemaError` when `schema` is not a JSON object, or is deeper or bigger than `limits` allows (before anything recurses over it)"
+    """Raise `SchemaError` when `schema` is not a JSON object, or is deeper or bigger than `limits` allows (before
+    anything recurses over it)"""
     if not isinstance(schema, dict): raise SchemaError(f"{where} is not a JSON object: {got_value(schema)}")
     stack,nodes,chars = [(schema, 1)],0,0
     while stack:
@@ -31,7 +33,8 @@ def check_schema_bounds(schema:dict, # A JSON schema from a third party
         elif isinstance(o, (dict, list)):
             nodes += 1
             if d > MAX_SCHEMA_DEPTH: raise SchemaError(f"{where} is nested more than {MAX_SCHEMA_DEPTH} levels deep")
-            if nodes > MAX_SCHEMA_NODES: raise SchemaError(f"{where} has more than {MAX_SCHEMA_NODES} objects and arrays")
+            if nodes > MAX_SCHEMA_NODES:
+                raise SchemaError(f"{where} has more than {MAX_SCHEMA_NODES} objects and arrays")
             if isinstance(o, dict):
                 chars += sum(len(k) for k in o if isinstance(k, str))
                 stack.extend((v, d+1) for v in o.values())
@@ -50,7 +53,7 @@ def _finite(x)->bool: return isinstance(x, int) or (x.is_finite() if isinstance(
 def is_multiple(v, # A number (`int`, `float` or `Decimal`)
                 m # A number above 0
                )->bool:
-    "Is `v` a multiple of `m`, reading both as the decimal numbers they print as? Exact: `0.3` is one of `0.1`, `0.35` is not"
+    "Is `v` a multiple of `m`, both read as the decimals they print as? Exact: `0.3` is one of `0.1`, `0.35` is not"
     if isinstance(v, int) and isinstance(m, int): return v % m == 0
     if not (_finite(v) and _finite(m)) or m <= 0: return False
     (cv,ev),(cm,em) = _digits(v),_digits(m)
@@ -67,7 +70,7 @@ _NUMBER_BOUNDS = (('minimum', 'at least', operator.ge), ('maximum', 'at most', o
 
 @functools.lru_cache(maxsize=256)
 def _pattern(p:str):
-    "Pattern `p` compiled, or `None` when Python cannot read it (a schema's regex dialect is ECMA 262): it is then not checked"
+    "Pattern `p` compiled, or `None` when Python cannot read it (a schema's regexes are ECMA 262's): it is not checked"
     try: return re.compile(p)
     except (re.error, RecursionError, OverflowError): return None
 
@@ -75,7 +78,8 @@ def json_equal(a, b)->bool:
     "Are JSON values `a` and `b` equal as JSON says? `1 == 1.0`, but `True` is not `1`"
     if isinstance(a, bool) or isinstance(b, bool): return type(a) is type(b) and a == b
     if _is_number(a) and _is_number(b): return a == b
-    if isinstance(a, dict) and isinstance(b, dict): return a.keys() == b.keys() and all(json_equal(a[k], b[k]) for k in a)
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(json_equal(a[k], b[k]) for k in a)
     if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
         return len(a) == len(b) and all(json_equal(x, y) for x,y in zip(a, b))
     return type(a) is type(b) and a == b
@@ -84,10 +88,11 @@ def json_equal(a, b)->bool:
 def check_bounds(v:Any, # A value, converted to its type (a number, a string, a list, a dict...)
                  s:dict # Its schema: the bound keywords in it are checked, the rest ignored
                 ):
-    "Raise `BadValue` unless `v` keeps the bounds in `s` that apply to its JSON type (numbers, strings, arrays, objects)"
+    "Raise `BadValue` unless `v` keeps the bounds in `s` that apply to its JSON type (number, string, array, object)"
     if _is_number(v):
         for k,words,ok in _NUMBER_BOUNDS:
-            if k in s and _is_number(b := s[k]) and not ok(v, b): raise BadValue(f"expected a number {words} {b}, {got_value(v)}")
+            if k in s and _is_number(b := s[k]) and not ok(v, b):
+                raise BadValue(f"expected a number {words} {b}, {got_value(v)}")
         if _is_number(m := s.get('multipleOf')) and m > 0 and not is_multiple(v, m):
             raise BadValue(f"expected a multiple of {m}, {got_value(v)}")
         return
@@ -101,19 +106,22 @@ def check_bounds(v:Any, # A value, converted to its type (a number, a string, a 
         if (rx := p if isinstance(p, re.Pattern) else _pattern(p) if isinstance(p, str) else None) and not rx.search(v):
             raise BadValue(f"expected a string matching the pattern {show_value(rx.pattern)}, {got_value(v)}")
     if isinstance(v, (list, tuple)) and s.get('uniqueItems') is True:
-        if any(json_equal(a, b) for i,a in enumerate(v) for b in v[:i]): raise BadValue("expected items that are all different")
+        if any(json_equal(a, b) for i,a in enumerate(v) for b in v[:i]):
+            raise BadValue("expected items that are all different")
 
 # %% ../nbs/02_schemawalk.ipynb #1038b86b
 def _pointer_parts(ref)->list:
     if ref == '#': return []
     if not isinstance(ref, str) or not ref.startswith('#/'):
-        raise SchemaError(f"Only $refs inside the schema itself ('#/$defs/Name', '#/properties/a', '#') are supported, got {show_value(ref)}")
+        raise SchemaError("Only $refs inside the schema itself ('#/$defs/Name', '#/properties/a', '#') are supported, "
+                          f"got {show_value(ref)}")
     return [unquote(p).replace('~1', '/').replace('~0', '~') for p in ref[2:].split('/')]
 
 def resolve_ref(ref:str, # A `$ref`: a JSON pointer from the root, `#/...`
                 root:dict # The schema it is in
                ): # The schema (a dict, or `True`/`False`) it points to
-    "The schema a local `$ref` points to: any JSON pointer from the root (`#`, `#/$defs/Name`, `#/definitions/Name`, `#/properties/a/items`)"
+    """The schema a local `$ref` points to: any JSON pointer from the root (`#`, `#/$defs/Name`, `#/definitions/Name`,
+    `#/properties/a/items`)"""
     return _follow(root, _pointer_parts(ref), ref)
 
 def _follow(root, parts, ref):
@@ -122,7 +130,8 @@ def _follow(root, parts, ref):
         if isinstance(o, dict) and part in o: o = o[part]
         elif isinstance(o, list) and part.isdigit() and int(part) < len(o): o = o[int(part)]
         else: raise SchemaError(f"The $ref {show_value(ref)} does not resolve from the schema's root")
-    if not isinstance(o, (dict, bool)): raise SchemaError(f"The $ref {show_value(ref)} points to {got_value(o)}, not a schema")
+    if not isinstance(o, (dict, bool)):
+        raise SchemaError(f"The $ref {show_value(ref)} points to {got_value(o)}, not a schema")
     return o
 
 # %% ../nbs/02_schemawalk.ipynb #d411348b
@@ -153,7 +162,8 @@ def _def_base(parts:tuple)->str:
     return re.sub(r'[^A-Za-z0-9_.-]', '_', '_'.join(words)) or 'root'
 
 def _def_targets(schema:dict, refs:set, defs:dict)->dict:
-    "Each place the refs of `schema` point to (JSON pointer parts) -> the name of its `$defs` entry: entries keep their names, other places get new ones"
+    """Each place the refs of `schema` point to (JSON pointer parts) -> the name of its `$defs` entry: entries keep
+    their names, other places get new ones"""
     targets = {('$defs', k): k for k in defs}
     taken = set(defs)
     for r in sorted(refs):
@@ -168,7 +178,8 @@ def _def_targets(schema:dict, refs:set, defs:dict)->dict:
 
 # %% ../nbs/02_schemawalk.ipynb #b23d1a1f
 def _with_def_refs(o, at:tuple, targets:dict, top=False):
-    "Copy of `o` (found at pointer `at`) with each place in `targets` (but `o` itself, if `top`) replaced by a ref to its definition"
+    """Copy of `o` (found at pointer `at`) with each place in `targets` (but `o` itself, if `top`) replaced by a ref to
+    its definition"""
     if not top and at in targets: return {'$ref': '#/$defs/' + _escaped(targets[at])}
     if isinstance(o, list): return [_with_def_refs(v, (*at, str(i)), targets) for i,v in enumerate(o)]
     if not isinstance(o, dict): return o
@@ -178,13 +189,15 @@ def _with_def_refs(o, at:tuple, targets:dict, top=False):
 
 def refs_into_defs(schema:dict # A tool's parameters schema (from a third party)
                   )->dict: # `schema` itself if it needs nothing, else a new schema
-    "`schema` with every `$ref` of the form `#/$defs/Name`: draft-07 `definitions`, and refs to any other place (`#`, `#/properties/a`), get `$defs` entries"
+    """`schema` with every `$ref` of the form `#/$defs/Name`: draft-07 `definitions`, and refs to any other place (`#`,
+    `#/properties/a`), get `$defs` entries"""
     refs = refs_in(schema)
     defs = schema.get('$defs') if isinstance(schema.get('$defs'), dict) else {}
     if 'definitions' not in schema and all(def_name(r) in defs for r in refs): return schema
     targets = _def_targets(schema, refs, defs)
     out = _with_def_refs(schema, (), targets, True)
-    new_defs = {name: _with_def_refs(_follow(schema, parts, parts), parts, targets, True) for parts,name in targets.items()}
+    new_defs = {name: _with_def_refs(_follow(schema, parts, parts), parts, targets, True)
+                for parts,name in targets.items()}
     if new_defs: out['$defs'] = new_defs
     return out
 
@@ -193,7 +206,8 @@ def merged_all_of(s:dict, # A schema with `allOf`
                   root:dict, # The schema its `$ref`s resolve from
                   seen:frozenset=frozenset() # The refs this member is inside of (a cycle among them never ends)
                  )->dict:
-    "`s` with the members of its `allOf` folded in (properties and `required` joined): how pydantic v1 and many MCP servers extend a type"
+    """`s` with the members of its `allOf` folded in (properties and `required` joined): how pydantic v1 and many MCP
+    servers extend a type"""
     out = {k:v for k,v in s.items() if k != 'allOf'}
     for m in s['allOf'] if isinstance(s['allOf'], list) else ():
         if m is True or m == {}: continue
@@ -207,33 +221,40 @@ def merged_all_of(s:dict, # A schema with `allOf`
         if 'allOf' in m: m = merged_all_of(m, root, inner)
         for k,v in m.items():
             if k == 'properties' and isinstance(v, dict): out['properties'] = {**out.get('properties', {}), **v}
-            elif k == 'required' and isinstance(v, list): out['required'] = list(dict.fromkeys([*out.get('required', []), *v]))
+            elif k == 'required' and isinstance(v, list):
+                out['required'] = list(dict.fromkeys([*out.get('required', []), *v]))
             elif k not in out or (k == 'description' and not out[k]): out[k] = v
     return out
 
 # %% ../nbs/02_schemawalk.ipynb #4a4e5f1a
 class SchemaBudget:
-    "Nodes visited and levels entered in one walk: a pathological schema (or value) fails fast instead of exhausting memory or the stack"
+    """Nodes visited and levels entered in one walk: a pathological schema (or value) fails fast instead of exhausting
+    memory or the stack"""
     def __init__(self, where:str='the schema', # What is walked, for the error message
                  max_nodes:int=MAX_SCHEMA_NODES, # Nodes one walk may visit
                  max_depth:int=MAX_SCHEMA_DEPTH, # Levels one walk may enter
                  error:type=SchemaError # The exception class raised when the budget runs out
                 ):
-        self.where,self.left,self.depth,self.max_nodes,self.max_depth,self.error = where,max_nodes,0,max_nodes,max_depth,error
+        self.where,self.left,self.depth,self.error = where,max_nodes,0,error
+        self.max_nodes,self.max_depth = max_nodes,max_depth
     def enter(self):
         "One more node, one level deeper"
         self.left -= 1; self.depth += 1
         if self.left < 0 or self.depth > self.max_depth: self.over()
     def over(self):
         "Raise the error saying which budget ran out"
-        if self.left < 0: raise self.error(f"{self.where} needs more than {self.max_nodes} steps to walk ($refs and anyOfs fanning out); simplify it")
-        raise self.error(f"{self.where} nests more than {self.max_depth} levels deep (following its $refs); simplify it")
+        if self.left < 0:
+            raise self.error(f"{self.where} needs more than {self.max_nodes} steps to walk "
+                             "($refs and anyOfs fanning out); simplify it")
+        raise self.error(f"{self.where} nests more than {self.max_depth} levels deep (following its $refs); "
+                         "simplify it")
     def leave(self):
         "One level back up"
         self.depth -= 1
 
 # %% ../nbs/02_schemawalk.ipynb #a5a73da4
-_TYPE_KINDS = {'object': 'object', 'array': 'array', 'null': 'null', 'string': 'scalar', 'integer': 'scalar', 'number': 'scalar', 'boolean': 'scalar'}
+_TYPE_KINDS = {'object': 'object', 'array': 'array', 'null': 'null',
+               'string': 'scalar', 'integer': 'scalar', 'number': 'scalar', 'boolean': 'scalar'}
 
 def node_kind(s:dict|bool # A schema node
              )->str: # The name of the `SchemaWalker` method for it
@@ -241,7 +262,8 @@ def node_kind(s:dict|bool # A schema node
     if not isinstance(s, dict): return 'any' if s is True else 'never' if s is False else 'invalid'
     if not s: return 'any'
     t = s.get('type')
-    if t.__class__ is str and not ('$ref' in s or 'allOf' in s or 'anyOf' in s or 'oneOf' in s): return _TYPE_KINDS.get(t, 'invalid') # the common case
+    if t.__class__ is str and not ('$ref' in s or 'allOf' in s or 'anyOf' in s or 'oneOf' in s):
+        return _TYPE_KINDS.get(t, 'invalid') # the common case
     if '$ref' in s: return 'ref'
     if 'allOf' in s: return 'all_of'
     if 'anyOf' in s: return 'any_of'
@@ -255,7 +277,8 @@ def node_kind(s:dict|bool # A schema node
 
 # %% ../nbs/02_schemawalk.ipynb #5438c915
 class SchemaWalker:
-    "One pass over a JSON schema: `walk` sends each node to the method for its kind, `$ref`s resolve from `root`, a `SchemaBudget` bounds it all"
+    """One pass over a JSON schema: `walk` sends each node to the method for its kind, `$ref`s resolve from `root`, a
+    `SchemaBudget` bounds it all"""
     def __init__(self, root:dict, # The whole schema: where `$ref`s resolve from
                  where:str='the schema', # What is walked, for error messages
                  budget:SchemaBudget|None=None # Default: `MAX_SCHEMA_NODES` nodes, `MAX_SCHEMA_DEPTH` levels
@@ -270,7 +293,7 @@ class SchemaWalker:
         try: return getattr(self, node_kind(s))(s, at)
         finally: b.depth -= 1
     def child(self, at:Any, # What the pass carries down to a node
-              key:str|int # A part of it: a property's name, '[]' for items, '{}' for additionalProperties, an index for members
+              key:str|int # A part: a property's name, '[]' for items, '{}' for additionalProperties, a member's index
              ): # What the pass carries down to that part
         "What a part of a node carries down; by default the same as the node"
         return at
@@ -298,7 +321,8 @@ class SchemaWalker:
                 key:str # 'anyOf', 'oneOf' or 'allOf'
                )->list: # The member schemas
         "The members of `s` under `key`; a `SchemaError` when they are not a list"
-        if not isinstance(s.get(key), list): raise SchemaError(f"{self.where} has {key} {got_value(s.get(key))}, which should be a list of schemas")
+        if not isinstance(s.get(key), list):
+            raise SchemaError(f"{self.where} has {key} {got_value(s.get(key))}, which should be a list of schemas")
         return s[key]
 
     def ref(self, s:dict, # A node with a `$ref`
@@ -332,7 +356,8 @@ class SchemaWalker:
               ):
         "`s` with its `allOf` members folded in, walked"
         m = self.members(s, 'allOf')
-        if len(m) == 1 and isinstance(m[0], dict): return self.walk({**{k:v for k,v in s.items() if k != 'allOf'}, **m[0]}, at) # pydantic v1's `allOf: [$ref]`
+        if len(m) == 1 and isinstance(m[0], dict):
+            return self.walk({**{k:v for k,v in s.items() if k != 'allOf'}, **m[0]}, at) # pydantic v1's `allOf: [$ref]`
         return self.walk(merged_all_of(s, self.root), at)
 
     def object(self, s:dict, # An object schema
@@ -340,8 +365,10 @@ class SchemaWalker:
               ):
         "`s` with its properties (and `additionalProperties`) walked"
         out = dict(s)
-        if isinstance(s.get('properties'), dict): out['properties'] = {k: self.walk(v, self.child(at, k)) for k,v in s['properties'].items()}
-        if isinstance(s.get('additionalProperties'), dict): out['additionalProperties'] = self.walk(s['additionalProperties'], self.child(at, '{}'))
+        if isinstance(s.get('properties'), dict):
+            out['properties'] = {k: self.walk(v, self.child(at, k)) for k,v in s['properties'].items()}
+        if isinstance(s.get('additionalProperties'), dict):
+            out['additionalProperties'] = self.walk(s['additionalProperties'], self.child(at, '{}'))
         return out
 
     def array(self, s:dict, # An array schema
@@ -349,15 +376,20 @@ class SchemaWalker:
              ):
         "`s` with its `items` (and `prefixItems`) walked"
         out = dict(s)
-        if isinstance(s.get('prefixItems'), list): out['prefixItems'] = [self.walk(o, self.child(at, i)) for i,o in enumerate(s['prefixItems'])]
+        if isinstance(s.get('prefixItems'), list):
+            out['prefixItems'] = [self.walk(o, self.child(at, i)) for i,o in enumerate(s['prefixItems'])]
         if isinstance(s.get('items'), dict): out['items'] = self.walk(s['items'], self.child(at, '[]'))
         return out
 
 # %% ../nbs/02_schemawalk.ipynb #bdb39e88
-TYPE_WORDS = {'integer': 'an integer', 'number': 'a number', 'string': 'a string', 'boolean': 'true or false', 'null': 'null',
-               'array': 'a list', 'object': 'an object'}
-_BOUND_WORDS = (('minimum', 'at least'), ('maximum', 'at most'), ('exclusiveMinimum', 'above'), ('exclusiveMaximum', 'below'),
+TYPE_WORDS = {'integer': 'an integer', 'number': 'a number', 'string': 'a string', 'boolean': 'true or false',
+              'null': 'null', 'array': 'a list', 'object': 'an object'}
+_BOUND_WORDS = (*((k, w) for k,w,_ in _NUMBER_BOUNDS), # as `check_bounds` words them
                 ('minLength', 'at least'), ('maxLength', 'at most'), ('minItems', 'at least'), ('maxItems', 'at most'))
+
+def _node_types(s:dict)->list:
+    "The JSON types a typed node (`node_kind` 'object', 'array', 'scalar', 'null' or 'type_list') says it takes"
+    return s['type'] if isinstance(s.get('type'), list) else [s.get('type', 'object' if 'properties' in s else 'array')]
 
 class _Words(SchemaWalker):
     "A schema in words a model understands (three levels deep at most)"
@@ -368,23 +400,28 @@ class _Words(SchemaWalker):
     def never(self, s, at): return 'no value'
     def ref(self, s, at):
         try: target = resolve_ref(s['$ref'], self.root)
-        except SchemaError: return str(s['$ref']).rsplit('/', 1)[-1] # a schema's part, shown without its root: the definition's name
-        if isinstance(target, dict) and (target.get('type') == 'object' or 'properties' in target): return f"an object ({s['$ref'].rsplit('/', 1)[-1]})"
+        # a schema's part, shown without its root: the definition's name
+        except SchemaError: return str(s['$ref']).rsplit('/', 1)[-1]
+        if isinstance(target, dict) and (target.get('type') == 'object' or 'properties' in target):
+            return f"an object ({s['$ref'].rsplit('/', 1)[-1]})"
         return self.walk(self.deref(s), at)
     def any_of(self, s, at): return ' or '.join(self.walk(o, at+1) for o in self.members(s, 'anyOf'))
     def enum(self, s, at):
         if 'const' in s: return show_value(s['const'])
-        return 'one of ' + ', '.join(show_value(v) for v in s['enum']) if isinstance(s.get('enum'), list) else 'any value'
+        if not isinstance(s.get('enum'), list): return 'any value'
+        return 'one of ' + ', '.join(show_value(v) for v in s['enum'])
     def untyped(self, s, at): return 'any value'
 
     def typed(self, s, at):
         if 'enum' in s or 'const' in s: return self.enum(s, at)
-        ts = s['type'] if isinstance(s.get('type'), list) else [s.get('type', 'object' if 'properties' in s else 'array')]
+        ts = _node_types(s)
         words = ' or '.join(TYPE_WORDS.get(t, str(t)) for t in ts)
         if isinstance(s.get('items'), dict) and s['items']: words += f" (each {self.walk(s['items'], at+1)})"
-        if isinstance(s.get('additionalProperties'), dict) and s['additionalProperties']: words += f" (each value {self.walk(s['additionalProperties'], at+1)})"
-        bounds = [f"{w} {s[k]}" for k,w in _BOUND_WORDS if isinstance(s.get(k), (int, float)) and not isinstance(s.get(k), bool)]
-        unit = ' characters' if 'string' in ts and ('minLength' in s or 'maxLength' in s) else ' items' if 'array' in ts and ('minItems' in s or 'maxItems' in s) else ''
+        if isinstance(s.get('additionalProperties'), dict) and s['additionalProperties']:
+            words += f" (each value {self.walk(s['additionalProperties'], at+1)})"
+        bounds = [f"{w} {s[k]}" for k,w in _BOUND_WORDS if _is_number(s.get(k))]
+        unit = (' characters' if 'string' in ts and ('minLength' in s or 'maxLength' in s) else
+                ' items' if 'array' in ts and ('minItems' in s or 'maxItems' in s) else '')
         return words + (f", {' and '.join(bounds)}{unit}" if bounds else '')
 
 # %% ../nbs/02_schemawalk.ipynb #9b991a55
@@ -407,13 +444,14 @@ class _Sample(SchemaWalker):
     def never(self, s, at): return None
     def any_of(self, s, at):
         subs = self.members(s, 'anyOf')
-        return self.walk(next((o for o in subs if not (isinstance(o, dict) and o.get('type') == 'null')), subs[0] if subs else {}), at)
+        not_null = (o for o in subs if not (isinstance(o, dict) and o.get('type') == 'null'))
+        return self.walk(next(not_null, subs[0] if subs else {}), at)
     def enum(self, s, at):
         if 'const' in s: return s['const']
         return s['enum'][0] if isinstance(s.get('enum'), list) and s['enum'] else '...'
     def typed(self, s, at):
         if 'enum' in s or 'const' in s: return self.enum(s, at)
-        ts = s['type'] if isinstance(s.get('type'), list) else [s.get('type', 'object' if 'properties' in s else 'array')]
+        ts = _node_types(s)
         return _SAMPLES.get(next((t for t in ts if t != 'null'), ts[0] if ts else 'string'), '...')
     object = array = type_list = scalar = null = typed
     def untyped(self, s, at): return '...'
@@ -434,14 +472,17 @@ class _NullAllowed(SchemaWalker):
     def any_of(self, s, at): return any(self.walk(o) for o in self.members(s, 'anyOf'))
     def typed(self, s, at):
         t = s.get('type')
-        return t == 'null' or (isinstance(t, list) and 'null' in t) or None in (s.get('enum') or ()) or ('const' in s and s['const'] is None)
+        return (t == 'null' or (isinstance(t, list) and 'null' in t) or None in (s.get('enum') or ())
+                or ('const' in s and s['const'] is None))
     object = array = type_list = scalar = null = enum = typed
 
 class _OptionalNullsDropped(SchemaWalker):
-    "A JSON value (what the pass carries down) without the nulls its schema does not allow for keys that may be left out"
+    """A JSON value (what the pass carries down) without the nulls its schema does not allow for keys that may be left
+    out"""
     def any(self, s, v): return v
     never = invalid = scalar = null = enum = untyped = any
-    def fits(self, s, v)->bool: return isinstance(s.get('properties'), dict) if isinstance(v, dict) else 'items' in s or 'prefixItems' in s
+    def fits(self, s, v)->bool:
+        return isinstance(s.get('properties'), dict) if isinstance(v, dict) else 'items' in s or 'prefixItems' in s
     def shaped(self, s, v):
         if not (isinstance(v, (dict, list)) and self.fits(s, v)): return v
         return self.fields(s, v) if isinstance(v, dict) else self.items(s, v)
@@ -449,8 +490,10 @@ class _OptionalNullsDropped(SchemaWalker):
     def any_of(self, s, v):
         if not isinstance(v, (dict, list)): return v
         subs = [self.deref(o) if isinstance(o, dict) and '$ref' in o else o for o in self.members(s, 'anyOf')]
-        fit = [o for o in ({k:x for k,x in s.items() if k != 'anyOf'}, *subs) if isinstance(o, dict) and self.fits(o, v)]
-        if isinstance(v, dict): fit.sort(key=lambda o: not set(v) <= set(o['properties'])) # the member that knows every key, if any
+        rest = {k:x for k,x in s.items() if k != 'anyOf'}
+        fit = [o for o in (rest, *subs) if isinstance(o, dict) and self.fits(o, v)]
+        # the member that knows every key, if any
+        if isinstance(v, dict): fit.sort(key=lambda o: not set(v) <= set(o['properties']))
         return self.walk(fit[0], v) if fit else v
     def inner(self, s, v): return self.walk(s, v) if isinstance(v, (dict, list)) else v
 
@@ -462,13 +505,15 @@ class _OptionalNullsDropped(SchemaWalker):
 
     def items(self, s, v:list):
         pre,items = s.get('prefixItems') if isinstance(s.get('prefixItems'), list) else [],s.get('items')
-        return [self.inner(pre[i] if i < len(pre) else items if isinstance(items, dict) else {}, x) for i,x in enumerate(v)]
+        rest = items if isinstance(items, dict) else {}
+        return [self.inner(pre[i] if i < len(pre) else rest, x) for i,x in enumerate(v)]
 
 # %% ../nbs/02_schemawalk.ipynb #406a8863
 def optional_nulls_dropped(v:Any, # A JSON value, e.g. a model's arguments in OpenAI's strict mode
                            schema:dict # Its schema (the root its `$ref`s resolve from)
                           ): # `v` itself when the schema cannot be walked within the budget
-    "Copy of `v` without the `null`s `schema` does not allow for keys it lets a model leave out (they then get their defaults)"
+    """Copy of `v` without the `null`s `schema` does not allow for keys it lets a model leave out (they then get their
+    defaults)"""
     budget = SchemaBudget('this value', MAX_CHECK_STEPS, MAX_CHECK_DEPTH)
     try: return _OptionalNullsDropped(schema, budget=budget).walk(schema, v)
     except SchemaError: return v
