@@ -112,3 +112,18 @@ def test_lines_fit(mod):
     "Lines of at most MAX_LINE characters in every exported module"
     long = [f"line {i}: {len(l)} characters" for i,l in enumerate((pkg/f'{mod}.py').read_text().splitlines(), 1) if len(l) > MAX_LINE]
     assert not long, '\n'.join(long[:10]) + (f'\n(and {len(long)-10} more)' if len(long) > 10 else '')
+
+_re_nb_import = re.compile(r'^\s*(?:from|import)\s+toolslm_like\.(\w+)', re.M)
+notebook_files = sorted((root/'nbs').glob('[0-9][0-9]_*.ipynb'))
+
+@pytest.mark.parametrize('nb', notebook_files, ids=[p.stem for p in notebook_files])
+def test_notebooks_import_earlier_modules(nb):
+    "A notebook's cells (its examples and tests too) import only its own module and those of earlier notebooks"
+    import json
+    me,bad = int(nb.name[:2]),[]
+    for c in json.loads(nb.read_text())['cells']:
+        if c['cell_type'] != 'code': continue
+        for m in _re_nb_import.findall(''.join(c['source'])):
+            n = numbers.get('schemawalk' if m == 'jsonschema' else m)
+            if n is not None and n > me: bad.append(f"cell {c.get('id')}: imports toolslm_like.{m} (notebook {n})")
+    assert not bad, '\n'.join(bad)
