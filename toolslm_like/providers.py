@@ -11,7 +11,7 @@ __all__ = ['PROVIDERS', 'STREAM_CHUNK_ERROR', 'STREAM_OBJECT_ERROR', 'SERVER_ERR
            'parse_tool_calls', 'response_provider', 'tool_output_text', 'format_tool_results']
 
 # %% ../nbs/06_providers.ipynb #6b91a0fb
-import copy, functools, hashlib, inspect, json, marshal, re, threading, types, typing, unicodedata, weakref
+import copy, dataclasses, functools, hashlib, inspect, json, marshal, re, threading, types, typing, unicodedata, weakref
 from collections import OrderedDict, abc
 from typing import Any, Optional
 from fastcore.basics import patch
@@ -517,6 +517,19 @@ def tool_names(tools:typing.Callable|dict|list # A function, a schema dict, a li
     "The `ToolNames` map for `tools`, collisions checked, without remembering anything process-wide"
     return ToolNames(s['name'] for s in tool_specs(tools))
 
+# %% ../nbs/06_providers.ipynb #41655ae6
+def _plain_dicts(ann):
+    "`ann` with each dataclass and TypedDict in it as `dict`: google-genai can neither describe nor check those, the wrapper rebuilds them"
+    if isinstance(ann, type) and (dataclasses.is_dataclass(ann) or (issubclass(ann, dict) and hasattr(ann, '__required_keys__'))):
+        return dict
+    origin,args = typing.get_origin(ann),typing.get_args(ann)
+    if origin is None or not args or origin is typing.Annotated: return ann
+    new = tuple(_plain_dicts(a) if not isinstance(a, (list, type(...))) else a for a in args)
+    if new == args: return ann
+    if origin in (typing.Union, types.UnionType): return typing.Union[new]
+    try: return origin[new if len(new) > 1 else new[0]]
+    except TypeError: return ann
+
 # %% ../nbs/06_providers.ipynb #604f24e5
 _KEYWORD = inspect.Parameter.KEYWORD_ONLY
 
@@ -531,7 +544,7 @@ def _gemini_signature(f, info):
         if default is not inspect.Parameter.empty and default is not None:
             default = None
             if ann is not inspect.Parameter.empty: ann = Optional[ann]
-        params.append(inspect.Parameter(p.name, _KEYWORD, default=default, annotation=_whole_numbers_pass(ann)))
+        params.append(inspect.Parameter(p.name, _KEYWORD, default=default, annotation=_whole_numbers_pass(_plain_dicts(ann))))
     return inspect.Signature(params, return_annotation=info.returns)
 
 def _whole_numbers_pass(ann):
