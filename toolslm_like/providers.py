@@ -7,8 +7,10 @@ Docs: https://toolslm-like.github.io/toolslm_like/providers.html.md"""
 # %% auto #0
 __all__ = ['PROVIDERS', 'STREAM_CHUNK_ERROR', 'STREAM_OBJECT_ERROR', 'SERVER_ERROR_REPLY', 'REFUSED_TEXT', 'check_mcp_name',
            'provider_tool_name', 'ToolNames', 'python_tool_name', 'tool_specs', 'strict_schema', 'gemini_schema',
-           'tool_schemas', 'tool_names', 'gemini_callable', 'parse_arguments', 'stream_piece_provider',
-           'parse_tool_calls', 'response_provider', 'tool_output_text', 'format_tool_results']
+           'Provider', 'get_provider', 'register_provider', 'AnthropicMessages', 'ChatCompletions', 'Responses',
+           'Gemini', 'GeminiJSONSchema', 'MCP', 'JSONSchema', 'tool_schemas', 'tool_names', 'gemini_callable',
+           'parse_arguments', 'stream_piece_provider', 'parse_tool_calls', 'response_provider', 'tool_output_text',
+           'format_tool_results']
 
 # %% ../nbs/06_providers.ipynb #6b91a0fb
 import copy, dataclasses, functools, hashlib, inspect, json, marshal, re, threading, types, typing, unicodedata, weakref
@@ -22,9 +24,6 @@ from .schemawalk import SchemaWalker, DEFS_KEYS, resolve_ref, refs_in, refs_into
 from .limits import (MAX_NAME_CHARS, MAX_INPUT_NAME_CHARS, MAX_MCP_NAME_CHARS, MAX_REMEMBERED_NAMES, MAX_OPENAI_STRICT_NESTING,
                                  MAX_OPENAI_STRICT_PROPERTIES, MAX_GEMINI_REF_LEVELS, MAX_ARGUMENT_CHARS, MAX_REMEMBERED_CALLS,
                                  MAX_JSON_DEPTH)
-
-# %% ../nbs/06_providers.ipynb #b713c621
-PROVIDERS = ('anthropic', 'openai', 'openai-responses', 'gemini', 'gemini-json-schema', 'mcp', 'json_schema')
 
 # %% ../nbs/06_providers.ipynb #7829d3d6
 # A name all of OpenAI, Anthropic and Gemini accept: Gemini adds that the first character is a letter or `_`
@@ -427,41 +426,158 @@ def _strict_params(spec, strict, provider='openai'):
         if strict == 'auto': return spec['parameters'],False
         raise
 
-def _anthropic_tool(spec, name, strict):
-    params,is_strict = _strict_params(spec, strict, 'anthropic')
-    return {'name': name, 'description': spec['description'], 'input_schema': params, **({'strict': is_strict} if strict else {})}
+class Provider:
+    "One model API: its tool schemas, its calls read back, its results written, (for the loop) its requests; subclass and `register_provider`"
+    family = None # whose reply shapes it reads ('openai', 'anthropic', ...); `None`: its own name. A subclass keeps its parent's
+    maps_names = True # are tool names mapped to what OpenAI, Anthropic and Gemini accept (`provider_tool_name`)?
+    strict = None # whose strict mode its tools have: 'openai', 'anthropic', or `None` (no strict mode)
+    name = None # the name it is registered under (`register_provider` sets it)
 
-def _openai_tool(spec, name, strict):
-    params,is_strict = _strict_params(spec, strict)
-    fn = {'name': name, 'description': spec['description'], 'parameters': params}
-    if strict: fn['strict'] = is_strict
-    return {'type': 'function', 'function': fn}
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        for k,f in vars(cls).items(): # an override reads its parameters' comments from the method it overrides
+            if not k.startswith('_') and inspect.isfunction(f) and inspect.isfunction(base := getattr(Provider, k, None)):
+                f.__delwrap__ = base
+    def __repr__(self): return f"{type(self).__name__}({self.name!r})"
 
-def _responses_tool(spec, name, strict):
-    params,is_strict = _strict_params(spec, strict)
-    return {'type': 'function', 'name': name, 'description': spec['description'], 'parameters': params, 'strict': is_strict}
+    def tool(self, spec:dict, # One tool, provider-neutral: `{'name', 'description', 'parameters'}` (as `tool_specs` gives it)
+             name:str, # The tool's name, as this provider sees it
+             strict:bool|str # Strict mode: True, False or 'auto' (only for a provider with `strict`)
+            )->dict: # The tool as this API's `tools=` takes it
+        "One tool in this API's dialect (the base class: plain `{name, description, parameters}`)"
+        return {'name': name, 'description': spec['description'], 'parameters': spec['parameters']}
+    def results(self, results:list # Tool results `{'id', 'name', 'output', 'error'}`, in the calls' order
+               ): # What goes back to the model
+        "Tool results in this API's dialect (the base class: `{'id', 'name', 'output', 'is_error'}` each)"
+        return [{'id': r.get('id'), 'name': r.get('name'), 'output': t, 'is_error': e} for r in results for t,e in [_text_and_error(r)]]
 
-# %% ../nbs/06_providers.ipynb #06da9081
-def _gemini_tool(spec, name, strict):
-    d = {'name': name, 'description': spec['description']}
-    if (p := gemini_schema(spec['parameters'], spec['name'])) is not None: d['parameters'] = p
-    return d
+# %% ../nbs/06_providers.ipynb #675b9206
+_providers = {} # name -> the registered `Provider`, in the order registered
 
-def _gemini_json_tool(spec, name, strict):
-    return {'name': name, 'description': spec['description'], 'parametersJsonSchema': spec['parameters']}
+class _Names(abc.Sequence):
+    "The names of the registered providers, as they are now (a provider registered later is in it too)"
+    def __getitem__(self, i): return tuple(_providers)[i]
+    def __len__(self): return len(_providers)
+    def __contains__(self, name): return isinstance(name, str) and name in _providers
+    def __eq__(self, other): return isinstance(other, (tuple, list, _Names)) and tuple(self) == tuple(other)
+    __hash__ = None
+    def __repr__(self): return repr(tuple(_providers))
 
-def _mcp_tool(spec, name, strict): return {'name': check_mcp_name(name), 'description': spec['description'], 'inputSchema': spec['parameters']}
-def _plain_tool(spec, name, strict): return {'name': name, 'description': spec['description'], 'parameters': spec['parameters']}
+PROVIDERS = _Names()
 
-# provider -> (how one tool looks, whether names are mapped to what OpenAI/Anthropic/Gemini accept)
-_DIALECTS = {'anthropic': (_anthropic_tool, True), 'openai': (_openai_tool, True), 'openai-responses': (_responses_tool, True),
-             'gemini': (_gemini_tool, True), 'gemini-json-schema': (_gemini_json_tool, True),
-             'mcp': (_mcp_tool, False), 'json_schema': (_plain_tool, False)}
+def get_provider(name:str # A provider's name, one of `PROVIDERS`: 'anthropic', 'openai', ...
+                )->'Provider': # The object that knows that API
+    "The registered `Provider` called `name`; `ValueError` naming the others if there is none"
+    if not isinstance(name, str) or name not in _providers:
+        raise ValueError(f"Unknown provider {name!r}; use one of: {', '.join(PROVIDERS)}")
+    return _providers[name]
 
-_STRICT_PROVIDERS = ('openai', 'openai-responses', 'anthropic')
+def register_provider(name:str, # The name `tool_schemas`, `parse_tool_calls`, `format_tool_results`, ... take
+                      cls:type # A `Provider` subclass: the API's dialect
+                     )->'Provider': # The registered object (a provider registered before under `name` is replaced)
+    "Register the API `cls` under `name`; from then on every function that takes `provider=` knows it"
+    if not (isinstance(cls, type) and issubclass(cls, Provider)): raise TypeError(f"register_provider takes a Provider subclass, got {cls!r:.80}")
+    if not isinstance(name, str) or not name: raise ValueError(f"A provider's name is a non-empty string, got {show_value(name)}")
+    api = cls()
+    api.name,api.family = name,cls.family or name
+    _providers[name] = api
+    return api
 
-def _check_provider(provider):
-    if provider not in _DIALECTS: raise ValueError(f"Unknown provider {provider!r}; use one of: {', '.join(PROVIDERS)}")
+# %% ../nbs/06_providers.ipynb #3fefcd51
+class AnthropicMessages(Provider):
+    "Anthropic Messages: `input_schema` tools, `tool_use` blocks, all `tool_result` blocks in one user message"
+    family,strict = 'anthropic','anthropic'
+    def tool(self, spec, name, strict):
+        params,is_strict = _strict_params(spec, strict, 'anthropic')
+        return {'name': name, 'description': spec['description'], 'input_schema': params, **({'strict': is_strict} if strict else {})}
+    def results(self, results):
+        blocks = []
+        for r in results:
+            text,err = _text_and_error(r)
+            b = {'type': 'tool_result', 'tool_use_id': r.get('id'), 'content': text}
+            if err: b['is_error'] = True
+            blocks.append(b)
+        return {'role': 'user', 'content': blocks}
+
+register_provider('anthropic', AnthropicMessages)
+
+# %% ../nbs/06_providers.ipynb #cbc9cdba
+class ChatCompletions(Provider):
+    "OpenAI Chat Completions, as OpenAI, vLLM, Ollama, llama.cpp and other compatible servers speak it"
+    family,strict = 'openai','openai'
+    def tool(self, spec, name, strict):
+        params,is_strict = _strict_params(spec, strict)
+        fn = {'name': name, 'description': spec['description'], 'parameters': params}
+        if strict: fn['strict'] = is_strict
+        return {'type': 'function', 'function': fn}
+    def results(self, results):
+        return [{'role': 'tool', 'tool_call_id': r.get('id'), 'content': _text_and_error(r)[0]} for r in results]
+
+register_provider('openai', ChatCompletions)
+
+# %% ../nbs/06_providers.ipynb #93c67711
+class Responses(Provider):
+    "The OpenAI Responses API: flat `function` tools, `function_call` items, `function_call_output` items back by `call_id`"
+    family,strict = 'openai-responses','openai'
+    def tool(self, spec, name, strict):
+        params,is_strict = _strict_params(spec, strict)
+        return {'type': 'function', 'name': name, 'description': spec['description'], 'parameters': params, 'strict': is_strict}
+    def results(self, results):
+        return [{'type': 'custom_tool_call_output' if _is_custom(r) else 'function_call_output', 'call_id': r.get('id'),
+                 'output': _text_and_error(r)[0]} for r in results]
+
+register_provider('openai-responses', Responses)
+
+# %% ../nbs/06_providers.ipynb #4e36c6ce
+class Gemini(Provider):
+    "Gemini (`google-genai`): `parameters` in its OpenAPI subset, `function_call` parts, `function_response` parts back"
+    family = 'gemini'
+    def tool(self, spec, name, strict):
+        d = {'name': name, 'description': spec['description']}
+        if (p := gemini_schema(spec['parameters'], spec['name'])) is not None: d['parameters'] = p
+        return d
+    def results(self, results):
+        parts = []
+        for r in results:
+            if not isinstance(r.get('name'), str) or not r['name']:
+                raise ValueError(f"Gemini needs each result's tool name; result {r.get('id')!r} has none")
+            text,err = _text_and_error(r)
+            fr = {'name': provider_tool_name(r['name']), 'response': {'error': text} if err else {'output': text}}
+            if r.get('id') is not None: fr = {'id': r['id'], **fr}
+            parts.append({'function_response': fr})
+        return parts
+
+class GeminiJSONSchema(Gemini):
+    "Gemini with the whole JSON Schema in `parametersJsonSchema` (no rewrite to its OpenAPI subset)"
+    def tool(self, spec, name, strict):
+        return {'name': name, 'description': spec['description'], 'parametersJsonSchema': spec['parameters']}
+
+register_provider('gemini', Gemini)
+register_provider('gemini-json-schema', GeminiJSONSchema)
+
+# %% ../nbs/06_providers.ipynb #6af7e200
+class MCP(Provider):
+    "MCP: tools as `tools/list` lists them (`inputSchema`, names kept as they are), results as `CallToolResult`s"
+    family,maps_names = 'mcp',False
+    def tool(self, spec, name, strict):
+        return {'name': check_mcp_name(name), 'description': spec['description'], 'inputSchema': spec['parameters']}
+    def results(self, results):
+        out = []
+        for r in results:
+            text,err = _text_and_error(r)
+            d = {'content': [{'type': 'text', 'text': text}], 'isError': err}
+            if not err and isinstance(r.get('output'), dict):
+                try: d['structuredContent'] = json.loads(text)
+                except ValueError: pass
+            out.append(d)
+        return out
+
+class JSONSchema(Provider):
+    "Plain `{name, description, parameters}` (JSON Schema), as many other tools read it; names kept as they are"
+    family,maps_names = 'json_schema',False
+
+register_provider('mcp', MCP)
+register_provider('json_schema', JSONSchema)
 
 # %% ../nbs/06_providers.ipynb #3ff71737
 _dialect_cache = WeakCache() # tool -> {(provider, strict, name given): (its own name, its description in that dialect, as marshal bytes)}
@@ -473,8 +589,8 @@ def _dialect_tool(f, k:str|None, provider:str, strict)->tuple:
     if not isinstance(f, abc.Mapping) and (entries := _dialect_cache.get(f)) is not None and (hit := entries.get(key)) is not None:
         return hit[0],marshal.loads(hit[1])
     s = _spec(f, k)
-    make,mapped = _DIALECTS[provider]
-    tool = make(s, provider_tool_name(s['name']) if mapped else s['name'], strict)
+    api = get_provider(provider)
+    tool = api.tool(s, provider_tool_name(s['name']) if api.maps_names else s['name'], strict)
     if callable(f) and not isinstance(f, abc.Mapping):
         if entries is None: entries = _dialect_cache.set(f, {})
         entries[key] = (s['name'], marshal.dumps(tool))
@@ -493,11 +609,14 @@ def tool_schemas(tools:typing.Callable|dict|list, # A function, a schema dict, a
                  strict:bool|str=False # Strict mode (OpenAI's, Anthropic's): True, False, or 'auto' (strict for each tool that can be)
                 )->list: # One tool description per tool, in `provider`'s dialect
     "Describe `tools` the way `provider` wants them in its `tools` request parameter"
-    _check_provider(provider)
+    api = get_provider(provider)
     if strict not in (True, False, 'auto'): raise ValueError(f"strict must be True, False or 'auto', got {strict!r}")
-    if strict is True and provider not in _STRICT_PROVIDERS: raise ValueError(f"strict=True is a strict mode that only {', '.join(_STRICT_PROVIDERS)} have; provider {provider!r} has no such setting (use strict=False or 'auto')")
-    if provider not in _STRICT_PROVIDERS: strict = False # the others have no strict mode: 'auto' is the same as False
-    items,mapped = _tool_items(tools),_DIALECTS[provider][1]
+    if strict is True and api.strict is None:
+        having = ', '.join(n for n in PROVIDERS if _providers[n].strict)
+        raise ValueError(f"strict=True is a strict mode that only {having} have; provider {provider!r} has no such setting "
+                         "(use strict=False or 'auto')")
+    if api.strict is None: strict = False # the others have no strict mode: 'auto' is the same as False
+    items,mapped = _tool_items(tools),api.maps_names
     batch,last = tuple((k, id(f)) for k,f in items),_last_batches.get((provider, strict))
     again = last is not None and last[0] == batch and all(r() is not None for r in last[1]) # same ids, still alive: the same tools
     if again and last[3] is not None: out,names = marshal.loads(last[3]),last[2]
@@ -778,17 +897,17 @@ def parse_tool_calls(response:Any, # A model response: SDK object, its dict or J
                      names:ToolNames|None=None # Maps provider names back; default: the names `tool_schemas` handed out
                     )->list: # `[{'id', 'name', 'arguments'}]`, plus `error` and `raw_arguments` for a call whose arguments could not be read
     "The tool calls in `response`, in order, with tool names mapped back and arguments parsed into dicts"
-    if provider is not None: _check_provider(provider)
+    api = get_provider(provider) if provider is not None else None
     found = []
     if _is_stream(response): raise TypeError(STREAM_OBJECT_ERROR.format(kind=type(response).__name__))
     try: detected = _walk(_unless_stream_piece(_plain(response)), found, provider)
     except RecursionError: raise ValueError("The response is nested too deeply to be a model response; pass the response object, its dict, or its JSON") from None
-    want = {'gemini-json-schema': 'gemini'}.get(provider, provider)
+    want = api.family if api else None
     if want and detected and detected != want and detected not in ('json_schema', 'mcp') and want not in ('json_schema', 'mcp'):
         raise ValueError(f"The response looks like {detected!r}, not {provider!r}; pass provider={detected!r} or None")
     calls = []
     for p,id,name,raw,custom in found:
-        dialect = want if want and p in ('json_schema', 'mcp') else p
+        dialect = provider if want and (p in ('json_schema', 'mcp') or p == want) else p # the results go back as it writes them
         calls.append(_call(id, name, raw, custom, names))
         _remember_call(id, dialect, custom)
     return calls
@@ -853,7 +972,7 @@ def _remembered_call(id): return _call_dialects.get(id) if isinstance(id, str) e
 
 def _dialect_of(results)->str:
     for r in results:
-        if r.get('provider') in _DIALECTS: return r['provider']
+        if r.get('provider') in _providers: return r['provider']
         if (hit := _remembered_call(r.get('id'))) is not None: return hit[0]
         if isinstance(r.get('id'), str) and r['id'].startswith(('toolu_', 'srvtoolu_')): return 'anthropic'
     if results and all(r.get('id') is None for r in results): return 'gemini'
@@ -861,49 +980,7 @@ def _dialect_of(results)->str:
 
 def _is_custom(r): return r.get('type') == 'custom' or (_remembered_call(r.get('id')) or (None, False))[1]
 
-# %% ../nbs/06_providers.ipynb #14bbef99
-def _openai_results(rs): return [{'role': 'tool', 'tool_call_id': r.get('id'), 'content': _text_and_error(r)[0]} for r in rs]
-
-def _responses_results(rs):
-    return [{'type': 'custom_tool_call_output' if _is_custom(r) else 'function_call_output', 'call_id': r.get('id'), 'output': _text_and_error(r)[0]} for r in rs]
-
-def _anthropic_results(rs):
-    blocks = []
-    for r in rs:
-        text,err = _text_and_error(r)
-        b = {'type': 'tool_result', 'tool_use_id': r.get('id'), 'content': text}
-        if err: b['is_error'] = True
-        blocks.append(b)
-    return {'role': 'user', 'content': blocks}
-
-def _gemini_results(rs):
-    parts = []
-    for r in rs:
-        if not isinstance(r.get('name'), str) or not r['name']: raise ValueError(f"Gemini needs each result's tool name; result {r.get('id')!r} has none")
-        text,err = _text_and_error(r)
-        fr = {'name': provider_tool_name(r['name']), 'response': {'error': text} if err else {'output': text}}
-        if r.get('id') is not None: fr = {'id': r['id'], **fr}
-        parts.append({'function_response': fr})
-    return parts
-
 # %% ../nbs/06_providers.ipynb #89ed3dae
-def _mcp_results(rs):
-    out = []
-    for r in rs:
-        text,err = _text_and_error(r)
-        d = {'content': [{'type': 'text', 'text': text}], 'isError': err}
-        if not err and isinstance(r.get('output'), dict):
-            try: d['structuredContent'] = json.loads(text)
-            except ValueError: pass
-        out.append(d)
-    return out
-
-def _plain_results(rs):
-    return [{'id': r.get('id'), 'name': r.get('name'), 'output': t, 'is_error': e} for r in rs for t,e in [_text_and_error(r)]]
-
-_RESULT_DIALECTS = {'openai': _openai_results, 'openai-responses': _responses_results, 'anthropic': _anthropic_results, 'gemini': _gemini_results,
-                    'gemini-json-schema': _gemini_results, 'mcp': _mcp_results, 'json_schema': _plain_results}
-
 def format_tool_results(results:list, # Tool results: `{'id', 'name', 'output', 'error'}` each
                         provider:str|None=None, # One of `PROVIDERS`; `None`: the dialect the calls were parsed from
                         calls:list|None=None # The calls, to put `results` in their order (matched by id)
@@ -914,5 +991,4 @@ def format_tool_results(results:list, # Tool results: `{'id', 'name', 'output', 
         raise TypeError("format_tool_results takes a list of results, each a dict {'id', 'name', 'output', 'error'}")
     if calls is not None: results = _order(results, calls)
     if provider is None: provider = _dialect_of(results)
-    _check_provider(provider)
-    return _RESULT_DIALECTS[provider](list(results))
+    return get_provider(provider).results(list(results))
