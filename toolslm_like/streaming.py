@@ -58,24 +58,21 @@ class StreamAccumulator:
         if text: self._text.append(text)
         return text
 
-# %% ../nbs/08_streaming.ipynb #8fefc18d
-@patch(as_prop=True)
-def text(self:StreamAccumulator)->str: return ''.join(self._text) # the answer's text so far
+    @property
+    def text(self)->str: return ''.join(self._text) # the answer's text so far
 
-@patch(as_prop=True)
-def complete(self:StreamAccumulator)->bool: # has the event that ends a reply come?
-    return self._parts is not None and self._parts.complete()
+    @property
+    def complete(self)->bool: # has the event that ends a reply come?
+        return self._parts is not None and self._parts.complete()
 
-@patch
-def response(self:StreamAccumulator)->dict: # The reply as the API returns it without streaming (plain data)
-    "The whole reply; raises `StreamError` if the stream has not ended properly"
-    if not self.complete:
-        missing = self._parts.missing if self._parts else 'any chunk'
-        raise StreamError(STREAM_CUT_OFF.format(missing=missing), self._parts.response() if self._parts else None)
-    return self._parts.response()
+    def response(self)->dict: # The reply as the API returns it without streaming (plain data)
+        "The whole reply; raises `StreamError` if the stream has not ended properly"
+        if not self.complete:
+            missing = self._parts.missing if self._parts else 'any chunk'
+            raise StreamError(STREAM_CUT_OFF.format(missing=missing), self._parts.response() if self._parts else None)
+        return self._parts.response()
 
-@patch
-def tool_calls(self:StreamAccumulator, names:ToolNames|None=None # A `ToolNames` map, as `parse_tool_calls` takes it
-              )->list: # `[{'id', 'name', 'arguments'}]`
-    "The calls of the whole reply, as `parse_tool_calls` gives them"
-    return parse_tool_calls(self.response(), self.provider, names=names)
+    def tool_calls(self, names:ToolNames|None=None # A `ToolNames` map, as `parse_tool_calls` takes it
+                  )->list: # `[{'id', 'name', 'arguments'}]`
+        "The calls of the whole reply, as `parse_tool_calls` gives them"
+        return parse_tool_calls(self.response(), self.provider, names=names)
