@@ -17,7 +17,8 @@ from .funccall import bind_arguments, get_schema, too_deep
 from .errors import StreamError, SchemaError, StrictSchemaError, ToolNameCollision, show_value
 from .typekinds import to_jsonable, tool_info, WeakCache
 from .schemawalk import SchemaWalker, DEFS_KEYS, resolve_ref, refs_in, refs_into_defs, describe_schema, check_schema_bounds
-from .limits import (MAX_NAME_CHARS, MAX_INPUT_NAME_CHARS, MAX_MCP_NAME_CHARS, MAX_REMEMBERED_NAMES, MAX_OPENAI_STRICT_NESTING,
+from .limits import (MAX_NAME_CHARS, MAX_INPUT_NAME_CHARS, MAX_MCP_NAME_CHARS, MAX_REMEMBERED_NAMES,
+                                 MAX_OPENAI_STRICT_NESTING,
                                  MAX_OPENAI_STRICT_PROPERTIES, MAX_GEMINI_REF_LEVELS, MAX_ARGUMENT_CHARS, MAX_REMEMBERED_CALLS,
                                  MAX_JSON_DEPTH)
 
@@ -25,21 +26,28 @@ from .limits import (MAX_NAME_CHARS, MAX_INPUT_NAME_CHARS, MAX_MCP_NAME_CHARS, M
 # A name all of OpenAI, Anthropic and Gemini accept: Gemini adds that the first character is a letter or `_`
 _PORTABLE_NAME = re.compile(f'[A-Za-z_][A-Za-z0-9_-]{{0,{MAX_NAME_CHARS-1}}}')
 _PROVIDER_NAME = re.compile(f'[a-zA-Z0-9_-]{{1,{MAX_NAME_CHARS}}}') # what OpenAI and Anthropic check
-_MCP_NAME = re.compile(f'[A-Za-z0-9._-]{{1,{MAX_MCP_NAME_CHARS}}}') # MCP tool names (SEP-986): what every MCP client may rely on
+# MCP tool names (SEP-986): what every MCP client may rely on
+_MCP_NAME = re.compile(f'[A-Za-z0-9._-]{{1,{MAX_MCP_NAME_CHARS}}}')
 _NAME_HASH_CHARS = 8 # hex digits of SHA-256 appended to a changed name: enough that unrelated names do not collide
 
 def _check_name(name):
-    if not isinstance(name, str) or not name: raise ValueError(f"A tool name must be a non-empty string, got {show_value(name)}")
-    if len(name) > MAX_INPUT_NAME_CHARS: raise ValueError(f"A tool name of {len(name)} characters is too long (the limit is {MAX_INPUT_NAME_CHARS}); give the tool a shorter name")
+    if not isinstance(name, str) or not name:
+        raise ValueError(f"A tool name must be a non-empty string, got {show_value(name)}")
+    if len(name) > MAX_INPUT_NAME_CHARS:
+        raise ValueError(f"A tool name of {len(name)} characters is too long (the limit is {MAX_INPUT_NAME_CHARS}); "
+                         "give the tool a shorter name")
 
 def check_mcp_name(name:str # A tool's name
                   )->str: # `name` itself
-    "`name` if it can be an MCP tool's name (the one rule for serving and for `tool_schemas(..., 'mcp')`); else `ValueError` saying how to rename"
+    ("`name` if it can be an MCP tool's name (the one rule for serving and for `tool_schemas(..., 'mcp')`); else "
+     "`ValueError` saying how to rename")
     if not isinstance(name, str) or not _MCP_NAME.fullmatch(name):
-        raise ValueError(f"{show_value(name)} cannot be an MCP tool name (1-{MAX_MCP_NAME_CHARS} letters, digits, '_', '-' or '.'): "
+        raise ValueError(f"{show_value(name)} cannot be an MCP tool name (1-{MAX_MCP_NAME_CHARS} letters, digits, '_', "
+                         "'-' or '.'): "
                          "rename it, e.g. mk_ns({'new_name': f})")
     return name
 
+# %% ../nbs/06_providers.ipynb #fd338c59
 def provider_tool_name(name:str # A tool's own (Python or MCP) name
                       )->str: # A name matching `^[A-Za-z_][A-Za-z0-9_-]{0,63}$`
     "The tool name to show providers for the Python (or MCP) tool name `name`"
@@ -67,7 +75,8 @@ class ToolNames:
         p = self._to_provider.get(name) or provider_tool_name(name)
         other = self._to_python.get(p)
         if other is not None and other != name:
-            raise ToolNameCollision(f"Tools {other!r} and {name!r} would both be called {p!r} by the provider; rename one of them (e.g. pass {{'new_name': function}})")
+            raise ToolNameCollision(f"Tools {other!r} and {name!r} would both be called {p!r} by the provider; rename "
+                                    f"one of them (e.g. pass {{'new_name': function}})")
         self._to_provider[name],self._to_python[p] = p,name
         return p
     def provider(self, name:str # A tool's own name
@@ -103,7 +112,9 @@ def python_tool_name(provider_name:str, # A tool name as a provider or model sen
     "The tool's own (Python or MCP) name for `provider_name`; raises `ToolNameCollision` if it is ambiguous"
     if names is not None: return names.python(provider_name)
     n = _remembered_names.get(provider_name, provider_name) if isinstance(provider_name, str) else provider_name
-    if n is _AMBIGUOUS: raise ToolNameCollision(f"The tool name {provider_name!r} was given to more than one tool in this process; pass names=ToolNames(...) for the tools of this conversation")
+    if n is _AMBIGUOUS:
+        raise ToolNameCollision(f"The tool name {provider_name!r} was given to more than one tool in this process; "
+                                "pass names=ToolNames(...) for the tools of this conversation")
     return n
 
 # %% ../nbs/06_providers.ipynb #e66d7e7f
@@ -120,13 +131,19 @@ def _spec_from_dict(d)->dict:
     if d.get('type') == 'function' and isinstance(d.get('function'), abc.Mapping): d = d['function']
     params = next((d[k] for k in _SCHEMA_KEYS if d.get(k) is not None), None)
     if params is None: params = _EMPTY_PARAMETERS
-    if not isinstance(params, abc.Mapping): raise SchemaError(f"The parameters schema of tool {d['name']!r} must be a JSON object, got {type(params).__name__}")
-    check_schema_bounds(dict(params), f"The parameters schema of tool {d['name']!r}") # a schema from outside is measured before it is walked
-    return {'name': d['name'], 'description': d.get('description') or '', 'parameters': refs_into_defs(copy.deepcopy(dict(params)))}
+    if not isinstance(params, abc.Mapping):
+        raise SchemaError(f"The parameters schema of tool {d['name']!r} must be a JSON object, got "
+                          f"{type(params).__name__}")
+    # a schema from outside is measured before it is walked
+    check_schema_bounds(dict(params), f"The parameters schema of tool {d['name']!r}")
+    return {'name': d['name'], 'description': d.get('description') or '',
+            'parameters': refs_into_defs(copy.deepcopy(dict(params)))}
 
 def _spec(f, name=None)->dict:
     if _is_schema_dict(f): return _spec_from_dict(f) if name is None else {**_spec_from_dict(f), 'name': name}
-    if not callable(f): raise TypeError(f"A tool must be a function (or other callable) or a schema dict, got {type(f).__name__} {f!r:.60}")
+    if not callable(f):
+        raise TypeError(f"A tool must be a function (or other callable) or a schema dict, got {type(f).__name__} "
+                        f"{f!r:.60}")
     return get_schema(f, pname='parameters', name=name)
 
 # %% ../nbs/06_providers.ipynb #0858a627
@@ -140,19 +157,26 @@ def _tool_items(tools)->list:
         for o in tools:
             if isinstance(o, abc.Mapping) and not _is_schema_dict(o): items += list(o.items())
             else: items.append((None, o))
-    else: raise TypeError(f"tools must be a function, a list of functions (or schema dicts), or a namespace dict; got {type(tools).__name__}")
+    else:
+        raise TypeError("tools must be a function, a list of functions (or schema dicts), or a namespace dict; got "
+                        f"{type(tools).__name__}")
     for k,_ in items:
-        if k is not None and not isinstance(k, str): raise TypeError(f"Tool names in a namespace must be strings, got {k!r}")
+        if k is not None and not isinstance(k, str):
+            raise TypeError(f"Tool names in a namespace must be strings, got {k!r}")
     return items
 
 def _first_named(seen:dict, name:str, f)->bool:
-    "Is `f` the first tool called `name` (`seen`: names so far -> tools)? Raises `ToolNameCollision` if another tool has it"
+    ("Is `f` the first tool called `name` (`seen`: names so far -> tools)? Raises `ToolNameCollision` if another tool "
+     "has it")
     if name in seen:
-        if seen[name] is not f: raise ToolNameCollision(f"Two different tools are named {name!r}; rename one (e.g. pass {{'other_name': function}})")
+        if seen[name] is not f:
+            raise ToolNameCollision(f"Two different tools are named {name!r}; rename one (e.g. pass "
+                                    f"{{'other_name': function}})")
         return False
     seen[name] = f
     return True
 
+# %% ../nbs/06_providers.ipynb #b67ab04b
 def tool_specs(tools:typing.Callable|dict|list # A function, a schema dict, a list of them, or a namespace (dict of name -> callable)
               )->list: # `[{'name', 'description', 'parameters'}]`, one per tool, names unique
     "The provider-neutral description of each tool in `tools`"
@@ -164,7 +188,8 @@ def tool_specs(tools:typing.Callable|dict|list # A function, a schema dict, a li
 _STRICT_KEYWORDS = frozenset({'type', 'properties', 'required', 'additionalProperties', 'items', 'anyOf', 'enum', 'const', '$ref', '$defs',
     'description', 'title', 'pattern', 'format', 'multipleOf', 'maximum', 'exclusiveMaximum', 'minimum', 'exclusiveMinimum', 'minItems', 'maxItems'})
 _STRICT_FORMATS = frozenset({'date-time', 'time', 'date', 'duration', 'email', 'hostname', 'ipv4', 'ipv6', 'uuid'})
-# Anthropic's strict tool use (its SDK's `transform_schema`): fewer keywords, `minItems` only 0 or 1, `uri` a known format, no recursion
+# Anthropic's strict tool use (its SDK's `transform_schema`): fewer keywords, `minItems` only 0 or 1, `uri` a known
+# format, no recursion
 _ANTHROPIC_STRICT_KEYWORDS = frozenset({'type', 'properties', 'required', 'additionalProperties', 'items', 'minItems', 'anyOf', 'allOf', 'enum', 'const',
     '$ref', '$defs', 'description', 'title', 'format'})
 _ANTHROPIC_STRICT_FORMATS = _STRICT_FORMATS | {'uri'}
@@ -175,9 +200,12 @@ def _note(s:dict, text:str)->dict:
     return {**s, 'description': f"{d} ({text})" if d else text}
 
 def _keyword_note(k, v, root=None)->str:
-    if k == 'default': return '' if v is None else f"default: {json.dumps(v, ensure_ascii=False)}" # a null default says nothing the type does not
+    if k == 'default':
+        # a null default says nothing the type does not
+        return '' if v is None else f"default: {json.dumps(v, ensure_ascii=False)}"
     if k == 'uniqueItems': return 'items must be unique' if v else ''
-    if k == 'prefixItems': return 'exactly these items in order: ' + ', '.join(describe_schema(o, root) for o in v if isinstance(o, dict))
+    if k == 'prefixItems':
+        return 'exactly these items in order: ' + ', '.join(describe_schema(o, root) for o in v if isinstance(o, dict))
     return f"{k}: {json.dumps(v, ensure_ascii=False)}"
 
 # %% ../nbs/06_providers.ipynb #0342d339
@@ -192,7 +220,8 @@ def _nullable(s:dict)->dict:
     if _accepts_null(s): return s
     t = s.get('type')
     if 'enum' in s: return {**s, 'enum': [*s['enum'], None], **({'type': [t, 'null']} if isinstance(t, str) else {})}
-    if 'const' in s: return {k:v for k,v in s.items() if k != 'const'} | {'enum': [s['const'], None]} | ({'type': [t, 'null']} if isinstance(t, str) else {})
+    if 'const' in s:
+        return {k:v for k,v in s.items() if k != 'const'} | {'enum': [s['const'], None]} | ({'type': [t, 'null']} if isinstance(t, str) else {})
     if 'anyOf' in s: return {**s, 'anyOf': [*s['anyOf'], {'type': 'null'}]}
     if isinstance(t, str) and '$ref' not in s: return {**s, 'type': [t, 'null']}
     if isinstance(t, list): return {**s, 'type': [*t, 'null']}
@@ -219,7 +248,8 @@ def _parameters_using(root:dict, name:str)->list:
 
 # %% ../nbs/06_providers.ipynb #024bf0e7
 class _Strict(SchemaWalker):
-    "OpenAI strict mode as a pass over the schema walker: objects closed, optional fields nullable, other keywords into descriptions; `at` is (path, objects nested)"
+    ("OpenAI strict mode as a pass over the schema walker: objects closed, optional fields nullable, other keywords "
+     "into descriptions; `at` is (path, objects nested)")
     MODE,KEYWORDS,FORMATS,MAX_NESTING,MAX_PROPERTIES = 'OpenAI strict mode',_STRICT_KEYWORDS,_STRICT_FORMATS,MAX_OPENAI_STRICT_NESTING,MAX_OPENAI_STRICT_PROPERTIES
     def __init__(self, tool, root): super().__init__(root, f"The schema of tool {tool!r}"); self.tool,self.props = tool,0
     def keeps(self, k, v)->bool: return k in self.KEYWORDS # is keyword `k` (with value `v`) said in the schema, not in the description?
@@ -227,17 +257,21 @@ class _Strict(SchemaWalker):
     def required(self, props:dict, req:set)->list: return list(props)
     def fail(self, path, what):
         where = f"Parameter {_where(path)!r}"
-        if path and path[0] in DEFS_KEYS: # inside a definition: say which parameters use it, since that is what the user wrote
+        # inside a definition: say which parameters use it, since that is what the user wrote
+        if path and path[0] in DEFS_KEYS:
             users = _parameters_using(self.root, path[1])
             where = f"Field {_where(path[2:]) if len(path) > 2 else path[1]!r} of {path[1]} (used by parameter {', '.join(map(repr, users)) or 'none'})"
         raise StrictSchemaError(f"{where} of tool {self.tool!r} cannot be expressed in {self.MODE}: {what}. "
-                                "Use strict='auto' to send this tool without strict mode, or give the parameter a type with named fields (a dataclass or TypedDict)")
+                                "Use strict='auto' to send this tool without strict mode, or give the parameter a type "
+                                "with named fields (a dataclass or TypedDict)")
     def any(self, s, at): self.fail(at[0], 'it accepts any value, which strict mode cannot say')
     untyped = any
     def invalid(self, s, at): self.fail(at[0], f"its schema is {show_value(s)}")
     never = invalid
     def ref(self, s, at):
-        if any(k != '$ref' and (k != 'description' or v) for k,v in s.items()): return self.walk(self.deref(s), at) # strict mode refuses keywords next to a `$ref`: use the definition itself
+        if any(k != '$ref' and (k != 'description' or v) for k,v in s.items()):
+            # strict mode refuses keywords next to a `$ref`: use the definition itself
+            return self.walk(self.deref(s), at)
         resolve_ref(s['$ref'], self.root) # it must resolve; it stays a `$ref` (recursion too)
         return {'$ref': s['$ref']}
 
@@ -257,7 +291,8 @@ class _Strict(SchemaWalker):
         if is_obj: self.close_object(s, out, path, nesting+1)
         if t == 'array' or (isinstance(t, list) and 'array' in t) or (t is None and ('items' in s or 'prefixItems' in s)):
             items = s.get('items')
-            if items in (None, False) and s.get('prefixItems'): items = {'anyOf': s['prefixItems']} # `items: false` closes a tuple
+            if items in (None, False) and s.get('prefixItems'):
+                items = {'anyOf': s['prefixItems']} # `items: false` closes a tuple
             if items is None: self.fail(path, 'it is a list whose items can be anything')
             out['items'] = self.walk(items, ([*path, '[]'], nesting))
         if not (is_obj or 'anyOf' in out or 'type' in out or 'enum' in out or 'const' in out or 'items' in out):
@@ -267,13 +302,19 @@ class _Strict(SchemaWalker):
     any_of = object = array = scalar = type_list = null = enum = typed
     def close_object(self, s, out, path, nesting):
         props,extra = s.get('properties') or {},s.get('additionalProperties')
-        if not props and extra not in (None, False): self.fail(path, f"it is a free-form object (any keys, each {describe_schema(extra, self.root) if isinstance(extra, dict) else 'any value'})")
-        if extra not in (None, False): self.fail(path, 'it takes keys beyond its named properties (additionalProperties)')
+        if not props and extra not in (None, False):
+            self.fail(path, "it is a free-form object (any keys, each "
+                            f"{describe_schema(extra, self.root) if isinstance(extra, dict) else 'any value'})")
+        if extra not in (None, False):
+            self.fail(path, 'it takes keys beyond its named properties (additionalProperties)')
         if 'patternProperties' in s: self.fail(path, 'its keys are given by a pattern (patternProperties)')
-        if not props and path and s.get('type') == 'object' and extra is None and s.get('title') is None: self.fail(path, 'it is a free-form object (any keys)')
-        if self.MAX_NESTING and nesting > self.MAX_NESTING: self.fail(path, f"objects are nested more than {self.MAX_NESTING} deep (the provider's limit)")
+        if not props and path and s.get('type') == 'object' and extra is None and s.get('title') is None:
+            self.fail(path, 'it is a free-form object (any keys)')
+        if self.MAX_NESTING and nesting > self.MAX_NESTING:
+            self.fail(path, f"objects are nested more than {self.MAX_NESTING} deep (the provider's limit)")
         self.props += len(props)
-        if self.MAX_PROPERTIES and self.props > self.MAX_PROPERTIES: self.fail(path, f"the tool has more than {self.MAX_PROPERTIES} properties (the provider's limit)")
+        if self.MAX_PROPERTIES and self.props > self.MAX_PROPERTIES:
+            self.fail(path, f"the tool has more than {self.MAX_PROPERTIES} properties (the provider's limit)")
         req = set(s.get('required') or ())
         new = {k: self.walk(v, ([*path, k], nesting)) for k,v in props.items()}
         out['properties'] = {k: p if k in req else self.optional(p) for k,p in new.items()}
@@ -284,12 +325,16 @@ def strict_schema(parameters:dict, # A tool's parameters schema (JSON Schema, `$
                   tool:str='tool', # The tool's name, for error messages
                   provider:str='openai' # 'openai' (also 'openai-responses') or 'anthropic': whose strict mode
                  )->dict: # A new schema the provider accepts with `strict: true`
-    "`parameters` rewritten for `provider`'s strict mode; raises `StrictSchemaError` naming a parameter strict mode cannot express"
+    ("`parameters` rewritten for `provider`'s strict mode; raises `StrictSchemaError` naming a parameter strict mode "
+     "cannot express")
     st = (_AnthropicStrict if provider == 'anthropic' else _Strict)(tool, parameters)
-    if parameters.get('type') != 'object': raise StrictSchemaError(f"The parameters of tool {tool!r} must be a JSON object schema for strict mode, got type {parameters.get('type')!r}")
+    if parameters.get('type') != 'object':
+        raise StrictSchemaError(f"The parameters of tool {tool!r} must be a JSON object schema for strict mode, got "
+                                f"type {parameters.get('type')!r}")
     out = st.walk({k:v for k,v in parameters.items() if k not in DEFS_KEYS}, ([], 0))
     for dk in DEFS_KEYS:
-        if isinstance(parameters.get(dk), dict): out[dk] = {k: st.walk(v, ([dk, k], 0)) for k,v in parameters[dk].items()}
+        if isinstance(parameters.get(dk), dict):
+            out[dk] = {k: st.walk(v, ([dk, k], 0)) for k,v in parameters[dk].items()}
     return out
 
 # %% ../nbs/06_providers.ipynb #2de067ae
@@ -311,7 +356,8 @@ def _recursive_defs(root:dict)->set:
     return out
 
 class _AnthropicStrict(_Strict):
-    "Anthropic's strict tool use: as OpenAI's, but optional fields stay optional, fewer keywords, and no recursive types"
+    ("Anthropic's strict tool use: as OpenAI's, but optional fields stay optional, fewer keywords, and no recursive "
+     "types")
     MODE,KEYWORDS,FORMATS,MAX_NESTING,MAX_PROPERTIES = "Anthropic's strict mode",_ANTHROPIC_STRICT_KEYWORDS,_ANTHROPIC_STRICT_FORMATS,None,None
     def __init__(self, tool, root):
         super().__init__(tool, root)
@@ -320,7 +366,9 @@ class _AnthropicStrict(_Strict):
     def optional(self, p:dict)->dict: return p
     def required(self, props:dict, req:set)->list: return [k for k in props if k in req]
     def ref(self, s, at):
-        if s['$ref'] in self.recursive: self.fail(at[0], f"its type {s['$ref'].rsplit('/', 1)[-1] or 'parameters'} contains itself (a recursive type)")
+        if s['$ref'] in self.recursive:
+            self.fail(at[0], f"its type {s['$ref'].rsplit('/', 1)[-1] or 'parameters'} contains itself (a recursive "
+                             "type)")
         return super().ref(s, at)
 
 # %% ../nbs/06_providers.ipynb #2f541ab1
@@ -328,30 +376,35 @@ class _AnthropicStrict(_Strict):
 _GEMINI_KEYWORDS = frozenset({'type', 'format', 'description', 'nullable', 'enum', 'maxItems', 'minItems', 'properties', 'required', 'minProperties',
     'maxProperties', 'minLength', 'maxLength', 'pattern', 'example', 'anyOf', 'propertyOrdering', 'items', 'minimum', 'maximum'})
 _GEMINI_FORMATS = {'STRING': {'enum', 'date-time'}, 'INTEGER': {'int32', 'int64'}, 'NUMBER': {'float', 'double'}}
-_GEMINI_TYPES = {'string': 'STRING', 'integer': 'INTEGER', 'number': 'NUMBER', 'boolean': 'BOOLEAN', 'array': 'ARRAY', 'object': 'OBJECT'}
+_GEMINI_TYPES = {'string': 'STRING', 'integer': 'INTEGER', 'number': 'NUMBER', 'boolean': 'BOOLEAN', 'array': 'ARRAY',
+                 'object': 'OBJECT'}
 _DROP_FOR_GEMINI = frozenset({'$schema', '$id', '$comment', 'title', 'additionalProperties', 'examples', '$defs', 'definitions', 'readOnly', 'writeOnly'})
 
 def _json_text(s:dict, what:str)->dict:
     "A string schema asking for `what` as JSON text (which `call_func` decodes)"
-    return _note({'type': 'STRING', **({'description': s['description']} if s.get('description') else {})}, f"{what}, sent as JSON text")
+    return _note({'type': 'STRING', **({'description': s['description']} if s.get('description') else {})},
+                 f"{what}, sent as JSON text")
 
 # %% ../nbs/06_providers.ipynb #1b20d550
 class _Gemini(SchemaWalker):
-    "Gemini's OpenAPI subset as a pass over the schema walker: `$ref`s spelled out in place, unions and nulls as Gemini says them; `at` is the definitions we are inside of"
+    ("Gemini's OpenAPI subset as a pass over the schema walker: `$ref`s spelled out in place, unions and nulls as "
+     "Gemini says them; `at` is the definitions we are inside of")
     def __init__(self, tool, root): super().__init__(root, f"The schema of tool {tool!r}")
     def any(self, s, at): return _json_text(s if isinstance(s, dict) else {}, 'any JSON value')
     never = invalid = untyped = any
     def ref(self, s, at):
         name = s['$ref'].rsplit('/', 1)[-1] or 'parameters'
         merged = self.deref(s)
-        if at.count(name) >= MAX_GEMINI_REF_LEVELS: return _json_text(merged, f"a {name} object (nested more than {MAX_GEMINI_REF_LEVELS} levels deep)")
+        if at.count(name) >= MAX_GEMINI_REF_LEVELS:
+            return _json_text(merged, f"a {name} object (nested more than {MAX_GEMINI_REF_LEVELS} levels deep)")
         return self.walk(merged, (*at, name))
     def any_of(self, s, at): return self.union(s, self.members(s, 'anyOf'), at)
     def type_list(self, s, at): return self.union(s, [{'type': x} for x in s['type']], at)
     def null(self, s, at): return _note({'type': 'STRING', 'nullable': True}, 'always null')
     def enum(self, s, at):
         if 'const' in s: s = {**{k:v for k,v in s.items() if k != 'const'}, 'enum': [s['const']]}
-        if isinstance(s.get('enum'), list) and s['enum'] and all(isinstance(v, str) for v in s['enum']): return self.typed({**s, 'type': 'string'}, at)
+        if isinstance(s.get('enum'), list) and s['enum'] and all(isinstance(v, str) for v in s['enum']):
+            return self.typed({**s, 'type': 'string'}, at)
         return self.any(s, at)
     def object(self, s, at):
         if s.get('properties'): return self.typed(s, at)
@@ -362,7 +415,9 @@ class _Gemini(SchemaWalker):
         if 'const' in s: s = {**{k:v for k,v in s.items() if k != 'const'}, 'enum': [s['const']]}
         out,notes = {'type': _GEMINI_TYPES.get(s.get('type', 'array'), 'STRING')},[]
         for k,v in s.items():
-            if k in ('type', 'properties', 'items', 'prefixItems', 'required', 'enum', 'format', 'nullable') or k in _DROP_FOR_GEMINI: continue
+            if k in ('type', 'properties', 'items', 'prefixItems', 'required', 'enum', 'format',
+                     'nullable') or k in _DROP_FOR_GEMINI:
+                continue
             if k == 'description' and not v: continue
             if k in _GEMINI_KEYWORDS: out[k] = v
             elif (n := _keyword_note(k, v, self.root)): notes.append(n)
@@ -373,7 +428,8 @@ class _Gemini(SchemaWalker):
         if 'enum' in s:
             vals = [v for v in s['enum'] if v is not None]
             if None in s['enum']: out['nullable'] = True
-            if vals and all(isinstance(v, str) for v in vals) and out['type'] == 'STRING': out['enum'],out['format'] = vals,'enum'
+            if vals and all(isinstance(v, str) for v in vals) and out['type'] == 'STRING':
+                out['enum'],out['format'] = vals,'enum'
             else: notes.append('one of ' + ', '.join(json.dumps(v) for v in vals))
         if s.get('nullable'): out['nullable'] = True
         if out['type'] == 'OBJECT':
@@ -381,7 +437,8 @@ class _Gemini(SchemaWalker):
             if (req := [k for k in s.get('required') or () if k in out['properties']]): out['required'] = req
         if out['type'] == 'ARRAY':
             items = s.get('items')
-            if items in (None, False) and s.get('prefixItems'): items = {'anyOf': s['prefixItems']} # `items: false` closes a tuple
+            if items in (None, False) and s.get('prefixItems'):
+                items = {'anyOf': s['prefixItems']} # `items: false` closes a tuple
             out['items'] = self.walk(items if items is not None else {}, at)
         return _note(out, '; '.join(notes)) if notes else out
 
@@ -391,11 +448,13 @@ class _Gemini(SchemaWalker):
         null = any(isinstance(o, dict) and o.get('type') == 'null' for o in members)
         members = [o for o in members if not (isinstance(o, dict) and o.get('type') == 'null')]
         if not members: return self.walk({**rest, 'type': 'null'}, at)
-        if len(members) == 1: out = self.walk({**rest, **members[0], **({'description': rest['description']} if rest.get('description') else {})}, at)
+        if len(members) == 1:
+            out = self.walk({**rest, **members[0], **({'description': rest['description']} if rest.get('description') else {})}, at)
         else:
             out = {'anyOf': [self.walk(o, at) for o in members]}
             if 'default' in rest: out = _note(out, _keyword_note('default', rest['default']))
-            if rest.get('description'): out['description'] = rest['description'] + (f" ({out['description']})" if out.get('description') else '')
+            if rest.get('description'):
+                out['description'] = rest['description'] + (f" ({out['description']})" if out.get('description') else '')
         return {**out, 'nullable': True} if null else out
 
 # %% ../nbs/06_providers.ipynb #e1e1c397
@@ -403,8 +462,11 @@ def gemini_schema(parameters:dict, # A tool's parameters schema (JSON Schema, `$
                   tool:str='tool' # The tool's name, for error messages
                  )->dict|None: # Gemini `Schema` fields (camelCase), or `None` when there are no parameters
     "`parameters` rewritten to the OpenAPI subset Gemini's `FunctionDeclaration.parameters` accept"
-    if parameters.get('type', 'object') != 'object': raise SchemaError(f"The parameters of tool {tool!r} must be an object schema, got type {parameters.get('type')!r}")
-    if not parameters.get('properties'): return None # Gemini refuses an object without properties: a tool without parameters has none
+    if parameters.get('type', 'object') != 'object':
+        raise SchemaError(f"The parameters of tool {tool!r} must be an object schema, got type "
+                          f"{parameters.get('type')!r}")
+    if not parameters.get('properties'):
+        return None # Gemini refuses an object without properties: a tool without parameters has none
     return _Gemini(tool, parameters).walk({k:v for k,v in parameters.items() if k not in ('$defs', 'description', 'title')}, ())
 
 # %% ../nbs/06_providers.ipynb #e137ae96
@@ -417,12 +479,15 @@ def _strict_params(spec, strict, provider='openai'):
         raise
 
 class Provider:
-    "One model API: its tool schemas, its calls read back, its results written, (for the loop) its requests; subclass and `register_provider`"
-    family = None # whose reply shapes it reads ('openai', 'anthropic', ...); `None`: its own name. A subclass keeps its parent's
+    ("One model API: its tool schemas, its calls read back, its results written, (for the loop) its requests; subclass "
+     "and `register_provider`")
+    # whose reply shapes it reads ('openai', 'anthropic', ...); `None`: its own name. A subclass keeps its parent's
+    family = None
     maps_names = True # are tool names mapped to what OpenAI, Anthropic and Gemini accept (`provider_tool_name`)?
     strict = None # whose strict mode its tools have: 'openai', 'anthropic', or `None` (no strict mode)
     name = None # the name it is registered under (`register_provider` sets it)
-    Parts = None # the class that puts a streamed reply together chunk by chunk, for `StreamAccumulator` (`None`: no streams)
+    # the class that puts a streamed reply together chunk by chunk, for `StreamAccumulator` (`None`: no streams)
+    Parts = None
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
@@ -432,7 +497,8 @@ class Provider:
     def __repr__(self): return f"{type(self).__name__}({self.name!r})"
 
     # What the tool loop asks of an API that an SDK's clients speak
-    sdk = None # the SDK whose clients speak it: 'openai', 'anthropic' or 'gemini' (`google-genai`); `None`: not one for the loop
+    # the SDK whose clients speak it: 'openai', 'anthropic' or 'gemini' (`google-genai`); `None`: not one for the loop
+    sdk = None
     apis = () # more names `tool_loop(..., api=...)` takes for it, besides its own
     text_type = 'text' # the type of a text block in a user message
     @property
@@ -466,7 +532,8 @@ class Provider:
                       calls:list, # The calls parsed from it
                       iteration:int # The round, for the ids made here
                      )->tuple[list,list]: # (history items, calls) with an id for every call
-        "The reply's history items and calls, each call with an id (the default: as they are, for APIs whose calls carry ids)"
+        ("The reply's history items and calls, each call with an id (the default: as they are, for APIs whose calls "
+         "carry ids)")
         return added, calls
     def user_message(self, text:str # What the user says
                     )->dict: # A user message in this API's dialect
@@ -485,7 +552,9 @@ class Provider:
     def _first(self, response, key:str, field:str):
         "`field` of the first of the reply's `key` (its choices or candidates): the one the loop continues with"
         items = _get(response, key) or []
-        if not items: raise ValueError(f"The server's reply has no {key}, so there is no message to continue with: {str(response)[:300]}")
+        if not items:
+            raise ValueError(f"The server's reply has no {key}, so there is no message to continue with: "
+                             f"{str(response)[:300]}")
         return _get(items[0], field)
 
     def tool(self, spec:dict, # One tool, provider-neutral: `{'name', 'description', 'parameters'}` (as `tool_specs` gives it)
@@ -525,8 +594,10 @@ def register_provider(name:str, # The name `tool_schemas`, `parse_tool_calls`, `
                       cls:type # A `Provider` subclass: the API's dialect
                      )->'Provider': # The registered object (a provider registered before under `name` is replaced)
     "Register the API `cls` under `name`; from then on every function that takes `provider=` knows it"
-    if not (isinstance(cls, type) and issubclass(cls, Provider)): raise TypeError(f"register_provider takes a Provider subclass, got {cls!r:.80}")
-    if not isinstance(name, str) or not name: raise ValueError(f"A provider's name is a non-empty string, got {show_value(name)}")
+    if not (isinstance(cls, type) and issubclass(cls, Provider)):
+        raise TypeError(f"register_provider takes a Provider subclass, got {cls!r:.80}")
+    if not isinstance(name, str) or not name:
+        raise ValueError(f"A provider's name is a non-empty string, got {show_value(name)}")
     api = cls()
     api.name,api.family = name,cls.family or name
     _providers[name] = api
@@ -541,7 +612,8 @@ class AnthropicMessages(Provider):
     def request(self, model, history, schemas, system, final, options):
         req = {'max_tokens': DEFAULT_MAX_TOKENS, **options, 'model': model, 'messages': _user_turns_joined(history)}
         if system: req['system'] = system
-        if schemas: req['tools'] = schemas # declared even in the final request: Anthropic refuses tool blocks without them
+        if schemas:
+            req['tools'] = schemas # declared even in the final request: Anthropic refuses tool blocks without them
         if schemas and final: req['tool_choice'] = {'type': 'none'}
         return req
     def assistant_messages(self, response):
@@ -550,7 +622,8 @@ class AnthropicMessages(Provider):
         return ''.join(_get(b, 'text') or '' for b in _get(response, 'content') or [] if _get(b, 'type') == 'text')
     def tool(self, spec, name, strict):
         params,is_strict = _strict_params(spec, strict, 'anthropic')
-        return {'name': name, 'description': spec['description'], 'input_schema': params, **({'strict': is_strict} if strict else {})}
+        return {'name': name, 'description': spec['description'], 'input_schema': params,
+                **({'strict': is_strict} if strict else {})}
     def results(self, results):
         blocks = []
         for r in results:
@@ -560,7 +633,8 @@ class AnthropicMessages(Provider):
             blocks.append(b)
         return {'role': 'user', 'content': blocks}
     class Parts:
-        "Puts a streamed Anthropic message together: blocks started, grown by their deltas, `tool_use` input from its JSON pieces"
+        ("Puts a streamed Anthropic message together: blocks started, grown by their deltas, `tool_use` input from its "
+         "JSON pieces")
         missing = 'message_stop'
         def __init__(self): self.message,self.blocks,self.json,self.grown,self.done = {},{},{},{},False
         def add(self, d)->str:
@@ -574,7 +648,8 @@ class AnthropicMessages(Provider):
             elif t == 'content_block_stop' and self.json.get(i):
                 raw = ''.join(self.json.pop(i))
                 try: self.blocks[i]['input'] = json.loads(raw)
-                except ValueError: self.blocks[i]['input'] = raw # `parse_tool_calls` gives the call an error: the JSON is broken
+                except ValueError:
+                    self.blocks[i]['input'] = raw # `parse_tool_calls` gives the call an error: the JSON is broken
             elif t == 'message_delta':
                 self.message.update(d.get('delta') or {})
                 if d.get('usage'): self.message['usage'] = {**(self.message.get('usage') or {}), **d['usage']}
@@ -584,7 +659,8 @@ class AnthropicMessages(Provider):
             b = self.blocks[i]
             kind = delta.get('type')
             if kind == 'input_json_delta' and i in self.json: self.json[i].append(delta.get('partial_json') or '')
-            elif kind == 'thinking_delta': self.grown.setdefault((i, 'thinking'), []).append(delta.get('thinking') or '')
+            elif kind == 'thinking_delta':
+                self.grown.setdefault((i, 'thinking'), []).append(delta.get('thinking') or '')
             elif kind == 'signature_delta': b['signature'] = delta.get('signature')
             elif kind == 'citations_delta': b['citations'] = list(b.get('citations') or []) + [delta.get('citation')]
             elif kind == 'text_delta':
@@ -594,7 +670,8 @@ class AnthropicMessages(Provider):
         def complete(self)->bool: return self.done
         def response(self)->dict:
             blocks = {i: dict(b) for i,b in self.blocks.items()}
-            for (i,field),pieces in self.grown.items(): blocks[i][field] = (blocks[i].get(field) or '') + ''.join(pieces)
+            for (i,field),pieces in self.grown.items():
+                blocks[i][field] = (blocks[i].get(field) or '') + ''.join(pieces)
             return {**self.message, 'content': [b for _,b in sorted(blocks.items())]}
 
 register_provider('anthropic', AnthropicMessages)
@@ -606,10 +683,12 @@ class ChatCompletions(Provider):
     sdk,apis = 'openai',('chat', 'chat-completions')
     def create(self, client): return client.chat.completions.create
     def request(self, model, history, schemas, system, final, options):
-        req = {**options, 'model': model, 'messages': ([{'role': 'system', 'content': system}] if system else []) + list(history)}
+        req = {**options, 'model': model,
+               'messages': ([{'role': 'system', 'content': system}] if system else []) + list(history)}
         if schemas and not final: req['tools'] = schemas
         else:
-            for k in ('tools', 'tool_choice', 'parallel_tool_calls'): req.pop(k, None) # servers refuse these without tools
+            for k in ('tools', 'tool_choice', 'parallel_tool_calls'):
+                req.pop(k, None) # servers refuse these without tools
         return req
     def _message(self, response): return self._first(response, 'choices', 'message')
     def assistant_messages(self, response):
@@ -620,7 +699,8 @@ class ChatCompletions(Provider):
         return [msg]
     def answer_text(self, response): return _get(self._message(response), 'content') or ''
     def with_call_ids(self, added, calls, iteration):
-        "Some compatible servers send calls without ids: give them ids, in the history too, so each result can name its call"
+        ("Some compatible servers send calls without ids: give them ids, in the history too, so each result can name "
+         "its call")
         tool_calls = added[0].get('tool_calls') or []
         if all(c.get('id') for c in calls) or len(tool_calls) != len(calls): return added, calls
         ids = [c.get('id') or f"call_{iteration}_{k}" for k,c in enumerate(calls)]
@@ -641,7 +721,8 @@ class ChatCompletions(Provider):
             self.finish,self.usage,self.saw_text = None,None,False
         def add(self, d)->str:
             if d.get('error'): raise StreamError(STREAM_ERROR_EVENT.format(message=_error_text(d['error'])))
-            if not self.head: self.head = {k: d[k] for k in ('id', 'created', 'model', 'system_fingerprint') if d.get(k)}
+            if not self.head:
+                self.head = {k: d[k] for k in ('id', 'created', 'model', 'system_fingerprint') if d.get(k)}
             if d.get('usage'): self.usage = d['usage']
             choice = next((c for c in d.get('choices') or [] if _is_map(c) and c.get('index', 0) == 0), None)
             if choice is None: return ''
@@ -664,7 +745,8 @@ class ChatCompletions(Provider):
             if p.get('id') and not c.get('id'): c['id'] = p['id']
             if p.get('type'): c['type'] = p['type']
             f,fp = c['function'],p.get('function') or {}
-            if isinstance(fp.get('name'), str) and fp['name'] != f['name']: f['name'] += fp['name'] # some servers repeat it in each piece
+            if isinstance(fp.get('name'), str) and fp['name'] != f['name']:
+                f['name'] += fp['name'] # some servers repeat it in each piece
             if isinstance(fp.get('arguments'), str): # joined once at the end: `+=` would copy all of it at each piece
                 self.args.setdefault(k, []).append(fp['arguments'])
         def complete(self)->bool: return self.finish is not None
@@ -683,12 +765,14 @@ register_provider('openai', ChatCompletions)
 
 # %% ../nbs/06_providers.ipynb #93c67711
 class Responses(Provider):
-    "The OpenAI Responses API: flat `function` tools, `function_call` items, `function_call_output` items back by `call_id`"
+    ("The OpenAI Responses API: flat `function` tools, `function_call` items, `function_call_output` items back by "
+     "`call_id`")
     family,strict = 'openai-responses','openai'
     sdk,apis,text_type = 'openai',('responses',),'input_text'
     def create(self, client): return client.responses.create
     def request(self, model, history, schemas, system, final, options):
-        if system and options.get('instructions'): raise ValueError("Pass the system prompt once: as system= or as instructions=, not both")
+        if system and options.get('instructions'):
+            raise ValueError("Pass the system prompt once: as system= or as instructions=, not both")
         req = {**options, 'model': model, 'input': list(history)}
         if system: req['instructions'] = system
         if schemas and not final: req['tools'] = schemas
@@ -701,21 +785,25 @@ class Responses(Provider):
                        for c in _get(item, 'content') or [] if _get(c, 'type') == 'output_text')
     def tool(self, spec, name, strict):
         params,is_strict = _strict_params(spec, strict)
-        return {'type': 'function', 'name': name, 'description': spec['description'], 'parameters': params, 'strict': is_strict}
+        return {'type': 'function', 'name': name, 'description': spec['description'], 'parameters': params,
+                'strict': is_strict}
     def results(self, results):
         return [{'type': 'custom_tool_call_output' if _is_custom(r) else 'function_call_output', 'call_id': r.get('id'),
                  'output': _text_and_error(r)[0]} for r in results]
     class Parts:
-        "Puts a streamed Responses reply together: output items as they are added and done, the reply from `response.completed`"
+        ("Puts a streamed Responses reply together: output items as they are added and done, the reply from "
+         "`response.completed`")
         missing = 'response.completed'
         def __init__(self): self.items,self.args,self.final,self.text = {},{},None,[]
         def add(self, d)->str:
             t = d.get('type')
             if t in ('error', 'response.failed'):
-                err = {'message': d.get('message'), 'code': d.get('code')} if t == 'error' else (d.get('response') or {}).get('error')
+                err = {'message': d.get('message'),
+                       'code': d.get('code')} if t == 'error' else (d.get('response') or {}).get('error')
                 raise StreamError(STREAM_ERROR_EVENT.format(message=_error_text(err or 'the response failed')))
             k = d.get('output_index')
-            if t in ('response.output_item.added', 'response.output_item.done') and isinstance(d.get('item'), abc.Mapping):
+            if t in ('response.output_item.added',
+                     'response.output_item.done') and isinstance(d.get('item'), abc.Mapping):
                 self.items[k] = dict(d['item'])
                 if t.endswith('.done'): self.args.pop(k, None) # the finished item has its whole arguments
             elif t == 'response.function_call_arguments.delta' and k in self.items:
@@ -744,7 +832,8 @@ class Gemini(Provider):
     def create_stream(self, client): return client.models.generate_content_stream
     def request(self, model, history, schemas, system, final, options):
         options = dict(options)
-        config = {**_gemini_plain(options.pop('config', None) or {}), 'automatic_function_calling': {'disable': True}} # the loop runs the calls
+        # the loop runs the calls
+        config = {**_gemini_plain(options.pop('config', None) or {}), 'automatic_function_calling': {'disable': True}}
         if system: config['system_instruction'] = system
         if schemas:
             config['tools'] = [{'function_declarations': schemas}]
@@ -842,7 +931,8 @@ register_provider('mcp', MCP)
 register_provider('json_schema', JSONSchema)
 
 # %% ../nbs/06_providers.ipynb #516322db
-DEFAULT_MAX_TOKENS = 4096 # Anthropic requires `max_tokens`; this leaves room for an answer after tool calls (pass max_tokens= to change it)
+# Anthropic requires `max_tokens`; this leaves room for an answer after tool calls (pass max_tokens= to change it)
+DEFAULT_MAX_TOKENS = 4096
 _MUST = "{} has no `{}`: a provider the tool loop drives defines create, request, assistant_messages and answer_text"
 
 def _reply_fields(obj):
@@ -865,7 +955,8 @@ def _as_messages(formatted)->list:
 def _blocks(content)->list: return [{'type': 'text', 'text': content}] if isinstance(content, str) else list(content or [])
 
 def _user_turns_joined(messages:list, field:str='content')->list:
-    "`messages` with each run of user messages joined into one, blocks (Anthropic's `content`, Gemini's `parts`) in order"
+    ("`messages` with each run of user messages joined into one, blocks (Anthropic's `content`, Gemini's `parts`) in "
+     "order")
     # turns alternate; a history that ends with tool results, continued with a question, has two in a row
     out = []
     for m in messages:
@@ -885,11 +976,15 @@ def _with_note(history:list, text:str, text_type:str='text')->list:
     return list(history) + [{'role': 'user', 'content': text}]
 
 # %% ../nbs/06_providers.ipynb #3ff71737
-_dialect_cache = WeakCache() # tool -> {(provider, strict, name given): (its own name, its description in that dialect, as marshal bytes)}
-_last_batches = {} # (provider, strict) -> (the last tools asked for, weak references to them, their ToolNames, the answer as marshal bytes or None)
+# tool -> {(provider, strict, name given): (its own name, its description in that dialect, as marshal bytes)}
+_dialect_cache = WeakCache()
+# (provider, strict) -> (the last tools asked for, weak references to them, their ToolNames, the answer as marshal bytes
+# or None)
+_last_batches = {}
 
 def _dialect_tool(f, k:str|None, provider:str, strict)->tuple:
-    "`(own name, description in provider's dialect)` of tool `f` (named `k`): a callable's is kept, and each caller gets a copy"
+    ("`(own name, description in provider's dialect)` of tool `f` (named `k`): a callable's is kept, and each caller "
+     "gets a copy")
     key,entries = (provider, strict, k),None
     if not isinstance(f, abc.Mapping) and (entries := _dialect_cache.get(f)) is not None and (hit := entries.get(key)) is not None:
         return hit[0],marshal.loads(hit[1])
@@ -911,19 +1006,22 @@ def _keep_batch(provider, strict, batch:tuple, items:list, names:ToolNames, out:
 # %% ../nbs/06_providers.ipynb #0958d767
 def tool_schemas(tools:typing.Callable|dict|list, # A function, a schema dict, a list of them, or a namespace (dict of name -> callable)
                  provider:str='anthropic', # One of `PROVIDERS`
-                 strict:bool|str=False # Strict mode (OpenAI's, Anthropic's): True, False, or 'auto' (strict for each tool that can be)
+                 # Strict mode (OpenAI's, Anthropic's): True, False, or 'auto' (strict for each tool that can be)
+                 strict:bool|str=False
                 )->list: # One tool description per tool, in `provider`'s dialect
     "Describe `tools` the way `provider` wants them in its `tools` request parameter"
     api = get_provider(provider)
     if strict not in (True, False, 'auto'): raise ValueError(f"strict must be True, False or 'auto', got {strict!r}")
     if strict is True and api.strict is None:
         having = ', '.join(n for n in PROVIDERS if _providers[n].strict)
-        raise ValueError(f"strict=True is a strict mode that only {having} have; provider {provider!r} has no such setting "
+        raise ValueError(f"strict=True is a strict mode that only {having} have; provider {provider!r} has no such "
+                         "setting "
                          "(use strict=False or 'auto')")
     if api.strict is None: strict = False # the others have no strict mode: 'auto' is the same as False
     items,mapped = _tool_items(tools),api.maps_names
     batch,last = tuple((k, id(f)) for k,f in items),_last_batches.get((provider, strict))
-    again = last is not None and last[0] == batch and all(r() is not None for r in last[1]) # same ids, still alive: the same tools
+    # same ids, still alive: the same tools
+    again = last is not None and last[0] == batch and all(r() is not None for r in last[1])
     if again and last[3] is not None: out,names = marshal.loads(last[3]),last[2]
     else:
         names,seen,out = ToolNames(),{},[]
@@ -944,7 +1042,8 @@ def tool_names(tools:typing.Callable|dict|list # A function, a schema dict, a li
 
 # %% ../nbs/06_providers.ipynb #41655ae6
 def _plain_dicts(ann):
-    "`ann` with each dataclass and TypedDict in it as `dict`: google-genai can neither describe nor check those, the wrapper rebuilds them"
+    ("`ann` with each dataclass and TypedDict in it as `dict`: google-genai can neither describe nor check those, the "
+     "wrapper rebuilds them")
     if isinstance(ann, type) and (dataclasses.is_dataclass(ann) or (issubclass(ann, dict) and hasattr(ann, '__required_keys__'))):
         return dict
     origin,args = typing.get_origin(ann),typing.get_args(ann)
@@ -963,8 +1062,10 @@ def _gemini_signature(f, info):
     params = []
     for p in info.params:
         if p.hidden: continue
-        if p.kind in (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD, inspect.Parameter.POSITIONAL_ONLY):
-            raise SchemaError(f"Parameter {p.name!r} of {info.name!r} is positional-only or *args/**kwargs, which a model cannot send; make it a named parameter")
+        if p.kind in (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD,
+                      inspect.Parameter.POSITIONAL_ONLY):
+            raise SchemaError(f"Parameter {p.name!r} of {info.name!r} is positional-only or *args/**kwargs, which a "
+                              "model cannot send; make it a named parameter")
         ann,default = p.annotation,p.default
         if default is not inspect.Parameter.empty and default is not None:
             default = None
@@ -974,23 +1075,30 @@ def _gemini_signature(f, info):
 
 def _whole_numbers_pass(ann):
     "`ann`, also taking an int where it takes a float inside a union"
-    # The SDK checks each argument against the annotation before calling; it lets an int through for a bare `float` but not inside
-    # `Optional` or another union, and models send 3 for 3.0: so the number may be either there (the wrapper converts it to float)
+    # The SDK checks each argument against the annotation before calling; it lets an int through for a bare `float` but
+    # not inside
+    # `Optional` or another union, and models send 3 for 3.0: so the number may be either there (the wrapper converts it
+    # to float)
     args = typing.get_args(ann)
-    if typing.get_origin(ann) in (typing.Union, types.UnionType) and float in args and int not in args: return typing.Union[(*args, int)]
+    if typing.get_origin(ann) in (typing.Union, types.UnionType) and float in args and int not in args:
+        return typing.Union[(*args, int)]
     return ann
 
 # %% ../nbs/06_providers.ipynb #2f710832
 def gemini_callable(f:typing.Callable # A tool: function, method, callable object (sync or async)
                    ): # A callable for `google-genai`'s automatic function calling
-    "Wrap `f` for Gemini's automatic function calling: `None` defaults shown, but a left-out argument still gets its real default and a `null` is passed as `None`"
+    ("Wrap `f` for Gemini's automatic function calling: `None` defaults shown, but a left-out argument still gets its "
+     "real default and a `null` is passed as `None`")
     info = tool_info(f)
     sig = _gemini_signature(f, info)
     def _kwargs(sent):
         unknown = [k for k in sent if k not in sig.parameters]
-        if unknown: raise TypeError(f"{info.name}() got unexpected arguments {unknown}; it takes: {', '.join(sig.parameters)}")
-        kw = bind_arguments(f, {k:v for k,v in sent.items() if v is not None}) # converted and checked, as `call_func` does
-        return {**kw, **{k: None for k,v in sent.items() if v is None}} # the model sent null: it gets None, not the default
+        if unknown:
+            raise TypeError(f"{info.name}() got unexpected arguments {unknown}; it takes: {', '.join(sig.parameters)}")
+        # converted and checked, as `call_func` does
+        kw = bind_arguments(f, {k:v for k,v in sent.items() if v is not None})
+        # the model sent null: it gets None, not the default
+        return {**kw, **{k: None for k,v in sent.items() if v is None}}
     if info.is_async:
         async def wrapper(**kwargs): return await f(**_kwargs(kwargs))
     else:
@@ -1014,6 +1122,7 @@ def _remember_call(id, provider, custom):
         _call_dialects.move_to_end(id)
         while len(_call_dialects) > MAX_REMEMBERED_CALLS: _call_dialects.popitem(last=False)
 
+# %% ../nbs/06_providers.ipynb #d3156746
 _TOO_DEEP = f"The arguments for {{tool!r}} are nested more than {MAX_JSON_DEPTH} levels deep; send a flatter JSON object"
 
 def parse_arguments(text:str|bytes|dict|None, # A model's arguments: JSON text, a dict, or None
@@ -1025,14 +1134,20 @@ def parse_arguments(text:str|bytes|dict|None, # A model's arguments: JSON text, 
     if isinstance(text, (bytes, bytearray)):
         try: text = bytes(text).decode('utf-8')
         except UnicodeDecodeError: return {},f"The arguments for {tool!r} are not UTF-8 text; send a JSON object"
-    if not isinstance(text, str): return {},f"The arguments for {tool!r} must be a JSON object, got {type(text).__name__}"
+    if not isinstance(text, str):
+        return {},f"The arguments for {tool!r} must be a JSON object, got {type(text).__name__}"
     if not text.strip(): return {},None # some models send '' for a tool without parameters
-    if len(text) > MAX_ARGUMENT_CHARS: return {},f"The arguments for {tool!r} are {len(text)} characters long, over the limit of {MAX_ARGUMENT_CHARS}; send less"
+    if len(text) > MAX_ARGUMENT_CHARS:
+        return {},f"The arguments for {tool!r} are {len(text)} characters long, over the limit of {MAX_ARGUMENT_CHARS}; send less"
     try: v = json.loads(text)
-    except ValueError as e: return {},f"The arguments for {tool!r} are not valid JSON ({e}); send one JSON object of name: value pairs"
-    except RecursionError: return {},_TOO_DEEP.format(tool=tool) # how deep json.loads reads before it gives up depends on the Python version
+    except ValueError as e:
+        return {},f"The arguments for {tool!r} are not valid JSON ({e}); send one JSON object of name: value pairs"
+    except RecursionError:
+        # how deep json.loads reads before it gives up depends on the Python version
+        return {},_TOO_DEEP.format(tool=tool)
     if too_deep(v): return {},_TOO_DEEP.format(tool=tool) # the one depth check, as call_func and the CLI make it
-    if not isinstance(v, dict): return {},f"The arguments for {tool!r} must be a JSON object of name: value pairs, got {type(v).__name__}: {text[:80]}"
+    if not isinstance(v, dict):
+        return {},f"The arguments for {tool!r} must be a JSON object of name: value pairs, got {type(v).__name__}: {text[:80]}"
     return v,None
 
 # %% ../nbs/06_providers.ipynb #ceb941bd
@@ -1040,10 +1155,14 @@ def _plain(o):
     "An SDK object (pydantic model) as plain data; JSON text parsed; plain data as it is"
     if isinstance(o, (str, bytes, bytearray)):
         try: return json.loads(o)
-        except (ValueError, RecursionError) as e: raise ValueError(f"parse_tool_calls got text that is not JSON it can read ({e or 'nested too deeply'}); pass the response object, its dict, or its JSON") from None
+        except (ValueError, RecursionError) as e:
+            raise ValueError(f"parse_tool_calls got text that is not JSON it can read ({e or 'nested too deeply'}); "
+                             "pass the response object, its dict, or its JSON") from None
     if hasattr(o, 'model_dump') and not isinstance(o, type):
         return o.model_dump(mode='json', exclude_none=True, warnings=False)
-    if isinstance(o, (list, tuple)): return [x if isinstance(x, (str, bytes, bytearray)) else _plain(x) for x in o] # e.g. `message.content`, a list of SDK blocks
+    if isinstance(o, (list, tuple)):
+        # e.g. `message.content`, a list of SDK blocks
+        return [x if isinstance(x, (str, bytes, bytearray)) else _plain(x) for x in o]
     if isinstance(o, abc.Mapping) or o is None: return o
     if hasattr(o, 'to_dict'): return o.to_dict()
     raise TypeError(f"parse_tool_calls takes a response (an SDK object, its dict or JSON text), got {type(o).__name__}")
@@ -1064,7 +1183,8 @@ def _chat_completion(d, out, hint):
 
 def _chat_message(d, out, hint):
     _walk(d.get('tool_calls') or [], out, 'openai')
-    if isinstance(fc := d.get('function_call'), abc.Mapping): out.append(_found('openai', None, fc.get('name'), fc.get('arguments'))) # the legacy `functions` API
+    if isinstance(fc := d.get('function_call'), abc.Mapping):
+        out.append(_found('openai', None, fc.get('name'), fc.get('arguments'))) # the legacy `functions` API
     return 'openai'
 
 def _chat_tool_call(d, out, hint):
@@ -1084,14 +1204,16 @@ def _response_call(d, out, hint):
 def _message_with_blocks(d, out, hint):
     "An Anthropic `Message` or message dict, or a Responses `message` item (whose blocks are `output_text`)"
     blocks = d.get('content') if isinstance(d.get('content'), list) else []
-    if hint == 'openai-responses' or any(isinstance(b, abc.Mapping) and b.get('type') in ('output_text', 'refusal') for b in blocks): return 'openai-responses'
+    if hint == 'openai-responses' or any(isinstance(b, abc.Mapping) and b.get('type') in ('output_text', 'refusal') for b in blocks):
+        return 'openai-responses'
     _walk(blocks, out, 'anthropic')
     return 'anthropic'
 
 def _tool_use(d, out, hint): out.append(_found('anthropic', d.get('id'), d.get('name'), d.get('input'))); return 'anthropic'
 
 def _gemini_response(d, out, hint):
-    _walk(((d['candidates'] or [{}])[0]).get('content') or {}, out, 'gemini') # the first candidate, as `response.function_calls` does
+    # the first candidate, as `response.function_calls` does
+    _walk(((d['candidates'] or [{}])[0]).get('content') or {}, out, 'gemini')
     return 'gemini'
 
 def _gemini_content(d, out, hint): _walk(d['parts'] or [], out, 'gemini'); return 'gemini'
@@ -1113,7 +1235,8 @@ _RESPONSES_ITEMS = frozenset({'reasoning', 'web_search_call', 'file_search_call'
                               'local_shell_call', 'mcp_call', 'mcp_list_tools', 'mcp_approval_request', 'function_call_output', 'output_text', 'refusal'})
 _is_map = lambda o: isinstance(o, abc.Mapping)
 
-# (does `d` have this shape, given the provider hint?, its reader): the first match wins, so the specific shapes come before the general ones
+# (does `d` have this shape, given the provider hint?, its reader): the first match wins, so the specific shapes come
+# before the general ones
 _SHAPES = [
     (lambda d,h: 'choices' in d, _chat_completion),
     (lambda d,h: 'candidates' in d, _gemini_response),
@@ -1136,23 +1259,29 @@ _SHAPES = [
 
 # %% ../nbs/06_providers.ipynb #8e6a9c0d
 def _walk(d, out:list, hint=None)->str|None:
-    "Find the tool calls in plain response data `d`, appending them to `out`; returns the provider the shape belongs to (or `None`)"
+    ("Find the tool calls in plain response data `d`, appending them to `out`; returns the provider the shape belongs "
+     "to (or `None`)")
     if isinstance(d, (list, tuple)):
         seen = None
         for o in d:
             p = _walk(o, out, hint)
-            if p and seen and p != seen and {p, seen} != {'mcp', 'json_schema'}: raise ValueError(f"The response mixes {seen} and {p} shapes; pass one response at a time")
+            if p and seen and p != seen and {p, seen} != {'mcp', 'json_schema'}:
+                raise ValueError(f"The response mixes {seen} and {p} shapes; pass one response at a time")
             seen = seen or p
         return seen
     if not _is_map(d): return None
     return next((read(d, out, hint) for matches,read in _SHAPES if matches(d, hint)), None)
 
 # %% ../nbs/06_providers.ipynb #a5f60e79
-STREAM_CHUNK_ERROR = ("parse_tool_calls got {what} of a streamed {provider} reply, which holds a piece of the reply at most (a call's "
-                      "name without its arguments, or a bit of them): feed every chunk to `toolslm_like.streaming.StreamAccumulator` "
-                      "(`acc.add(chunk)`) and pass `acc.response()` here (or call `acc.tool_calls()`), or use `tool_loop(..., stream=True)`")
+STREAM_CHUNK_ERROR = ("parse_tool_calls got {what} of a streamed {provider} reply, which holds a piece of the reply at "
+                      "most (a call's "
+                      "name without its arguments, or a bit of them): feed every chunk to "
+                      "`toolslm_like.streaming.StreamAccumulator` "
+                      "(`acc.add(chunk)`) and pass `acc.response()` here (or call `acc.tool_calls()`), or use "
+                      "`tool_loop(..., stream=True)`")
 STREAM_OBJECT_ERROR = ("parse_tool_calls got a stream ({kind}), not a reply: feed each chunk it yields to "
-                       "`toolslm_like.streaming.StreamAccumulator` and pass `acc.response()` here, or use `tool_loop(..., stream=True)`")
+                       "`toolslm_like.streaming.StreamAccumulator` and pass `acc.response()` here, or use "
+                       "`tool_loop(..., stream=True)`")
 SERVER_ERROR_REPLY = "parse_tool_calls got an error the server sent, not a reply: {message}"
 STREAM_ERROR_EVENT = "The server sent an error in the middle of the streamed reply: {message}"
 
@@ -1163,17 +1292,22 @@ def _error_text(err)->str:
     kind = err.get('type') or err.get('code') or err.get('status')
     return f"{msg} ({kind})" if kind else str(msg)
 
+# %% ../nbs/06_providers.ipynb #0a90c11a
 _ANTHROPIC_EVENTS = frozenset({'message_start', 'message_delta', 'message_stop', 'content_block_start', 'content_block_delta',
                                'content_block_stop', 'ping'})
 
 def stream_piece_provider(piece:Any # A chunk or event of a streamed reply (SDK object or dict), or anything else
-                         )->str|None: # 'openai', 'openai-responses' or 'anthropic'; `None` if `piece` is not a piece of a stream
+                         # 'openai', 'openai-responses' or 'anthropic'; `None` if `piece` is not a piece of a stream
+                         )->str|None:
     "The provider whose stream `piece` comes from (Gemini's stream pieces look like whole replies: `None`)"
-    if hasattr(piece, 'model_dump') and not isinstance(piece, type): piece = piece.model_dump(mode='json', exclude_none=True, warnings=False)
+    if hasattr(piece, 'model_dump') and not isinstance(piece, type):
+        piece = piece.model_dump(mode='json', exclude_none=True, warnings=False)
     if not isinstance(piece, abc.Mapping): return None
     t = piece.get('type')
-    if piece.get('object') == 'chat.completion.chunk' or any(isinstance(c, abc.Mapping) and 'delta' in c for c in piece.get('choices') or []): return 'openai'
-    if (isinstance(t, str) and t.startswith('response.')) or (t == 'error' and 'sequence_number' in piece): return 'openai-responses'
+    if piece.get('object') == 'chat.completion.chunk' or any(isinstance(c, abc.Mapping) and 'delta' in c for c in piece.get('choices') or []):
+        return 'openai'
+    if (isinstance(t, str) and t.startswith('response.')) or (t == 'error' and 'sequence_number' in piece):
+        return 'openai-responses'
     if t in _ANTHROPIC_EVENTS or (t == 'error' and isinstance(piece.get('error'), abc.Mapping)): return 'anthropic'
     return None
 
@@ -1184,12 +1318,15 @@ def _is_stream(o)->bool:
     return isinstance(o, (abc.Iterator, abc.AsyncIterator, abc.AsyncIterable)) or 'Stream' in type(o).__name__
 
 def _unless_stream_piece(d):
-    "`d` (plain data), or the whole response a final event carries; raises if `d` is a piece of a stream (or holds pieces)"
+    ("`d` (plain data), or the whole response a final event carries; raises if `d` is a piece of a stream (or holds "
+     "pieces)")
     for o in (d if isinstance(d, list) else [d]):
         if (p := stream_piece_provider(o)) is None: continue
         if o.get('type') in ('response.completed', 'response.incomplete') and o is d: return o.get('response')
-        if o.get('type') == 'error': raise ValueError(SERVER_ERROR_REPLY.format(message=json.dumps(o.get('error') or o)[:300]))
-        what = {'openai': 'a chunk', 'openai-responses': f"a {o.get('type')!r} event", 'anthropic': f"a {o.get('type')!r} event"}[p]
+        if o.get('type') == 'error':
+            raise ValueError(SERVER_ERROR_REPLY.format(message=json.dumps(o.get('error') or o)[:300]))
+        what = {'openai': 'a chunk', 'openai-responses': f"a {o.get('type')!r} event",
+                'anthropic': f"a {o.get('type')!r} event"}[p]
         raise ValueError(STREAM_CHUNK_ERROR.format(what=what if o is d else f"a list holding {what}", provider=p))
     return d
 
@@ -1197,7 +1334,8 @@ def _unless_stream_piece(d):
 def _call(id, name, raw, custom, names)->dict:
     "One parsed call: name mapped back, arguments a dict, or an error saying what was wrong"
     if not isinstance(name, str) or not name:
-        return {'id': id, 'name': name if isinstance(name, str) else '', 'arguments': {}, 'error': f"The tool call has no tool name (got {name!r}); call one of the tools by name"}
+        return {'id': id, 'name': name if isinstance(name, str) else '', 'arguments': {},
+                'error': f"The tool call has no tool name (got {name!r}); call one of the tools by name"}
     try: py = python_tool_name(name, names)
     except ToolNameCollision as e: return {'id': id, 'name': name, 'arguments': {}, 'error': str(e)}
     args,err = parse_arguments(raw, py)
@@ -1206,22 +1344,28 @@ def _call(id, name, raw, custom, names)->dict:
     if err is not None: c['raw_arguments'],c['error'] = raw if isinstance(raw, str) else repr(raw),err
     return c
 
+# %% ../nbs/06_providers.ipynb #550aa4c3
 def parse_tool_calls(response:Any, # A model response: SDK object, its dict or JSON text, or a part of one (message, blocks, a call)
                      provider:str|None=None, # One of `PROVIDERS`; `None` works it out from the response
                      names:ToolNames|None=None # Maps provider names back; default: the names `tool_schemas` handed out
-                    )->list: # `[{'id', 'name', 'arguments'}]`, plus `error` and `raw_arguments` for a call whose arguments could not be read
+                    # `[{'id', 'name', 'arguments'}]`, plus `error` and `raw_arguments` for a call whose arguments could not be read
+                    )->list:
     "The tool calls in `response`, in order, with tool names mapped back and arguments parsed into dicts"
     api = get_provider(provider) if provider is not None else None
     found = []
     if _is_stream(response): raise TypeError(STREAM_OBJECT_ERROR.format(kind=type(response).__name__))
     try: detected = _walk(_unless_stream_piece(_plain(response)), found, provider)
-    except RecursionError: raise ValueError("The response is nested too deeply to be a model response; pass the response object, its dict, or its JSON") from None
+    except RecursionError:
+        raise ValueError("The response is nested too deeply to be a model response; pass the response object, its "
+                         "dict, or its JSON") from None
     want = api.family if api else None
-    if want and detected and detected != want and detected not in ('json_schema', 'mcp') and want not in ('json_schema', 'mcp'):
+    if want and detected and detected != want and detected not in ('json_schema',
+                                                                   'mcp') and want not in ('json_schema', 'mcp'):
         raise ValueError(f"The response looks like {detected!r}, not {provider!r}; pass provider={detected!r} or None")
     calls = []
     for p,id,name,raw,custom in found:
-        dialect = provider if want and (p in ('json_schema', 'mcp') or p == want) else p # the results go back as it writes them
+        # the results go back as it writes them
+        dialect = provider if want and (p in ('json_schema', 'mcp') or p == want) else p
         calls.append(_call(id, name, raw, custom, names))
         _remember_call(id, dialect, custom)
     return calls
@@ -1243,7 +1387,8 @@ def tool_output_text(output:Any # What a tool returned
     except (TypeError, ValueError): pass
     try: return json.dumps(to_jsonable(output), ensure_ascii=False, allow_nan=False)
     except (TypeError, ValueError): pass
-    # Still JSON text, not a Python repr: NaN and infinities as JavaScript writes them, objects JSON cannot hold as their text
+    # Still JSON text, not a Python repr: NaN and infinities as JavaScript writes them, objects JSON cannot hold as
+    # their text
     try: return json.dumps(output, ensure_ascii=False, default=_leaf_jsonable)
     except (TypeError, ValueError, RecursionError): return str(output)
 
@@ -1253,17 +1398,20 @@ def _leaf_jsonable(o):
     except (TypeError, ValueError, RecursionError): return str(o)
 
 # %% ../nbs/06_providers.ipynb #416df08f
-REFUSED_TEXT = "Not run: this call was refused before it started. {reason}" # what a model reads for a call the user did not allow
+# what a model reads for a call the user did not allow
+REFUSED_TEXT = "Not run: this call was refused before it started. {reason}"
 
 def _text_and_error(r)->tuple[str,bool]:
-    "What a model reads for result `r`, and is it an error? (A refused call is not: the tool did not fail, it never ran)"
+    ("What a model reads for result `r`, and is it an error? (A refused call is not: the tool did not fail, it never "
+     "ran)")
     if r.get('refused') is not None and r.get('error') is None: return REFUSED_TEXT.format(reason=r['refused']),False
     err = r.get('error')
     if err is not None and err is not False: return (err if isinstance(err, str) else tool_output_text(err)),True
     return tool_output_text(r.get('output')),False
 
 def _match_keys(items)->list:
-    "What pairs a result with its call: the id, or (Gemini calls often have none) the name and how many calls of that name came before"
+    ("What pairs a result with its call: the id, or (Gemini calls often have none) the name and how many calls of that "
+     "name came before")
     seen,keys = {},[]
     for o in items:
         if o.get('id') is not None: keys.append(o['id']); continue
@@ -1279,7 +1427,8 @@ def _order(results, calls)->list:
         if k in by_key: raise ValueError(f"Two results have the id {r.get('id')!r}; each call gets exactly one result")
         by_key[k] = r
     keys = _match_keys(calls)
-    if (extra := [k for k in by_key if k not in keys]): raise ValueError(f"Results {extra} match no call; the calls are {keys}")
+    if (extra := [k for k in by_key if k not in keys]):
+        raise ValueError(f"Results {extra} match no call; the calls are {keys}")
     return [by_key.get(k) or {'id': c.get('id'), 'name': c.get('name'), 'output': None, 'error': 'The tool did not return a result for this call'} for k,c in zip(keys, calls)]
 
 def _remembered_call(id): return _call_dialects.get(id) if isinstance(id, str) else None

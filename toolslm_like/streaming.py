@@ -34,7 +34,8 @@ def _plain_piece(o)->dict:
 # %% ../nbs/08_streaming.ipynb #8340d744
 class StreamAccumulator:
     "Takes a streamed reply chunk by chunk (`add`), returning the text each adds; then the whole reply and its calls"
-    def __init__(self, provider:str|None=None): # 'openai' (Chat), 'openai-responses', 'anthropic', 'gemini'; `None`: from the first chunk
+    def __init__(self, provider:str|None=None # One of `PROVIDERS` with streams; `None`: from the first chunk
+                ):
         if provider is not None and (provider not in PROVIDERS or get_provider(provider).Parts is None):
             streamed = ', '.join(n for n in PROVIDERS if get_provider(n).Parts is not None)
             raise ValueError(f"StreamAccumulator reads streams of {streamed}; got provider={provider!r}")

@@ -22,7 +22,8 @@ def _tools_of(tools):
     return ns if isinstance(ns, abc.Mapping) and not isinstance(tools, (abc.Mapping, list, tuple)) else tools
 
 def _sample_arguments(params:dict)->dict:
-    "Example arguments for a tool's parameter schema: a placeholder of the right JSON type for each required parameter (`$ref`s followed)"
+    ("Example arguments for a tool's parameter schema: a placeholder of the right JSON type for each required "
+     "parameter (`$ref`s followed)")
     props = params.get('properties') or {}
     return {name: sample_value(props.get(name) or {}, params) for name in params.get('required') or list(props)[:1]}
 
@@ -39,45 +40,61 @@ TEXT_TOOLS_AFTER = ("After your calls, stop writing: the results come back in th
 
 # %% ../nbs/07_textcalls.ipynb #c511c5c9
 _ds = lambda *words: '<｜' + '▁'.join(words) + '｜>' # DeepSeek's tokens: fullwidth bars, words joined by '▁'
-# How to write a call in each format open models are trained on; `{json}`, `{llama}`, `{pythonic}`, `{name}` and `{arguments}` are an example call
+# How to write a call in each format open models are trained on; `{json}`, `{llama}`, `{pythonic}`, `{name}` and
+# `{arguments}` are an example call
 TEXT_TOOL_FORMATS = {
     'json': TEXT_TOOLS_HOWTO,
-    'hermes': "To call a tool, write a JSON object with the tool's name and its arguments between <tool_call> tags, exactly like this:\n\n"
+    'hermes': "To call a tool, write a JSON object with the tool's name and its arguments between <tool_call> tags, "
+              "exactly like this:\n\n"
               "<tool_call>\n{json}\n</tool_call>\n\nTo call several tools at once, write one such block per call.",
-    'mistral': "To call tools, write [TOOL_CALLS] and then a JSON list of calls, each with the tool's name and its arguments, exactly like this:\n\n"
+    'mistral': "To call tools, write [TOOL_CALLS] and then a JSON list of calls, each with the tool's name and its "
+               "arguments, exactly like this:\n\n"
                "[TOOL_CALLS][{json}]\n\nTo call several tools at once, put them all in that one list.",
-    'llama3.1': "To call a tool, write a JSON object with the tool's name and its parameters, on a line of its own, exactly like this:\n\n"
+    'llama3.1': "To call a tool, write a JSON object with the tool's name and its parameters, on a line of its own, "
+                "exactly like this:\n\n"
                 "{llama}\n\nTo call several tools at once, write one such line per call.",
-    'pythonic': "To call tools, write a Python list of calls with keyword arguments whose values are literals (strings in quotes, numbers, "
+    'pythonic': "To call tools, write a Python list of calls with keyword arguments whose values are literals (strings "
+                "in quotes, numbers, "
                 "True/False/None, lists, dicts), on a line of its own, exactly like this:\n\n[{pythonic}]\n\n"
                 "To call several tools at once, put them all in that one list, separated by commas.",
-    'deepseek': f"To call tools, write the call tokens, the tool's name and its arguments as JSON in a fenced block, exactly like this:\n\n"
+    'deepseek': "To call tools, write the call tokens, the tool's name and its arguments as JSON in a fenced block, "
+                "exactly like this:\n\n"
                 f"{_ds('tool','calls','begin')}{_ds('tool','call','begin')}function{_ds('tool','sep')}{{name}}\n```json\n{{arguments}}\n```"
                 f"{_ds('tool','call','end')}{_ds('tool','calls','end')}\n\nTo call several tools at once, write one "
                 f"{_ds('tool','call','begin')}...{_ds('tool','call','end')} per call "
                 f"between {_ds('tool','calls','begin')} and {_ds('tool','calls','end')}.",
-    'function_call': "To call a tool, write a JSON object with the tool's name and its arguments between <function_call> tags, exactly like this:\n\n"
-                     "<function_call>{json}</function_call>\n\nTo call several tools at once, write one such tag per call.",
+    'function_call': "To call a tool, write a JSON object with the tool's name and its arguments between "
+                     "<function_call> tags, exactly like this:\n\n"
+                     "<function_call>{json}</function_call>\n\nTo call several tools at once, write one such tag per "
+                     "call.",
 }
-TEXT_TOOL_FORMATS.update({'qwen': TEXT_TOOL_FORMATS['hermes'], 'llama3.2': TEXT_TOOL_FORMATS['pythonic'],
-                          'llama4': TEXT_TOOL_FORMATS['pythonic']}) # the same formats under the names of the models that write them
 
 # %% ../nbs/07_textcalls.ipynb #38ab590e
+# the same formats under the names of the models that write them
+TEXT_TOOL_FORMATS.update({'qwen': TEXT_TOOL_FORMATS['hermes'], 'llama3.2': TEXT_TOOL_FORMATS['pythonic'],
+                          'llama4': TEXT_TOOL_FORMATS['pythonic']})
+
 def _example_call(fmt:str, name:str, args:dict)->str:
     "The how-to of format `fmt`, with the call of `name` with `args` written in it"
     js = lambda d: json.dumps(d, ensure_ascii=False)
     pythonic = f"{name}({', '.join(f'{k}={v!r}' for k,v in args.items())})"
-    return TEXT_TOOL_FORMATS[fmt].format(json=js({'name': name, 'arguments': args}), llama=js({'name': name, 'parameters': args}),
+    return TEXT_TOOL_FORMATS[fmt].format(json=js({'name': name, 'arguments': args}),
+                                         llama=js({'name': name, 'parameters': args}),
                                          pythonic=pythonic, name=name, arguments=js(args))
 
 # %% ../nbs/07_textcalls.ipynb #ea959971
 def text_tools_prompt(tools:Callable|list|dict|Any, # Functions, schemas (any dialect `tool_schemas` reads), a list of them, a namespace, or a `Toolbox`
-                      format:str='json' # How calls are written: one of `TEXT_TOOL_FORMATS` (the one the model was trained on)
+                      # How calls are written: one of `TEXT_TOOL_FORMATS` (the one the model was trained on)
+                      format:str='json'
                      )->str: # A system prompt listing the tools and the exact text a call is written as
-    "A system prompt that lists the tools and shows the exact text to write to call one, for models without native tool calling"
-    if format not in TEXT_TOOL_FORMATS: raise ValueError(f"Unknown format {format!r}: use one of {', '.join(TEXT_TOOL_FORMATS)}")
+    ("A system prompt that lists the tools and shows the exact text to write to call one, for models without native "
+     "tool calling")
+    if format not in TEXT_TOOL_FORMATS:
+        raise ValueError(f"Unknown format {format!r}: use one of {', '.join(TEXT_TOOL_FORMATS)}")
     schemas = tool_schemas(_tools_of(tools), 'json_schema')
-    if not schemas: raise ValueError("text_tools_prompt needs at least one tool: a function, a schema, a list of them, or a namespace")
+    if not schemas:
+        raise ValueError("text_tools_prompt needs at least one tool: a function, a schema, a list of them, or a "
+                         "namespace")
     parts = [TEXT_TOOLS_INTRO]
     for s in schemas:
         params = json.dumps(s['parameters'], ensure_ascii=False)
@@ -87,12 +104,14 @@ def text_tools_prompt(tools:Callable|list|dict|Any, # Functions, schemas (any di
     return '\n\n'.join(parts)
 
 # %% ../nbs/07_textcalls.ipynb #9834b0ac
-# The text is model output: the work is bounded (`MAX_TEXT_CHARS`, `MAX_FAILED_SPANS`, and a span nested deeper than `MAX_JSON_DEPTH` is no call)
+# The text is model output: the work is bounded (`MAX_TEXT_CHARS`, `MAX_FAILED_SPANS`, and a span nested deeper than
+# `MAX_JSON_DEPTH` is no call)
 _specials = re.compile(r'[{}\[\]"\'\\]')
 _closer = {'{': '}', '[': ']'}
 
 def _balanced_end(text:str, start:int)->int|None:
-    "End (exclusive) of the bracketed span opening at `text[start]`, skipping brackets inside strings; `None` if it never closes"
+    ("End (exclusive) of the bracketed span opening at `text[start]`, skipping brackets inside strings; `None` if it "
+     "never closes")
     stack,quote,escaped = [],None,False
     for m in _specials.finditer(text, start):
         ch = m.group()
@@ -124,14 +143,17 @@ def _literal(node):
     if isinstance(node, ast.Dict):
         if any(k is None for k in node.keys): raise _NotLiteral('** in a dict')
         return {_literal(k): _literal(v) for k,v in zip(node.keys, node.values)}
-    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)) and isinstance(node.operand, ast.Constant) \
-       and type(node.operand.value) in (int, float): return -node.operand.value if isinstance(node.op, ast.USub) else node.operand.value
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op,
+                                                    (ast.USub, ast.UAdd)) and isinstance(node.operand, ast.Constant) \
+       and type(node.operand.value) in (int,
+                                        float): return -node.operand.value if isinstance(node.op, ast.USub) else node.operand.value
     raise _NotLiteral(type(node).__name__)
 
 _unreadable = object()
 
 def _read_json_ish(s:str, python:bool=True):
-    "`s` read as JSON (control characters allowed in strings), else (if `python`) as a Python literal; `_unreadable` if neither"
+    ("`s` read as JSON (control characters allowed in strings), else (if `python`) as a Python literal; `_unreadable` "
+     "if neither")
     try: return json.loads(s, strict=False)
     except ValueError:
         if not python: return _unreadable
@@ -142,7 +164,8 @@ def _read_json_ish(s:str, python:bool=True):
 _name_keys = ('name', 'tool', 'tool_name', 'function_name')
 _argument_keys = ('arguments', 'parameters', 'args', 'input', 'kwargs')
 _list_keys = ('tool_calls', 'calls', 'function_calls', 'tools')
-_bare_call_keys = frozenset(('id', 'type') + _name_keys) # an object with only these keys calls a known tool with no arguments
+# an object with only these keys calls a known tool with no arguments
+_bare_call_keys = frozenset(('id', 'type') + _name_keys)
 
 def _arguments(raw)->tuple[dict,str|None]:
     "(arguments dict, error or None) from what the text gave as a call's arguments"
@@ -176,14 +199,16 @@ def _calls_in(value, names:frozenset|None, depth=0)->list:
 
 # %% ../nbs/07_textcalls.ipynb #082d1fa4
 def _pythonic_call(node:ast.Call, table:dict)->tuple[dict,bool]:
-    "(call, were its arguments literals?) for one pythonic call; positional arguments are named by the tool's parameters"
+    ("(call, were its arguments literals?) for one pythonic call; positional arguments are named by the tool's "
+     "parameters")
     name = node.func.id
     call = {'id': None, 'name': name, 'arguments': {}}
     try:
         if any(kw.arg is None for kw in node.keywords): raise _NotLiteral('**')
         named,given = {kw.arg: _literal(kw.value) for kw in node.keywords},[_literal(a) for a in node.args]
     except (_NotLiteral, TypeError, RecursionError):
-        literal,err = False,(f"The arguments of {name} must be literal values (strings in quotes, numbers, True/False/None, lists, "
+        literal,err = False,(f"The arguments of {name} must be literal values (strings in quotes, numbers, "
+                             "True/False/None, lists, "
                              "dicts). Write the call again.")
     else:
         literal,params = True,table[name][0] if name in table else None
@@ -202,20 +227,24 @@ def _pythonic_call(node:ast.Call, table:dict)->tuple[dict,bool]:
 _pythonic_start = re.compile(r'\[\s*[A-Za-z_]\w*\s*\(')
 
 def _pythonic_calls(span:str, names:frozenset|None, table:dict)->list|None:
-    "Calls in the pythonic form Llama 3.2 and 4 write, `[get_weather(city='Paris'), add(a=1, b=2)]`; `None` if `span` is not that"
+    ("Calls in the pythonic form Llama 3.2 and 4 write, `[get_weather(city='Paris'), add(a=1, b=2)]`; `None` if `span` "
+     "is not that")
     try: node = ast.parse(span, mode='eval').body
     except (SyntaxError, ValueError, RecursionError, MemoryError): return None
     if not (isinstance(node, ast.List) and node.elts and all(isinstance(e, ast.Call) and isinstance(e.func, ast.Name) for e in node.elts)):
         return None
-    if names is not None and not all(e.func.id in names for e in node.elts): return None # `[len(x)]` in code: not a call of our tools
+    if names is not None and not all(e.func.id in names for e in node.elts):
+        return None # `[len(x)]` in code: not a call of our tools
     read = [_pythonic_call(e, table) for e in node.elts]
-    if names is None and not all(literal for _,literal in read): return None # unknown names, arguments that are not literals: code, not calls
+    if names is None and not all(literal for _,literal in read):
+        return None # unknown names, arguments that are not literals: code, not calls
     bad = [(c, e) for (c,_),e in zip(read, node.elts) if 'error' in c]
     for (c,_),raw in zip(bad, _sources(span, [e for _,e in bad])): c['raw_arguments'] = raw
     return [c for c,_ in read]
 
 def _sources(span:str, nodes:list)->list:
-    "The text of each of `nodes`, parsed from `span` (`ast.get_source_segment` would split the whole span again for each)"
+    ("The text of each of `nodes`, parsed from `span` (`ast.get_source_segment` would split the whole span again for "
+     "each)")
     # `ast` positions count UTF-8 bytes from the start of a line
     if not nodes: return []
     data = span.encode('utf-8')
@@ -243,13 +272,15 @@ def _deepseek_call(text:str, pos:int)->tuple[list,int]:
     if not re.fullmatch(r'[A-Za-z_][\w.-]*', head): return [], on
     i = rest.find('{')
     end = _balanced_end(rest, i) if i >= 0 else None
-    args,err = _arguments(rest[i:end] if end else rest.strip().strip('`').removeprefix('json') or None) # V3.1: the JSON right after the name
+    # V3.1: the JSON right after the name
+    args,err = _arguments(rest[i:end] if end else rest.strip().strip('`').removeprefix('json') or None)
     call = {'id': None, 'name': head, 'arguments': args}
     if err: call.update(error=err, raw_arguments=rest.strip())
     return [call], on
 
 # %% ../nbs/07_textcalls.ipynb #c4a171a6
-_beside_markup = re.compile(r'<[^<>\n]*>|\[TOOL_CALLS\]|```\w*') # what may stand beside a call on its line: tags, markers, fences
+# what may stand beside a call on its line: tags, markers, fences
+_beside_markup = re.compile(r'<[^<>\n]*>|\[TOOL_CALLS\]|```\w*')
 _LINE_LOOK = 200 # characters looked at on each side of a fragment; a line longer than this around it is a sentence
 
 def _on_own_line(text:str, start:int, end:int)->bool:
@@ -273,11 +304,13 @@ def _tool_table(tools)->dict:
     return {k: (tuple(p.get('properties') or ()), frozenset(p.get('required') or ())) for k,p in params.items()}
 
 # %% ../nbs/07_textcalls.ipynb #dbd658c0
-_opener,_opener_ds = re.compile(r'[{\[]'),re.compile(r'[{\[]|' + _ds_token('tool', 'call', 'begin')) # the first searches faster
+# the first searches faster
+_opener,_opener_ds = re.compile(r'[{\[]'),re.compile(r'[{\[]|' + _ds_token('tool', 'call', 'begin'))
 
 def _span_calls(span:str, names:frozenset|None, table:dict, budget:list)->list|None:
     "The calls in one bracketed span, or `None` if it is not readable (as JSON, a Python literal, or pythonic calls)"
-    python = budget[0] >= len(span) # `budget`: characters Python's parser may still read in this reply (`MAX_PARSED_CHARS`)
+    # `budget`: characters Python's parser may still read in this reply (`MAX_PARSED_CHARS`)
+    python = budget[0] >= len(span)
     if span[0] == '[' and _pythonic_start.match(span): # a list that starts with a call is no JSON or literal
         if not python: return None
         budget[0] -= len(span)
@@ -296,12 +329,16 @@ def _with_unique_ids(calls:list, id_prefix:str)->list:
 
 # %% ../nbs/07_textcalls.ipynb #c13c368e
 def parse_text_tool_calls(text:str, # What the model wrote
-                          names:list|None=None, # Tool names the model was offered: an object naming one of them is a call even without arguments
+                          # Tool names the model was offered: an object naming one of them is a call even without arguments
+                          names:list|None=None,
                           id_prefix:str='call_', # Calls without an id get `f"{id_prefix}{n}"`, n counting from 1
-                          tools:Callable|list|dict|Any|None=None # The tools offered (functions, schemas, a namespace): their parameters name positional arguments and tell prose from calls
-                         )->list: # `[{'id', 'name', 'arguments'}]`, plus `'error'` where the arguments could not be read
-    "Tool calls a model wrote in free text: JSON (fenced, tagged or bare), pythonic calls, DeepSeek's tokens; one or several, among prose"
-    if not isinstance(text, str): raise TypeError(f"parse_text_tool_calls needs the model's text as a str, got {type(text).__name__}")
+                          # The tools offered (functions, schemas, a namespace): their parameters name positional arguments and tell prose from calls
+                          tools:Callable|list|dict|Any|None=None
+                         # `[{'id', 'name', 'arguments'}]`, plus `'error'` where the arguments could not be read
+                         )->list:
+    "Tool calls a model wrote in free text: JSON (fenced, tagged or bare), pythonic calls, DeepSeek's tokens, among prose"
+    if not isinstance(text, str):
+        raise TypeError(f"parse_text_tool_calls needs the model's text as a str, got {type(text).__name__}")
     table = _tool_table(tools) if tools is not None else {}
     names = frozenset(names) if names is not None else frozenset(table) if tools is not None else None
     text = text[:MAX_TEXT_CHARS]
@@ -313,9 +350,10 @@ def parse_text_tool_calls(text:str, # What the model wrote
         end = _balanced_end(text, start)
         found = _span_calls(text[start:end], names, table, budget) if end else None
         weak = [_weak(c, table) for c in found or ()]
-        if any(weak) and not _on_own_line(text, start, end): found = [c for c,w in zip(found, weak) if not w] # mentions in a sentence
+        if any(weak) and not _on_own_line(text, start, end): found = [c for c,w in zip(found, weak) if not w] # mentions
         if found: calls += found; pos = end
-        elif found is not None: pos = end # readable, but holds no call (`_calls_in` looked through its lists): its insides are data
+        elif found is not None:
+            pos = end # readable, but holds no call (`_calls_in` looked through its lists): its insides are data
         else:
             failed += 1
             pos = start + 1 # look inside: a call may sit within an unreadable or non-call span
@@ -339,7 +377,8 @@ def text_tool_results(results:list # `[{'id', 'name', 'output', 'error', 'refuse
     for r in results:
         d = {'id': r.get('id'), 'name': r.get('name')}
         if r.get('error') is not None: d['error'] = str(r['error'])
-        elif r.get('refused') is not None: d['refused'] = REFUSED_TEXT.format(reason=r['refused']) # not an error: the user said no
+        elif r.get('refused') is not None:
+            d['refused'] = REFUSED_TEXT.format(reason=r['refused']) # not an error: the user said no
         else: d['output'] = _output_value(r.get('output'))
         lines.append(json.dumps(d, ensure_ascii=False))
     return '\n'.join(lines)

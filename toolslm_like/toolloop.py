@@ -44,7 +44,8 @@ def _has(obj, *path)->bool:
     return callable(obj)
 
 def _sdk_of(client)->str|None:
-    "'openai', 'anthropic' or 'gemini' (`google-genai`): the SDK `client` belongs to, by its class's package or else by the resources it has"
+    ("'openai', 'anthropic' or 'gemini' (`google-genai`): the SDK `client` belongs to, by its class's package or else "
+     "by the resources it has")
     for cls in type(client).__mro__:
         mod = getattr(cls, '__module__', '') or ''
         if mod.split('.')[0] in ('openai', 'anthropic'): return mod.split('.')[0]
@@ -56,22 +57,30 @@ def _sdk_of(client)->str|None:
 
 # %% ../nbs/10_toolloop.ipynb #a6ab3243
 def client_api(client:Any, # An `openai`, `anthropic` or `google-genai` client, sync or async (`genai.Client` or its `.aio`)
-               api:str|None=None # 'chat' (the default for OpenAI clients), 'responses', 'anthropic' or 'gemini'; `None` works it out
+               # 'chat' (the default for OpenAI clients), 'responses', 'anthropic' or 'gemini'; `None` works it out
+               api:str|None=None
               )->tuple[str,bool]: # (provider name as `toolslm_like.providers` spells it, is the client async?)
-    "The API `client` speaks, as a provider name ('openai', 'openai-responses', 'anthropic' or 'gemini'), and whether it is async"
+    ("The API `client` speaks, as a provider name ('openai', 'openai-responses', 'anthropic' or 'gemini'), and whether "
+     "it is async")
     sdk = _sdk_of(client)
-    if sdk is None: raise TypeError(f"tool_loop needs an openai, anthropic or google-genai client (e.g. openai.OpenAI(base_url=...)), got {type(client).__name__}")
+    if sdk is None:
+        raise TypeError("tool_loop needs an openai, anthropic or google-genai client (e.g. "
+                        f"openai.OpenAI(base_url=...)), got {type(client).__name__}")
     if api is None: provider = next(n for n in DIALECTS if get_provider(n).sdk == sdk)
     else:
         provider = API_ALIASES.get(str(api).lower())
-        if provider is None: raise ValueError(f"Unknown api {api!r}: use 'chat' or 'responses' with an OpenAI client, 'anthropic' with an Anthropic one, 'gemini' with a google-genai one")
+        if provider is None:
+            raise ValueError(f"Unknown api {api!r}: use 'chat' or 'responses' with an OpenAI client, 'anthropic' with "
+                             "an Anthropic one, 'gemini' with a google-genai one")
         if get_provider(provider).sdk != sdk:
-            raise ValueError(f"api={api!r} does not fit the {type(client).__name__} client: use 'chat' or 'responses' with OpenAI clients, 'anthropic' with Anthropic ones, 'gemini' with google-genai ones")
+            raise ValueError(f"api={api!r} does not fit the {type(client).__name__} client: use 'chat' or 'responses' "
+                             "with OpenAI clients, 'anthropic' with Anthropic ones, 'gemini' with google-genai ones")
     is_async = any(c.__name__.startswith('Async') for c in type(client).__mro__)
     return provider, is_async
 
 # %% ../nbs/10_toolloop.ipynb #026576e0
-BUDGET_NOTE = ("You have used all {max_iters} rounds of tool calls allowed for this task, so no more tools can be called. "
+BUDGET_NOTE = ("You have used all {max_iters} rounds of tool calls allowed for this task, so no more tools can be "
+               "called. "
                "Answer now, as well as you can, with what you have found so far.")
 NOT_RUN_ERROR = "Not run: the budget of {max_iters} rounds of tool calls had run out. Answer without this tool."
 
@@ -105,14 +114,17 @@ class LoopStep:
     budget_exhausted:bool=False # was this the request made after `max_iters` ran out?
 
     def __str__(self):
-        results = self.results + [None] * (len(self.calls) - len(self.results)) # in the calls' order (Gemini's calls may all have id None)
+        # in the calls' order (Gemini's calls may all have id None)
+        results = self.results + [None] * (len(self.calls) - len(self.results))
         done = ' | '.join(_call_summary(c, r) for c,r in zip(self.calls, results))
         head = f"step {self.iteration}" + (' (budget exhausted)' if self.budget_exhausted else '')
-        if self.final and self.text: done = f"{done} | answer: {_short(self.text)}" if done else f"answer: {_short(self.text)}"
+        if self.final and self.text:
+            done = f"{done} | answer: {_short(self.text)}" if done else f"answer: {_short(self.text)}"
         return f"{head}: {done or '(no text)'}"
 
     def _repr_markdown_(self)->str:
-        "One round in a notebook: its number, what the model wrote, each call with its arguments and result (escaped, long ones cut)"
+        ("One round in a notebook: its number, what the model wrote, each call with its arguments and result (escaped, "
+         "long ones cut)")
         head = f"**Round {self.iteration}**" + (' (budget exhausted)' if self.budget_exhausted else '')
         if self.final and not self.calls: head += ': the answer'
         parts = [head] + ([md_block(cut_for_display(self.text))] if self.text else [])
@@ -144,25 +156,32 @@ class _Loop:
 
     def request(self, final=False):
         system = self.system
-        if not self.native: system = text_tools_prompt(self.schemas, self.text_format) + (f"\n\n{system}" if system else '')
-        return self.dialect.request(self.model, self.history, self.schemas if self.native else None, system, final, self.options)
+        if not self.native:
+            system = text_tools_prompt(self.schemas, self.text_format) + (f"\n\n{system}" if system else '')
+        return self.dialect.request(self.model, self.history, self.schemas if self.native else None, system, final,
+                                    self.options)
 
     def take_reply(self, response, iteration):
         "Append the model's reply to the history; the step it makes, with the calls it asked for"
         added,text = self.dialect.assistant_messages(response),self.dialect.answer_text(response)
-        if self.native: added,calls = self.dialect.with_call_ids(added, parse_tool_calls(response, self.dialect.provider, names=self.names), iteration)
+        if self.native:
+            added,calls = self.dialect.with_call_ids(added,
+                                                     parse_tool_calls(response, self.dialect.provider,
+                                                                      names=self.names), iteration)
         else: calls = parse_text_tool_calls(text, self.names, id_prefix=f"call_{iteration}_", tools=self.schemas)
         self.history.extend(added)
         return LoopStep(iteration, response, text, calls, [], list(added))
 
     def add_results(self, step, results):
         step.results = results
-        added = self.dialect.result_messages(results, step.calls) if self.native else [self.dialect.user_message(text_tool_results(results))]
+        added = self.dialect.result_messages(results,
+                                             step.calls) if self.native else [self.dialect.user_message(text_tool_results(results))]
         self.history.extend(added)
         step.messages += added
 
     def rounds(self):
-        "The loop: yields ('create', request), ('execute', calls) and ('step', LoopStep), and is sent back their results"
+        ("The loop: yields ('create', request), ('execute', calls) and ('step', LoopStep), and is sent back their "
+         "results")
         for i in range(1, self.max_iters+1):
             self.iteration = i
             step = self.take_reply((yield 'create', self.request()), i)
@@ -310,15 +329,20 @@ class _Run:
 
 # %% ../nbs/10_toolloop.ipynb #c6680d84
 class ToolStream:
-    "A tool loop that runs as it is iterated (`for`, or `async for`): `TextDelta`s as the model writes, `ToolCalls`, each `LoopStep`"
+    ("A tool loop that runs as it is iterated (`for`, or `async for`): `TextDelta`s as the model writes, `ToolCalls`, "
+     "each `LoopStep`")
     def __init__(self, run:_Run): # The loop to run, as `tool_loop` sets it up
         self._run,self.history = run,run.loop.history # the history fills as the loop runs
         self.started = self.finished = False
     def _start(self):
-        if self.started: raise RuntimeError("This tool loop has already run (a ToolStream runs once); call tool_loop again for another run")
+        if self.started:
+            raise RuntimeError("This tool loop has already run (a ToolStream runs once); call tool_loop again for "
+                               "another run")
         self.started = True
     def __iter__(self):
-        if self._run.is_async: raise TypeError("This tool loop has an async client: iterate it with `async for` (or `await` it for the history)")
+        if self._run.is_async:
+            raise TypeError("This tool loop has an async client: iterate it with `async for` (or `await` it for the "
+                            "history)")
         self._start()
         yield from self._run.events()
         self.finished = True
@@ -346,7 +370,8 @@ def _in_notebook()->bool:
     return getattr(shell, 'kernel', None) is not None
 
 class _NotebookProgress:
-    "Shows a running loop in a notebook: per round one display, the text as it streams (as text, never rendered), then the round's step"
+    ("Shows a running loop in a notebook: per round one display, the text as it streams (as text, never rendered), "
+     "then the round's step")
     every = 0.1 # seconds between redraws of streaming text: a redraw per token would flood the notebook's front end
     def __init__(self):
         from IPython.display import display, Markdown
@@ -355,7 +380,8 @@ class _NotebookProgress:
     def __call__(self, event):
         if isinstance(event, TextDelta):
             self.text += event.text
-            shown = self._markdown(md_block(cut_for_display(self.text, keep_end=True))) # model text is shown, never rendered, as in `LoopStep`'s display
+            # model text is shown, never rendered, as in `LoopStep`'s display
+            shown = self._markdown(md_block(cut_for_display(self.text, keep_end=True)))
             if self.handle is None: self.handle = self._display(shown, display_id=True)
             elif time.monotonic() - self.drawn >= self.every: self.handle.update(shown)
             else: return
@@ -366,54 +392,66 @@ class _NotebookProgress:
             self.handle,self.text = None,''
 
 # %% ../nbs/10_toolloop.ipynb #2583f82d
-def _setup(client, messages, tools, model, max_iters, api, native, system, on_step, parallel, strict, execute_options, create_options,
-           stream=False, approve=None, progress=None, text_format='json')->_Run:
+def _setup(client, messages, tools, model, max_iters, api, native, system, on_step, parallel, strict, execute_options,
+           create_options, stream=False, approve=None, progress=None, text_format='json')->_Run:
     "A `_Run` for one tool loop, after checking the arguments"
     provider,is_async = client_api(client, api)
     dialect = get_provider(provider)
-    if not isinstance(model, str) or not model: raise ValueError("tool_loop needs model='...': the model name the server knows")
+    if not isinstance(model, str) or not model:
+        raise ValueError("tool_loop needs model='...': the model name the server knows")
     if isinstance(max_iters, bool) or not isinstance(max_iters, int) or max_iters < 1:
         raise ValueError(f"max_iters must be a whole number of rounds of tool calls, at least 1; got {max_iters!r}")
-    if text_format not in TEXT_TOOL_FORMATS: raise ValueError(f"Unknown text_format {text_format!r}: use one of {', '.join(TEXT_TOOL_FORMATS)}")
+    if text_format not in TEXT_TOOL_FORMATS:
+        raise ValueError(f"Unknown text_format {text_format!r}: use one of {', '.join(TEXT_TOOL_FORMATS)}")
     if isinstance(messages, str): messages = [dialect.user_message(messages)]
     if not isinstance(messages, (list, tuple)) or not messages:
-        raise TypeError("messages must be a non-empty list of messages in the provider's dialect (or a str: the user's first message)")
+        raise TypeError("messages must be a non-empty list of messages in the provider's dialect (or a str: the user's "
+                        "first message)")
     for name,f in (('on_step', on_step), ('approve', approve)):
         if f is not None and not callable(f): raise TypeError(f"{name} must be callable, got {f!r}")
     toolbox = tools if isinstance(tools, Toolbox) else Toolbox(tools)
     ns = toolbox.ns
-    if not ns: raise ValueError("tool_loop needs at least one tool: pass a function, a list of them, or a namespace dict")
+    if not ns:
+        raise ValueError("tool_loop needs at least one tool: pass a function, a list of them, or a namespace dict")
     schemas = toolbox.schemas(provider, strict=strict) if native else toolbox.schemas('json_schema')
-    names = toolbox.tool_names() if native else list(ns) # native: the names the provider saw, to map back; text: the tools' own names
-    loop = _Loop(dialect, model, ToolHistory(messages, provider), schemas, names, max_iters, native, system, dict(create_options), text_format=text_format)
+    # native: the names the provider saw, to map back; text: the tools' own names
+    names = toolbox.tool_names() if native else list(ns)
+    loop = _Loop(dialect, model, ToolHistory(messages, provider), schemas, names, max_iters, native, system,
+                 dict(create_options), text_format=text_format)
     options = {'parallel': parallel, **(execute_options or {}), **({'approve': approve} if approve is not None else {})}
     show = _NotebookProgress() if (_in_notebook() if progress is None else progress) else None
-    return _Run(loop, dialect.create(client), dialect.create_stream(client), toolbox, toolbox is not tools, is_async, on_step, options,
-                bool(stream), show, client)
+    return _Run(loop, dialect.create(client), dialect.create_stream(client), toolbox, toolbox is not tools, is_async,
+                on_step, options, bool(stream), show, client)
 
 # %% ../nbs/10_toolloop.ipynb #770a9aa6
 def tool_loop(client:Any, # `openai.OpenAI`/`AsyncOpenAI` (Chat Completions or Responses), `anthropic.Anthropic`/`AsyncAnthropic`, or `genai.Client` (or its `.aio`)
               messages:list|str, # The conversation so far, in that API's dialect (a str is the user's first message)
-              tools:Callable|list|dict|Toolbox, # The tools: a function, a list of them, a namespace dict, or a `Toolbox`
+              tools:Callable|list|dict|Toolbox, # A function, a list of them, a namespace dict, or a `Toolbox`
               model:str|None=None, # The model's name, as the server knows it
               max_iters:int=8, # Rounds of tool calls allowed; then one final request without tools asks for the answer
               *,
               api:str|None=None, # For OpenAI clients: 'chat' (default) or 'responses'
-              native:bool=True, # Use the API's tool calling? `False`: tools in the system prompt, calls parsed from the text
-              text_format:str='json', # With `native=False`: how the prompt tells the model to write calls, one of `TEXT_TOOL_FORMATS` (the one it was trained on, e.g. 'hermes', 'pythonic')
-              system:str|None=None, # A system prompt, sent with each request but kept out of the history (Chat: a first system message; Responses: `instructions`; Anthropic: `system`; Gemini: `system_instruction`)
-              on_step:Callable|None=None, # Called with each `LoopStep` (for progress display and logging); may be async with async clients
-              stream:bool=False, # Stream the replies? Then a `ToolStream` is returned: iterate it for the text as it comes, `ToolCalls` and each `LoopStep`
-              approve:Callable|None=None, # Sees each call before it runs (sync or async): `True`/`None` runs it, `False` or a reason denies it, a dict runs it with those arguments
-              progress:bool|None=None, # Show each round as it happens in a notebook display? `None`: when running in a Jupyter kernel
+              native:bool=True, # The API's tool calling? `False`: tools in the system prompt, calls found in the text
+              # With `native=False`: how the prompt tells the model to write calls, one of `TEXT_TOOL_FORMATS` (the one it was trained on, e.g. 'hermes', 'pythonic')
+              text_format:str='json',
+              # A system prompt, sent with each request but kept out of the history (Chat: a first system message; Responses: `instructions`; Anthropic: `system`; Gemini: `system_instruction`)
+              system:str|None=None,
+              # Called with each `LoopStep` (for progress display and logging); may be async with async clients
+              on_step:Callable|None=None,
+              # Stream the replies? Then a `ToolStream` is returned: iterate it for the text as it comes, `ToolCalls` and each `LoopStep`
+              stream:bool=False,
+              # Sees each call before it runs (sync or async): `True`/`None` runs it, `False` or a reason denies it, a dict runs it with those arguments
+              approve:Callable|None=None,
+              progress:bool|None=None, # Show each round in a notebook display? `None`: when in a Jupyter kernel
               parallel:bool=True, # Run the calls of one turn in parallel?
               strict:bool|str=False, # OpenAI strict schemas (`True`, `'auto'`), as `tool_schemas` takes it
               execute_options:dict|None=None, # More options for `Toolbox.execute`, e.g. `{'timeout': 10, 'retries': 2}`
-              **create_options # Passed to every request, e.g. `temperature=0`, `max_tokens=1024` (Gemini: `config={...}`)
+              # Passed to every request, e.g. `temperature=0`, `max_tokens=1024` (Gemini: `config={...}`)
+              **create_options
              )->ToolHistory: # The whole history: the messages, then the model's replies and the tool results
-    "Send `messages` and `tools` to `client`, run the calls the model asks for and send back the results, until it answers in plain text"
-    run = _setup(client, messages, tools, model, max_iters, api, native, system, on_step, parallel, strict, execute_options, create_options,
-                 stream, approve, progress, text_format)
+    ("Send `messages` and `tools` to `client`, run the calls the model asks for and send back the results, until it "
+     "answers in plain text")
+    run = _setup(**locals()) # `_setup` takes the same arguments
     if stream: return ToolStream(run)
     return run.arun() if run.is_async else run.run()
 
@@ -421,18 +459,21 @@ def tool_loop(client:Any, # `openai.OpenAI`/`AsyncOpenAI` (Chat Completions or R
 @delegates(tool_loop, keep=True)
 def atool_loop(client:Any, # As for `tool_loop`; a sync client's requests run in a worker thread
                messages:list|str, # The conversation so far, in that API's dialect (a str is the user's first message)
-               tools:Callable|list|dict|Toolbox, # The tools: a function, a list of them, a namespace dict, or a `Toolbox`
+               # The tools: a function, a list of them, a namespace dict, or a `Toolbox`
+               tools:Callable|list|dict|Toolbox,
                model:str|None=None, # The model's name, as the server knows it
                max_iters:int=8, # Rounds of tool calls allowed; then one final request without tools asks for the answer
                **kwargs # `tool_loop`'s options (`stream`, `approve`, ...), and what goes to every request, as there
-              )->ToolHistory: # The whole history, once awaited (with `stream=True`: a `ToolStream` to iterate with `async for`)
+              # The whole history, once awaited (with `stream=True`: a `ToolStream` to iterate with `async for`)
+              )->ToolHistory:
     "`tool_loop` to `await` (or with `stream=True`, to iterate with `async for`), for async or sync clients"
     args = inspect.signature(tool_loop).bind(client, messages, tools, model, max_iters, **kwargs)
     args.apply_defaults()
     run = _setup(**args.arguments)
     return ToolStream(run) if run.stream else run.arun()
 
-atool_loop.__delwrap__ = tool_loop # the options it passes on are documented there (fastcore's `docments` reads them from it)
+# the options it passes on are documented there (fastcore's `docments` reads them from it)
+atool_loop.__delwrap__ = tool_loop
 
 # %% ../nbs/10_toolloop.ipynb #000e55fb
 Dialect,ChatDialect,ResponsesDialect,AnthropicDialect,GeminiDialect = Provider,ChatCompletions,Responses,AnthropicMessages,Gemini # their names here before
