@@ -14,9 +14,10 @@ from fastcore.basics import patch
 from fastcore.meta import delegates
 from collections import abc
 from .providers import (parse_tool_calls, get_provider, PROVIDERS, Provider, ChatCompletions, Responses,
-                                    AnthropicMessages, Gemini)
+                                    AnthropicMessages, Gemini, DEFAULT_MAX_TOKENS)
 from .toolbox import Toolbox, md_block, tool_calls_markdown, cut_for_display
-from .textcalls import TEXT_TOOL_FORMATS, parse_text_tool_calls, text_tools_prompt, text_tool_results
+from .textcalls import (TEXT_TOOL_FORMATS, parse_text_tool_calls, text_tools_prompt, text_tool_results,
+                                    TEXT_TOOLS_INTRO, TEXT_TOOLS_HOWTO, TEXT_TOOLS_AFTER, TEXT_RESULTS_INTRO) # also their old home
 from .streaming import StreamAccumulator
 
 # %% ../nbs/10_toolloop.ipynb #5dcfdfdb
