@@ -4,13 +4,12 @@ __version__ = "0.0.1"
 
 _names = { # name: the module that defines it (everything else stays in its module: `from toolslm_like.x import y`)
     'get_schema': 'funccall', 'mk_ns': 'funccall', 'call_func': 'funccall', 'call_func_async': 'funccall',
-    'PathArg': 'funccall', 'dateArg': 'funccall',
-    'python': 'interpreter', 'run_with_timeout': 'interpreter',
+    'python': 'interpreter',
     'tool_schemas': 'providers', 'parse_tool_calls': 'providers', 'format_tool_results': 'providers',
     'Toolbox': 'toolbox', 'tool_loop': 'toolloop', 'atool_loop': 'toolloop',
     'Sandbox': 'sandbox', 'ToolIndex': 'indexes',
     'mcp_server': 'mcp', 'serve_mcp': 'mcp', 'connect_mcp': 'mcp', 'mcp_tools': 'mcp',
-    'ToolslmError': 'errors', 'ArgumentError': 'errors', 'ToolNotFoundError': 'errors', 'SchemaError': 'errors',
+    'ToolslmError': 'errors', 'ArgumentError': 'errors', 'ToolNotFoundError': 'errors',
 }
 __all__ = list(_names)
 
