@@ -20,6 +20,7 @@ from toolslm_like.limits import (MAX_ARGUMENT_CHARS, MAX_INT_DIGITS, MAX_INPUT_N
     MAX_SHOWN_CHARS)
 from .errors import (SchemaError, BadValue, ArgumentError, ToolNotFoundError, CodeTimeout, show_value,
     got_value, path_text, plain_value, shown_key)
+from .errors import UsageTypeError, UsageValueError
 from .typekinds import (TypeKind, add_type_kind, custom_types, to_jsonable, hide_params, uses_caller_globals,
     tool_info, describe_type, accepts_none, ClassField, SchemaBuilder, PydanticKind)
 from .typekinds import WeakCache, unannotate, callable_name, lax_converter, strict_converter
@@ -197,11 +198,12 @@ def mk_ns(fs:abc.Callable|list|abc.Mapping|None # A function, a list of function
     for o in (fs if isinstance(fs, (list, tuple)) else [fs]):
         items = o.items() if isinstance(o, abc.Mapping) else [(callable_name(o), o)] if callable(o) else None
         if items is None:
-            raise TypeError("mk_ns takes functions, lists of functions and dicts, or a mapping; "
-                            f"got {type(o).__name__} {show_value(o)}")
+            raise UsageTypeError("mk_ns takes functions, lists of functions and dicts, or a mapping; "
+                                 f"got {type(o).__name__} {show_value(o)}")
         for k,v in items:
             if k in ns and ns[k] is not v:
-                raise ValueError(f"Two different tools are named {k!r}: rename one (e.g. pass {{'other_name': f}})")
+                raise UsageValueError(f"Two different tools are named {k!r}: "
+                                      f"rename one (e.g. pass {{'other_name': f}})")
             ns[k] = v
     return ns
 

@@ -18,6 +18,7 @@ from typing import Any, Literal, Union, get_args, get_origin
 from uuid import UUID
 from .errors import (ArgumentError, ToolIndexError, CannotCross, ToolTimeoutError, WorkerRestarted, RemoteToolError,
     WorkerError, WorkerTimeout)
+from .errors import UsageTypeError, UsageValueError
 from .interpreter import tool_traceback
 from .funccall import json_type_name
 from .typekinds import Converter, hide_params, tool_info, to_jsonable
@@ -38,16 +39,16 @@ def _parse_source(spec:str|os.PathLike # A folder, a git repository path or a gi
                 )->tuple[str,str|None]: # (source: absolute path or URL, ref or None)
     "Split an index spec into its source and its ref"
     if not isinstance(spec, (str, os.PathLike)):
-        raise TypeError(f"An index is given by a path or git URL string, not {type(spec).__name__}")
+        raise UsageTypeError(f"An index is given by a path or git URL string, not {type(spec).__name__}")
     spec = os.fspath(spec).strip()
-    if not spec: raise ValueError("The index source is empty: give a folder, a git repository path or a git URL")
+    if not spec: raise UsageValueError("The index source is empty: give a folder, a git repository path or a git URL")
     if not _is_remote(spec) and Path(spec).expanduser().exists(): return str(Path(spec).expanduser().resolve()), None
     base,at,ref = spec.rpartition('@')
     if not at or not base or ':' in ref or re.fullmatch(r'[A-Za-z][A-Za-z0-9+.-]*://[^/]*', base):
         base,ref = spec,None # an '@' of a user name
     if ref is not None and (not _REF_RE.match(ref) or '..' in ref):
-        raise ValueError(f"{ref!r} is not a git ref we accept (letters, digits and . _ + / -, not starting with '-'); "
-                         "pin a tag, branch or commit")
+        raise UsageValueError(f"{ref!r} is not a git ref we accept (letters, digits and . _ + / -, "
+                              "not starting with '-'); pin a tag, branch or commit")
     if _is_remote(base): return base,ref
     p = Path(base).expanduser()
     if not p.exists():
@@ -561,18 +562,18 @@ def _requested_env(
 )->dict:
     "The variables `env` asks to give a worker, checked: {name: value}"
     if isinstance(env, (str, bytes)):
-        raise TypeError("env is a dict of name: value, or a list of names to copy; not a string")
+        raise UsageTypeError("env is a dict of name: value, or a list of names to copy; not a string")
     items = env.items() if isinstance(env, abc.Mapping) else [(k, None) for k in (env or ())]
     out = {}
     for k,v in items:
         if not isinstance(k, str) or not _ENV_NAME_RE.fullmatch(k):
-            raise ValueError(f"{k!r} is not an environment variable name")
+            raise UsageValueError(f"{k!r} is not an environment variable name")
         if v is None:
             if k not in os.environ:
-                raise ValueError(f"env asks to pass on {k!r}, but it is not set in this process: "
-                                 "set it, or give its value")
+                raise UsageValueError(f"env asks to pass on {k!r}, but it is not set in this process: "
+                                      "set it, or give its value")
             v = os.environ[k]
-        if not isinstance(v, str): raise TypeError(f"env[{k!r}] must be a string, not {type(v).__name__}")
+        if not isinstance(v, str): raise UsageTypeError(f"env[{k!r}] must be a string, not {type(v).__name__}")
         out[k] = v
     return out
 
@@ -681,9 +682,9 @@ class ToolIndex:
         for k,v in bound.arguments.items():
             try: arguments[k] = to_jsonable(v)
             except TypeError as e:
-                raise TypeError(f"Argument {k!r} of tool {name!r}: {e}. "
-                                "An index's tools run in their own environment and take JSON values "
-                                "(str, int, float, bool, None, lists, dicts), dates, paths and the like") from None
+                raise UsageTypeError(f"Argument {k!r} of tool {name!r}: {e}. "
+                                     "An index's tools run in their own environment and take JSON values "
+                                     "(str, int, float, bool, None, lists, dicts), dates, paths and the like") from None
         return self.call(name, arguments)
 
     def _ask(self, name:str, arguments:dict, timeout:float|None)->dict:
@@ -718,7 +719,7 @@ def call(self:ToolIndex, name:str, # The tool's dotted name, as in tools.toml
     "Run tool `name` in the worker with JSON `arguments` and return its JSON result"
     timeout = self.timeout if timeout is None else timeout
     if timeout is not None and (timeout <= 0 or timeout != timeout):
-        raise ValueError(f"timeout must be a positive number of seconds, not {timeout}")
+        raise UsageValueError(f"timeout must be a positive number of seconds, not {timeout}")
     if timeout == float('inf'): timeout = None
     if not self._lock.acquire(timeout=-1 if timeout is None else timeout):
         raise ToolTimeoutError(f"Tool {name!r} of index {self.label} waited {timeout:g} s for the index's worker, "
@@ -727,8 +728,8 @@ def call(self:ToolIndex, name:str, # The tool's dotted name, as in tools.toml
     finally: self._lock.release()
     if ans.get('ok'): return ans.get('value')
     if 'too_long' in ans:
-        raise ValueError(f"Tool {name!r} of index {self.label} returned {ans['too_long']:,} bytes of JSON, "
-                         f"more than the {MAX_MESSAGE_BYTES:,} an index may send back")
+        raise UsageValueError(f"Tool {name!r} of index {self.label} returned {ans['too_long']:,} bytes of JSON, "
+                              f"more than the {MAX_MESSAGE_BYTES:,} an index may send back")
     raise _remote_error(ans.get('error') or {}, name)
 
 # %% ../nbs/13_indexes.ipynb #be6f2a3a

@@ -13,6 +13,7 @@ import typing
 from collections import deque
 from .limits import MAX_STUCK_THREADS
 from .errors import CodeTimeout
+from .errors import UsageStateError
 from .typekinds import uses_caller_globals, hide_params
 
 # %% ../nbs/04_interpreter.ipynb #0aeb06fa
@@ -232,9 +233,9 @@ def run_returning_on_time(fn:typing.Callable, # Called with no arguments, in a h
                          ):
     "Call `fn()` in a helper thread, stopped at `timeout` seconds; raise `CodeTimeout` here on time even if it is stuck"
     if len(_stuck) >= MAX_STUCK_THREADS: # each holds a thread of this process until its blocking call returns
-        raise RuntimeError(f"{len(_stuck)} earlier calls timed out inside blocking calls and still hold threads of "
-                           f"this process (at most {MAX_STUCK_THREADS}): no more code runs here until they end. "
-                           "Run such code in toolslm_like.sandbox.Sandbox")
+        raise UsageStateError(f"{len(_stuck)} earlier calls timed out inside blocking calls and still hold threads of "
+                              f"this process (at most {MAX_STUCK_THREADS}): no more code runs here until they end. "
+                              "Run such code in toolslm_like.sandbox.Sandbox")
     helper,finished,wake,box = _start_helper(fn, timeout)
     deadline = time.monotonic() + timeout + _TIMEOUT_GRACE
     try:

@@ -17,6 +17,8 @@ from fastcore.meta import delegates
 from . import __version__
 from .funccall import get_schema, mk_ns, prepare_call, call_func_async, tool_traceback, bind_arguments, using_globals
 from .errors import SchemaError, BadValue, MCPToolError, got_value, show_value
+from .errors import (MCPConnectionError, MissingExtra, ServerError, ServerTimeout, UsageStateError,
+                                 UsageTypeError, UsageValueError)
 from .typekinds import SchemaBuilder, TypeKind, Converter, add_type_kind, to_jsonable
 # the `$defs` renaming done for pydantic models, used for a server's schemas too
 from .typekinds import rename_refs
@@ -36,7 +38,8 @@ def mcp_tool_defs(tools:Callable|list|dict # A namespace: a function, a list, or
     for name,f in mk_ns(tools).items():
         check_mcp_name(name) # the one rule, which `tool_schemas(..., 'mcp')` applies too
         if not callable(f):
-            raise TypeError(f"{name!r} in the namespace is a {type(f).__name__}, not a function: serve only functions")
+            raise UsageTypeError(f"{name!r} in the namespace is a {type(f).__name__}, not a function: "
+                                 "serve only functions")
         defs.append(get_schema(f, 'inputSchema', name=name))
     return defs
 
@@ -102,7 +105,7 @@ def _require_mcp_sdk(what:str # What needs it, for the message
     "Import the MCP SDK (an optional extra), or raise `ImportError` saying how to install it"
     try: import mcp, mcp_types
     except ImportError as e:
-        raise ImportError(f"{what} needs the MCP SDK: pip install 'toolslm_like[mcp]' ({e})") from None
+        raise MissingExtra(f"{what} needs the MCP SDK: pip install 'toolslm_like[mcp]' ({e})") from None
 
 def mcp_server(tools:Callable|list|dict, # A namespace: a function, a list of functions and dicts, or a mapping
                name:str='toolslm_like', # The server's name, as clients see it
@@ -166,7 +169,7 @@ async def serve_mcp_async(tools:Callable|list|dict, # A namespace of tools
         import uvicorn
         app = mcp_http_app(tools, name, path, host)
         await uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level='warning')).serve()
-    else: raise ValueError(f"Unknown MCP transport {transport!r}: use 'stdio' or 'http'")
+    else: raise UsageValueError(f"Unknown MCP transport {transport!r}: use 'stdio' or 'http'")
 
 # %% ../nbs/14_mcp.ipynb #8b16240a
 def serve_mcp(tools:Callable|list|dict, # A namespace of tools
@@ -208,10 +211,10 @@ class MCPHTTPServer:
         deadline = time.monotonic() + timeout
         while not self._server.started:
             if not self._thread.is_alive():
-                raise RuntimeError(f"The MCP HTTP server could not start on {self.host} "
-                                   "(see the log above; is the port taken?)")
+                raise ServerError(f"The MCP HTTP server could not start on {self.host} "
+                                  "(see the log above; is the port taken?)")
             if time.monotonic() > deadline:
-                self.stop(); raise TimeoutError(f"The MCP HTTP server did not start within {timeout}s")
+                self.stop(); raise ServerTimeout(f"The MCP HTTP server did not start within {timeout}s")
             time.sleep(0.01)
         port = self._server.servers[0].sockets[0].getsockname()[1]
         self.url = f"http://{self.host}:{port}{self.path}"
@@ -515,7 +518,7 @@ def tool_function(tool:dict, # An MCP tool definition: name, description, inputS
     sig = inspect.Signature(params)
     def _arguments(args, kwargs):
         try: bound = sig.bind(*args, **kwargs)
-        except TypeError as e: raise TypeError(f"{fn.__name__}(): {e}") from None
+        except TypeError as e: raise UsageTypeError(f"{fn.__name__}(): {e}") from None
         return {wire[k]: v for k,v in bind_arguments(fn, bound.arguments).items() if v is not OMITTED}
     if inspect.iscoroutinefunction(call):
         async def fn(*args, **kwargs): return await call(tool_name, _arguments(args, kwargs))
@@ -646,7 +649,7 @@ class MCPClient:
             from mcp.client.stdio import stdio_client
             cmd = shlex.split(s) if isinstance(s, str) else [str(o) for o in s]
             if not cmd:
-                raise ValueError("the server command is empty: give the program to run, e.g. 'python server.py'")
+                raise UsageValueError("the server command is empty: give the program to run, e.g. 'python server.py'")
             params = StdioServerParameters(command=cmd[0], args=cmd[1:], env=self.env, cwd=self.cwd)
             return stdio_client(params, errlog=_errlog())
         return s
@@ -672,14 +675,14 @@ class MCPClient:
 
     def _running_loop(self, name):
         if self._client is None:
-            raise ConnectionError(f"Cannot call MCP tool {name!r}: the client for {self._where()!r} is not connected "
-                                  "(closed, or the server ended); call `connect()` again")
+            raise MCPConnectionError(f"Cannot call MCP tool {name!r}: the client for {self._where()!r} "
+                                     "is not connected (closed, or the server ended); call `connect()` again")
         return self._loop
 
     async def _send(self, name, arguments):
         client = self._client
         if client is None:
-            raise ConnectionError(f"Cannot call MCP tool {name!r}: the connection to {self._where()!r} has closed")
+            raise MCPConnectionError(f"Cannot call MCP tool {name!r}: the connection to {self._where()!r} has closed")
         try: r = await client.call_tool(name, arguments)
         except Exception as e:
             err = MCPToolError(f"The call to MCP tool {name!r} failed: {type(e).__name__}: {e}")
@@ -691,14 +694,14 @@ class MCPClient:
         "Send a call from a sync tool function"
         loop = self._running_loop(name)
         if _in_loop(loop):
-            raise RuntimeError(f"The sync MCP tool {name!r} was called from the MCP client's own event loop, where it "
-                               "would wait for itself: use `client.async_tools`")
+            raise UsageStateError(f"The sync MCP tool {name!r} was called from the MCP client's own event loop, "
+                                  "where it would wait for itself: use `client.async_tools`")
         fut = asyncio.run_coroutine_threadsafe(self._send(name, arguments), loop)
         try: return fut.result(self.timeout)
         except concurrent.futures.TimeoutError:
             if not fut.done():
                 fut.cancel()
-                raise TimeoutError(f"The MCP tool {name!r} did not answer within {self.timeout}s") from None
+                raise ServerTimeout(f"The MCP tool {name!r} did not answer within {self.timeout}s") from None
             raise
 
     async def _acall(self, name, arguments):
@@ -709,7 +712,7 @@ class MCPClient:
             fut = asyncio.run_coroutine_threadsafe(self._send(name, arguments), loop)
             return await asyncio.wait_for(asyncio.wrap_future(fut), self.timeout)
         except asyncio.TimeoutError:
-            raise TimeoutError(f"The MCP tool {name!r} did not answer within {self.timeout}s") from None
+            raise ServerTimeout(f"The MCP tool {name!r} did not answer within {self.timeout}s") from None
 
     def _make_tools(self, listed):
         # in place: a namespace handed out stays current
@@ -740,28 +743,31 @@ def connect(self:MCPClient):
     _require_mcp_sdk('Connecting to an MCP server')
     self._loop = _background_loop()
     if _in_loop(self._loop):
-        raise RuntimeError("MCPClient.connect was called from the MCP client's own event loop: "
-                           "use `await client.aconnect()`")
+        raise UsageStateError("MCPClient.connect was called from the MCP client's own event loop: "
+                              "use `await client.aconnect()`")
     ready = concurrent.futures.Future()
     self._task = asyncio.run_coroutine_threadsafe(self._session(ready), self._loop)
     try: listed = ready.result(self.connect_timeout)
     except concurrent.futures.TimeoutError:
         self.close()
-        raise TimeoutError(f"The MCP server {self._where()!r} did not start and list its tools within "
-                           f"{self.connect_timeout}s") from None
+        raise ServerTimeout(f"The MCP server {self._where()!r} did not start and list its tools within "
+                            f"{self.connect_timeout}s") from None
     except Exception as e:
         self.close()
-        raise ConnectionError(f"Could not connect to the MCP server {self._where()!r}: {type(e).__name__}: {e}") from e
+        raise MCPConnectionError(f"Could not connect to the MCP server {self._where()!r}: "
+                                 f"{type(e).__name__}: {e}") from e
     self._make_tools(listed)
     if any('outputSchema' in d for d in self.tool_defs.values()): self._warm_up_jsonschema()
     _open_clients.add(self)
     return self
 
+
+# %% ../nbs/14_mcp.ipynb #514d166b
 @patch
 def refresh(self:MCPClient):
     "List the server's tools again (after it says they changed); `tools` and `async_tools` are updated in place"
     loop = self._running_loop('tools/list')
-    if _in_loop(loop): raise RuntimeError("MCPClient.refresh was called from the MCP client's own event loop")
+    if _in_loop(loop): raise UsageStateError("MCPClient.refresh was called from the MCP client's own event loop")
     self._make_tools(asyncio.run_coroutine_threadsafe(_list_tools(self._client), loop).result(self.connect_timeout))
     return self
 

@@ -13,6 +13,7 @@ import signal, subprocess, sys, sysconfig, tempfile, threading, time, traceback,
 from pathlib import Path
 from fastcore.basics import patch
 from .errors import WorkerError, WorkerTimeout, SandboxError, SandboxWarning
+from .errors import UsageTypeError, UsageValueError
 from .worker import Worker, Cgroup, worker_env, serve, exit_words, signal_name
 from .limits import MAX_STOP_SECONDS, MAX_START_SECONDS, MAX_REAP_SECONDS, MAX_KILL_SECONDS
 from .limits import MAX_CODE_CHARS, MAX_JSON_DEPTH
@@ -324,7 +325,7 @@ def _is_zombie(pid)->bool:
 def _kill_user_processes(uid:int, # The sandbox user
                         wait:float=0): # Seconds to wait, once none is alive, for the killed ones to be reaped
     "Kill every process of `uid` (never root's) until none is alive; how many were killed"
-    if uid == 0: raise ValueError('refusing to kill the processes of root')
+    if uid == 0: raise UsageValueError('refusing to kill the processes of root')
     killed,start = 0,time.monotonic()
     while True:
         found,zombies = [],0
@@ -369,7 +370,8 @@ def _positive(name, v, allow_none=True):
     "`v`, checked to be a positive number (or None, when `allow_none`): a clear error naming `name` otherwise"
     if v is None and allow_none: return v
     if isinstance(v, bool) or not isinstance(v, (int, float)) or not v > 0:
-        raise ValueError(f"{name} must be a positive number{' or None (no limit)' if allow_none else ''}, got {v!r}")
+        raise UsageValueError(f"{name} must be a positive number"
+                              f"{' or None (no limit)' if allow_none else ''}, got {v!r}")
     return v
 
 def _cpu_seconds(pid:int)->float:
@@ -700,7 +702,8 @@ def run(self:Sandbox,
         timeout:float|None=None): # Wall-clock seconds (default: the sandbox's `timeout`)
     ("Run `code` in the worker: its final value (plain JSON as itself, else `repr` text), else its printed "
      "output, else the error text")
-    if not isinstance(code, str): raise TypeError(f"code must be a string of Python source, got {type(code).__name__}")
+    if not isinstance(code, str):
+        raise UsageTypeError(f"code must be a string of Python source, got {type(code).__name__}")
     if len(code) > MAX_CODE_CHARS:
         return (f"Error: the code is {len(code):,} characters long; the most a run takes is {MAX_CODE_CHARS:,}. "
                 "Send it in smaller parts.")
@@ -745,7 +748,7 @@ def _tool_timeout(timeout, limit):
     "The seconds a tool call may run: the model's `timeout`, never above `limit`"
     if timeout is None: return limit
     if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not timeout > 0:
-        raise ValueError(f"timeout must be a positive number of seconds (at most {limit:g}), got {timeout!r}")
+        raise UsageValueError(f"timeout must be a positive number of seconds (at most {limit:g}), got {timeout!r}")
     return min(timeout, limit)
 
 _tool_name_re = re.compile(r'^[a-zA-Z_][a-zA-Z0-9_]{0,63}$') # a Python name every provider accepts as a tool name
@@ -753,14 +756,14 @@ _tool_name_re = re.compile(r'^[a-zA-Z_][a-zA-Z0-9_]{0,63}$') # a Python name eve
 def _make_tool(run, limit, doc, name='python'):
     "A function called `name` whose only parameters are `code` and `timeout`; it calls `run(code, seconds)`"
     if not isinstance(name, str) or not _tool_name_re.match(name):
-        raise ValueError("name must be a Python identifier of at most 64 letters, digits and underscores, "
-                         f"got {name!r}")
+        raise UsageValueError("name must be a Python identifier of at most 64 letters, digits and underscores, "
+                              f"got {name!r}")
     def python(
         code:str, # Python code to run; the value of its last line (if an expression) is returned, else what it printed
         timeout:float|None=None, # Seconds the code may run before it is stopped (default and most: the described limit)
     ): # The final expression's value, or the printed output, or the traceback of an error
         if not isinstance(code, str):
-            raise TypeError(f"code must be a string of Python source, got {type(code).__name__}")
+            raise UsageTypeError(f"code must be a string of Python source, got {type(code).__name__}")
         return run(code, _tool_timeout(timeout, limit))
     python.__doc__,python.__name__,python.__qualname__ = doc,name,name
     return python
@@ -774,7 +777,7 @@ def python_tool(ns:dict, # The namespace the code runs in; its variables stay th
                 name:str='python'): # The tool's name, as the model sees it
     ("A `python` tool for a model that runs code in this process, in `ns`: its schema shows `code` and "
      "`timeout`, never `glb`/`loc`")
-    if not isinstance(ns, dict): raise TypeError(f"ns must be a dict to run the code in, got {type(ns).__name__}")
+    if not isinstance(ns, dict): raise UsageTypeError(f"ns must be a dict to run the code in, got {type(ns).__name__}")
     _positive('timeout', timeout, allow_none=False)
     from toolslm_like.interpreter import python as python_here
     doc = f"{_tool_doc} A call may run for {timeout:g} s at most."

@@ -13,6 +13,7 @@ import threading, time
 from collections import abc
 from fastcore.basics import patch
 from .errors import ToolCallError, CodeTimeout
+from .errors import UsageStateError, UsageTypeError, UsageValueError
 from .interpreter import tool_traceback, run_with_timeout, using_globals, caller_globals, Interrupter
 from .funccall import mk_ns, prepare_call
 from .providers import (ToolNames, tool_schemas, parse_tool_calls, format_tool_results, response_provider,
@@ -93,7 +94,7 @@ class ToolThreads(concurrent.futures.Executor):
     def __init__(self, max_workers:int=DEFAULT_MAX_WORKERS, # Most calls running at once
                  name:str='toolslm_like-tool'): # Prefix of the threads' names
         if not isinstance(max_workers, int) or isinstance(max_workers, bool) or max_workers < 1:
-            raise ValueError(f"max_workers must be a whole number of at least 1, got {max_workers!r}")
+            raise UsageValueError(f"max_workers must be a whole number of at least 1, got {max_workers!r}")
         self.max_workers,self.name = max_workers,name
         self._queue,self._lock,self._idle = queue.SimpleQueue(),threading.Lock(),threading.Semaphore(0)
         self._live,self._running,self._abandoned,self._threads,self._closed = 0,{},set(),set(),False
@@ -103,7 +104,7 @@ class ToolThreads(concurrent.futures.Executor):
         "Run `fn(*args, **kwargs)` on a worker thread; a `concurrent.futures.Future` of its result"
         fut = concurrent.futures.Future()
         with self._lock:
-            if self._closed: raise RuntimeError("This ToolThreads was shut down; make a new one to run more calls")
+            if self._closed: raise UsageStateError("This ToolThreads was shut down; make a new one to run more calls")
             self._queue.put((fut, fn, args, kwargs))
             if not self._idle.acquire(blocking=False): self._spawn()
         return fut
@@ -209,8 +210,8 @@ def _submit_coroutine(coro)->concurrent.futures.Future:
     "Run `coro` on the background loop; a `concurrent.futures.Future` of its result"
     if _on_background_loop():
         coro.close()
-        raise RuntimeError("Toolbox.execute was called from an async tool that Toolbox.execute is running, which would "
-                           "wait on itself forever; use `await toolbox.aexecute(...)` inside async tools")
+        raise UsageStateError("Toolbox.execute was called from an async tool that Toolbox.execute is running, which "
+                              "would wait on itself forever; use `await toolbox.aexecute(...)` inside async tools")
     return asyncio.run_coroutine_threadsafe(coro, _background_loop())
 
 def _wait_all(fut:concurrent.futures.Future):
@@ -224,29 +225,29 @@ def _wait_all(fut:concurrent.futures.Future):
 def _checked_hook(approve):
     "`approve`, checked: `None` or something to call"
     if approve is not None and not callable(approve):
-        raise TypeError(f"approve must be callable (it gets each call, {{'id', 'name', 'arguments'}}, and answers), "
-                        f"got {approve!r:.80}")
+        raise UsageTypeError(f"approve must be callable (it gets each call, {{'id', 'name', 'arguments'}}, "
+                             f"and answers), got {approve!r:.80}")
     return approve
 
 def _checked_settings(on_event, logger, executor, retry_on, numbers:dict, seconds:dict)->tuple:
     "`(logger, retry_on)` for a `Toolbox` made with these settings, once each is checked"
     if on_event is not None and not callable(on_event):
-        raise TypeError(f"on_event must be callable (it gets one event dict), got {on_event!r}")
+        raise UsageTypeError(f"on_event must be callable (it gets one event dict), got {on_event!r}")
     if isinstance(logger, str): logger = logging.getLogger(logger)
     if logger is not None and not isinstance(logger, (logging.Logger, logging.LoggerAdapter)):
-        raise TypeError(f"logger must be a logging.Logger (or a logger's name), got {type(logger).__name__}")
+        raise UsageTypeError(f"logger must be a logging.Logger (or a logger's name), got {type(logger).__name__}")
     if executor is not None and not isinstance(executor, concurrent.futures.Executor):
-        raise TypeError(f"executor must be a concurrent.futures.Executor (e.g. ProcessPoolExecutor()), "
-                        f"got {type(executor).__name__}")
+        raise UsageTypeError(f"executor must be a concurrent.futures.Executor (e.g. ProcessPoolExecutor()), "
+                             f"got {type(executor).__name__}")
     if isinstance(retry_on, type): retry_on = (retry_on,)
     if not all(isinstance(o, type) and issubclass(o, BaseException) for o in retry_on):
-        raise TypeError(f"retry_on must be a tuple of exception types, got {retry_on!r}")
+        raise UsageTypeError(f"retry_on must be a tuple of exception types, got {retry_on!r}")
     for nm,v in numbers.items():
         if not isinstance(v, int) or isinstance(v, bool) or v < 1:
-            raise ValueError(f"{nm} must be a whole number of at least 1, got {v!r}")
+            raise UsageValueError(f"{nm} must be a whole number of at least 1, got {v!r}")
     for nm,v in seconds.items():
         if not isinstance(v, (int, float)) or isinstance(v, bool) or v < 0:
-            raise ValueError(f"{nm} must be a number of seconds >= 0, got {v!r}")
+            raise UsageValueError(f"{nm} must be a number of seconds >= 0, got {v!r}")
     return logger or logging.getLogger(__name__),tuple(retry_on)
 
 # %% ../nbs/09_toolbox.ipynb #5f1608df
@@ -335,12 +336,12 @@ def _settled(out, name, timeout):
 def _check_batch(calls, timeout, retries)->list:
     "`calls` as a list, after checking `timeout` and `retries`"
     if isinstance(calls, (abc.Mapping, str, bytes)) or not isinstance(calls, abc.Iterable):
-        raise TypeError(f"calls must be a list of tool calls ({{'id', 'name', 'arguments'}} dicts), "
-                        f"got {type(calls).__name__}")
+        raise UsageTypeError(f"calls must be a list of tool calls ({{'id', 'name', 'arguments'}} dicts), "
+                             f"got {type(calls).__name__}")
     if timeout is not None and (not isinstance(timeout, (int, float)) or isinstance(timeout, bool) or not timeout > 0):
-        raise ValueError(f"timeout must be a number of seconds > 0, or None for no limit; got {timeout!r}")
+        raise UsageValueError(f"timeout must be a number of seconds > 0, or None for no limit; got {timeout!r}")
     if not isinstance(retries, int) or isinstance(retries, bool) or retries < 0:
-        raise ValueError(f"retries must be a whole number >= 0, got {retries!r}")
+        raise UsageValueError(f"retries must be a whole number >= 0, got {retries!r}")
     return calls if type(calls) is list else list(calls)
 
 def _resolved_globals()->abc.Callable:
@@ -358,9 +359,9 @@ def _verdict(answer)->tuple:
     if answer is False: return 'deny', DENIED_REASON
     if isinstance(answer, str): return 'deny', answer.strip() or DENIED_REASON
     if isinstance(answer, abc.Mapping): return 'edit', dict(answer)
-    raise TypeError(f"the approval hook answered {type(answer).__name__} {answer!r:.60}; "
-                    "it must answer True or None to run the call, "
-                    "False or a reason (str) to refuse it, or a dict of arguments to run it with instead")
+    raise UsageTypeError(f"the approval hook answered {type(answer).__name__} {answer!r:.60}; "
+                         "it must answer True or None to run the call, "
+                         "False or a reason (str) to refuse it, or a dict of arguments to run it with instead")
 
 def _asked(call)->dict:
     "The `{'id', 'name', 'arguments'}` an approval hook is shown (arguments sent as JSON text are shown read)"

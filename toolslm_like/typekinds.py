@@ -18,6 +18,7 @@ from typing import Any, ForwardRef, Literal, Union, get_args, get_origin, get_ty
 from toolslm_like.limits import MAX_INT_DIGITS, MAX_INPUT_NAME_CHARS, MAX_SHOWN_CHARS
 from toolslm_like.errors import (SchemaError, BadValue, show_value, got_value, plain_value, shown_key, path_text,
     value_kind)
+from toolslm_like.errors import UsageTypeError
 from toolslm_like.schemawalk import optional_nulls_dropped, check_bounds
 
 # %% ../nbs/03_typekinds.ipynb #9372833a
@@ -597,7 +598,7 @@ def to_jsonable(v:Any # A value a tool works with (a default, an output)
     if v is None or isinstance(v, (bool, str)): return v
     if isinstance(v, int): return int(v)
     if isinstance(v, float):
-        if not math.isfinite(v): raise TypeError(f"{v!r} is not JSON")
+        if not math.isfinite(v): raise UsageTypeError(f"{v!r} is not JSON")
         return v
     if isinstance(v, enum.Enum): return to_jsonable(v.value)
     if isinstance(v, (PurePath, Decimal)) or _is_uuid(v): return str(v)
@@ -610,7 +611,7 @@ def to_jsonable(v:Any # A value a tool works with (a default, an output)
     if isinstance(v, abc.Mapping): return {str(to_jsonable(k)): to_jsonable(o) for k,o in v.items()}
     if dataclasses.is_dataclass(v) and not isinstance(v, type): return to_jsonable(dataclasses.asdict(v))
     if hasattr(v, 'model_dump') and not isinstance(v, type): return v.model_dump(mode='json')
-    raise TypeError(f"{type(v).__name__} value {v!r} is not JSON")
+    raise UsageTypeError(f"{type(v).__name__} value {v!r} is not JSON")
 
 # %% ../nbs/03_typekinds.ipynb #ace7b6f5
 class LiteralKind(TypeKind):
