@@ -89,6 +89,23 @@ def _drop_made_up_none(dm):
     for p in dm.dm.values():
         if p.get('anno') is type(None) and p.get('default', inspect.Parameter.empty) is None: p['anno'] = inspect.Parameter.empty
 
+def comments_of(f)->dict:
+    "`docments(f)`, where a parameter without a comment takes the one of the function `f` stands in for (`f.__delwrap__`)"
+    # fastcore's docments walks `__delwrap__` too, but stops at a parameter the override names without a comment
+    from fastcore.docments import docments
+    docs = dict(docments(f))
+    if (base := getattr(f, '__delwrap__', None)) is not None:
+        inherited = comments_of(base)
+        docs.update({k: inherited[k] for k,v in docs.items() if not v and inherited.get(k)})
+    return docs
+
+def _inherit_comments(dm):
+    "Parameters of an API entry without a comment show the comment of the function it stands in for (`__delwrap__`)"
+    if getattr(dm.obj, '__delwrap__', None) is None: return
+    docs = comments_of(dm.obj)
+    for k,p in dm.dm.items():
+        if k != 'return' and not p.get('docment') and docs.get(k): p['docment'] = docs[k]
+
 def _md_escape(name:str)->str: return re.sub(r'([_*\[\]`\\])', r'\\\1', name)
 
 def api_entry_markdown(r)->str:
@@ -113,7 +130,7 @@ def _api_entry_renderer():
         "`show_doc`'s renderer for the site: see `api_entry_markdown`"
         def __init__(self, sym, name=None, title_level=3, maxline=110):
             super().__init__(sym, name=name, title_level=title_level, maxline=maxline)
-            if isinstance(self.dm, DocmentText): _drop_made_up_none(self.dm)
+            if isinstance(self.dm, DocmentText): _drop_made_up_none(self.dm); _inherit_comments(self.dm)
         def _repr_markdown_(self): return api_entry_markdown(self)
     return ApiEntry
 

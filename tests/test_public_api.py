@@ -1,7 +1,11 @@
 "Every public parameter has its comment (issue 16): each name in a module's `__all__` is documented where a user reads it"
-import dataclasses, importlib, inspect, pkgutil
+import dataclasses, importlib, importlib.util, inspect, pkgutil
 from fastcore.docments import docments
 import toolslm_like
+from pathlib import Path
+_spec = importlib.util.spec_from_file_location('build_docs', Path(__file__).resolve().parent.parent/'scripts'/'build_docs.py')
+_build_docs = importlib.util.module_from_spec(_spec); _spec.loader.exec_module(_build_docs)
+comments_of = _build_docs.comments_of # the comments the docs pages show: a function's own, else those of what it stands in for
 
 _SKIP_MODULES = {'_modidx', '__main__'}
 _UNNAMED = (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD)
@@ -15,15 +19,6 @@ def _function_of(o):
     "The plain function behind a class attribute (method, static or class method), or `None` for anything else"
     if isinstance(o, (staticmethod, classmethod)): o = o.__func__
     return o if inspect.isfunction(o) else None
-
-def comments_of(f)->dict:
-    "`docments(f)`, where a parameter without a comment takes the one of the method `f` overrides (`f.__delwrap__`, and on)"
-    # fastcore's docments walks `__delwrap__` too, but a parameter the override names (without a comment) stops it there
-    docs = dict(docments(f))
-    if (base := getattr(f, '__delwrap__', None)) is not None:
-        inherited = comments_of(base)
-        docs.update({k: inherited[k] for k,v in docs.items() if not v and inherited.get(k)})
-    return docs
 
 def undocumented(f, # A function (or method, with `self`/`cls` first), or a dataclass (its fields)
                  where:str # Its name in the report, e.g. 'toolloop.Dialect.request'

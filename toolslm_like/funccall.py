@@ -355,15 +355,16 @@ def lookup_tool(fc_name:str|typing.Callable, # The name a model sent (or the fun
     return f
 
 # %% ../nbs/05_funccall.ipynb #ccf88cce
-def prepare_call(fc_name:str|typing.Callable, # The tool's name, as the model sent it (or the function itself)
-                 fc_inputs:dict|str, # Its arguments: a dict, or the JSON text of one
-                 ns:abc.Mapping|list|abc.Callable|None=None # Where to look `fc_name` up (anything `mk_ns` accepts)
+def prepare_call(fc_name:str|typing.Callable,
+                 fc_inputs:dict|str,
+                 ns:abc.Mapping|list|abc.Callable|None=None
                 )->tuple:
     """`(function, ToolInfo, kwargs)` for a model's call, looked up and checked but not run (for runners that add
     timeouts, retries, ...)"""
     f = lookup_tool(fc_name, ns)
     info,kw = _bind(f, fc_inputs)
     return f,info,kw
+
 
 # %% ../nbs/05_funccall.ipynb #34b1a0aa
 def call_func(fc_name:str|typing.Callable, # The tool's name, as the model sent it (or the function itself)
@@ -382,6 +383,7 @@ def call_func(fc_name:str|typing.Callable, # The tool's name, as the model sent 
         return tool_traceback(e)
     finally:
         if tok is not None: GLOBALS_VAR.reset(tok)
+prepare_call.__delwrap__ = call_func # its parameters are those of `call_func`
 
 # %% ../nbs/05_funccall.ipynb #e2072331
 async def _call_async(f, info, kw, raise_on_err, glb):
@@ -404,15 +406,16 @@ async def _fail(e, raise_on_err):
     if raise_on_err: raise e
     return f"{type(e).__name__}: {e}"
 
-def call_func_async(fc_name:str|typing.Callable, # The tool's name, as the model sent it (or the function itself)
-                    fc_inputs:dict|str, # Its arguments: a dict, or the JSON text of one
-                    ns:abc.Mapping|list|abc.Callable|None=None, # Where to look `fc_name` up (anything `mk_ns` accepts)
+def call_func_async(fc_name:str|typing.Callable,
+                    fc_inputs:dict|str,
+                    ns:abc.Mapping|list|abc.Callable|None=None,
                     raise_on_err:bool=True): # Raise errors, or return them as text?
     "Awaitable: call `fc_name` in `ns`, awaiting coroutine functions and running sync tools in a worker thread"
     try: f,info,kw = prepare_call(fc_name, fc_inputs, ns)
     except Exception as e: return _fail(e, raise_on_err)
     glb = (GLOBALS_VAR.get() or user_globals()) if info.wants_globals else None
     return _call_async(f, info, kw, raise_on_err, glb)
+call_func_async.__delwrap__ = call_func # its parameters are those of `call_func`
 
 # %% ../nbs/05_funccall.ipynb #f00d0003
 # Python 3.12+: `inspect` and `asyncio` say it is one

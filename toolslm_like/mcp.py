@@ -150,12 +150,12 @@ def _flush_stdout():
     except Exception: pass # a closed or odd stdout has nothing of ours to keep
 
 # %% ../nbs/14_mcp.ipynb #b3a8e073
-async def serve_mcp_async(tools:Callable|list|dict, # A namespace of tools
-                          transport:str='stdio', # 'stdio' or 'http' (streamable HTTP)
-                          name:str='toolslm_like', # The server's name
-                          host:str='127.0.0.1', # For 'http': the address to listen on
-                          port:int=8000, # For 'http': the port
-                          path:str='/mcp' # For 'http': the URL path of the endpoint
+async def serve_mcp_async(tools:Callable|list|dict,
+                          transport:str='stdio',
+                          name:str='toolslm_like',
+                          host:str='127.0.0.1',
+                          port:int=8000,
+                          path:str='/mcp'
                          ):
     "Serve `tools` over MCP until the client disconnects (stdio) or the server is stopped (http)"
     if transport == 'stdio':
@@ -181,6 +181,7 @@ def serve_mcp(tools:Callable|list|dict, # A namespace of tools
              ):
     "Serve `tools` over MCP (stdio, or streamable HTTP with `transport='http'`), blocking until done"
     asyncio.run(serve_mcp_async(tools, transport, name, host, port, path))
+serve_mcp_async.__delwrap__ = serve_mcp # its parameters are those of `serve_mcp`
 
 # %% ../nbs/14_mcp.ipynb #4d9e888e
 class MCPHTTPServer:

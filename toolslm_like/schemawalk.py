@@ -299,20 +299,20 @@ class SchemaWalker:
         return at
     # One method per kind of node (`node_kind`); by default, the node copied with its parts walked
     def _unchanged(self, s:dict|bool, # A schema node
-                   at:Any # What the pass carries down to it
+                   at:Any
                   ): # `s` itself
         "The default for kinds without parts: the node as it is"
         return s
     any = never = type_list = scalar = null = enum = _unchanged
 
     def invalid(self, s:Any, # What stands where a schema should
-                at:Any # What the pass carries down to it
+                at:Any
                ):
         "A node that is no schema: a `SchemaError` saying what it is"
         raise SchemaError(f"{self.where} has {got_value(s)} where a schema should be")
 
     def untyped(self, s:dict, # A node without type, properties, items or enum (a description only, say)
-                at:Any # What the pass carries down to it
+                at:Any
                ):
         "A node without a type accepts any value: as `any`"
         return self.any(s, at)
@@ -326,7 +326,7 @@ class SchemaWalker:
         return s[key]
 
     def ref(self, s:dict, # A node with a `$ref`
-            at:Any # What the pass carries down to it
+            at:Any
            ):
         "The definition the `$ref` points to, walked in its place"
         return self.walk(self.deref(s), at)
@@ -340,19 +340,19 @@ class SchemaWalker:
         return {**(target if isinstance(target, dict) else {} if target else {'not': {}}), **rest}
 
     def one_of(self, s:dict, # A node with `oneOf`
-               at:Any # What the pass carries down to it
+               at:Any
               ):
         "As an `anyOf` of the same members"
         return self.any_of({**{k:v for k,v in s.items() if k != 'oneOf'}, 'anyOf': self.members(s, 'oneOf')}, at)
 
     def any_of(self, s:dict, # A node with `anyOf`
-               at:Any # What the pass carries down to it
+               at:Any
               ):
         "`s` with each member walked"
         return {**s, 'anyOf': [self.walk(o, self.child(at, i)) for i,o in enumerate(self.members(s, 'anyOf'))]}
 
     def all_of(self, s:dict, # A node with `allOf`
-               at:Any # What the pass carries down to it
+               at:Any
               ):
         "`s` with its `allOf` members folded in, walked"
         m = self.members(s, 'allOf')
@@ -361,7 +361,7 @@ class SchemaWalker:
         return self.walk(merged_all_of(s, self.root), at)
 
     def object(self, s:dict, # An object schema
-               at:Any # What the pass carries down to it
+               at:Any
               ):
         "`s` with its properties (and `additionalProperties`) walked"
         out = dict(s)
@@ -372,7 +372,7 @@ class SchemaWalker:
         return out
 
     def array(self, s:dict, # An array schema
-              at:Any # What the pass carries down to it
+              at:Any
              ):
         "`s` with its `items` (and `prefixItems`) walked"
         out = dict(s)
@@ -380,6 +380,10 @@ class SchemaWalker:
             out['prefixItems'] = [self.walk(o, self.child(at, i)) for i,o in enumerate(s['prefixItems'])]
         if isinstance(s.get('items'), dict): out['items'] = self.walk(s['items'], self.child(at, '[]'))
         return out
+
+    for _m in (_unchanged, invalid, untyped, ref, one_of, any_of, all_of, object, array):
+        _m.__delwrap__ = walk # `at` is what `walk` says it is
+    del _m
 
 # %% ../nbs/02_schemawalk.ipynb #bdb39e88
 TYPE_WORDS = {'integer': 'an integer', 'number': 'a number', 'string': 'a string', 'boolean': 'true or false',

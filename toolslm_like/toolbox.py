@@ -824,10 +824,10 @@ class _TimedBatch(_ThreadBatch):
 # %% ../nbs/09_toolbox.ipynb #4f73aaee
 @patch
 async def aexecute(self:Toolbox,
-                   calls:list, # Tool calls: `{'id', 'name', 'arguments'}` dicts (as `parse_tool_calls` gives)
-                   parallel:bool=False, # Run the calls at once?
-                   timeout:float|None=None, # Seconds each attempt may take
-                   retries:int=0, # Further attempts after a transient error
+                   calls:list,
+                   parallel:bool=False,
+                   timeout:float|None=None,
+                   retries:int=0,
                    # Asked about each call before it runs (default: the toolbox's `approve`); may be async
                    approve:abc.Callable|None=None
                   )->list: # One result dict per call, in the calls' order (a `ToolResults`)
@@ -838,6 +838,7 @@ async def aexecute(self:Toolbox,
     glb = _resolved_globals()
     if parallel and len(calls) > 1: return ToolResults(await self._agather(calls, timeout, retries, glb), calls)
     return ToolResults([await self._arun_call(c, timeout, retries, glb, r) for c,r in self._split(calls)], calls)
+Toolbox.aexecute.__delwrap__ = Toolbox.execute # the parameters it shares with `execute` are documented there
 
 # %% ../nbs/09_toolbox.ipynb #029cef16
 class _Approval:
@@ -898,10 +899,10 @@ def _edited(res:dict, edited)->dict:
 
 # %% ../nbs/09_toolbox.ipynb #75772563
 @patch
-def execute_stream(self:Toolbox, calls:list, # Tool calls: `{'id', 'name', 'arguments'}` dicts
-                   parallel:bool=False, # Run the calls at once?
-                   timeout:float|None=None, # Seconds each attempt may take
-                   retries:int=0, # Further attempts after a transient error
+def execute_stream(self:Toolbox, calls:list,
+                   parallel:bool=False,
+                   timeout:float|None=None,
+                   retries:int=0,
                    # Asked about each call before it runs (default: the toolbox's `approve`)
                    approve:abc.Callable|None=None
                   ): # Yields one result dict per call, as each finishes
@@ -927,13 +928,14 @@ def execute_stream(self:Toolbox, calls:list, # Tool calls: `{'id', 'name', 'argu
         for fut in concurrent.futures.as_completed(futs): yield _edited(res := fut.result(), edits.get(res['index']))
     finally:
         for fut in futs: fut.cancel()
+Toolbox.execute_stream.__delwrap__ = Toolbox.execute # the parameters it shares with `execute` are documented there
 
 # %% ../nbs/09_toolbox.ipynb #185767bc
 @patch
-async def aexecute_stream(self:Toolbox, calls:list, # Tool calls: `{'id', 'name', 'arguments'}` dicts
-                          parallel:bool=False, # Run the calls at once?
-                          timeout:float|None=None, # Seconds each attempt may take
-                          retries:int=0, # Further attempts after a transient error
+async def aexecute_stream(self:Toolbox, calls:list,
+                          parallel:bool=False,
+                          timeout:float|None=None,
+                          retries:int=0,
                           # Asked about each call before it runs (default: the toolbox's `approve`); may be async
                           approve:abc.Callable|None=None
                          ): # Yields one result dict per call, as each finishes
@@ -958,6 +960,7 @@ async def aexecute_stream(self:Toolbox, calls:list, # Tool calls: `{'id', 'name'
         for nxt in asyncio.as_completed(tasks): res = await nxt; yield _edited(res, edits.get(res['index']))
     finally:
         for t in tasks: t.cancel()
+Toolbox.aexecute_stream.__delwrap__ = Toolbox.execute # the parameters it shares with `execute` are documented there
 
 # %% ../nbs/09_toolbox.ipynb #f2a6279a
 @patch
@@ -988,9 +991,9 @@ def _reply(results:list, calls:list, provider):
 @patch
 def respond(self:Toolbox, response:object, # A model's response: any provider's SDK object, its dict or JSON text
             provider:str|None=None, # One of `PROVIDERS`; `None` works it out from the response
-            parallel:bool=False, # Run the calls at once?
-            timeout:float|None=None, # Seconds each attempt may take
-            retries:int=0, # Further attempts after a transient error
+            parallel:bool=False,
+            timeout:float|None=None,
+            retries:int=0,
             approve:abc.Callable|None=None # Asked about each call before it runs (default: the toolbox's `approve`)
            ): # What to add to the conversation, in `provider`'s shape (`[]` if the model called no tools)
     "Run the tool calls in a model's `response` and return the results ready to send back"
@@ -999,11 +1002,11 @@ def respond(self:Toolbox, response:object, # A model's response: any provider's 
     return _reply(results, calls, _answer_dialect(response, calls, provider))
 
 @patch
-async def arespond(self:Toolbox, response:object, # A model's response: any provider's SDK object, its dict or JSON text
-                   provider:str|None=None, # One of `PROVIDERS`; `None` works it out from the response
-                   parallel:bool=False, # Run the calls at once?
-                   timeout:float|None=None, # Seconds each attempt may take
-                   retries:int=0, # Further attempts after a transient error
+async def arespond(self:Toolbox, response:object,
+                   provider:str|None=None,
+                   parallel:bool=False,
+                   timeout:float|None=None,
+                   retries:int=0,
                    # Asked about each call before it runs (default: the toolbox's `approve`); may be async
                    approve:abc.Callable|None=None
                   ): # What to add to the conversation, in `provider`'s shape (`[]` if the model called no tools)
@@ -1011,6 +1014,8 @@ async def arespond(self:Toolbox, response:object, # A model's response: any prov
     calls = self._calls_in(response, provider)
     results = await self.aexecute(calls, parallel=parallel, timeout=timeout, retries=retries, approve=approve)
     return _reply(results, calls, _answer_dialect(response, calls, provider))
+Toolbox.respond.__delwrap__ = Toolbox.execute # the parameters it shares with `execute` are documented there
+Toolbox.arespond.__delwrap__ = Toolbox.respond # the parameters it shares with `respond` are documented there
 
 # %% ../nbs/09_toolbox.ipynb #f9f5b85b
 def _longest_backticks(text:str)->int: return max(map(len, re.findall('`+', text)), default=0)
