@@ -928,7 +928,6 @@ def execute_stream(self:Toolbox, calls:list,
         for fut in concurrent.futures.as_completed(futs): yield _edited(res := fut.result(), edits.get(res['index']))
     finally:
         for fut in futs: fut.cancel()
-Toolbox.execute_stream.__delwrap__ = Toolbox.execute # the parameters it shares with `execute` are documented there
 
 # %% ../nbs/09_toolbox.ipynb #185767bc
 @patch
@@ -960,7 +959,6 @@ async def aexecute_stream(self:Toolbox, calls:list,
         for nxt in asyncio.as_completed(tasks): res = await nxt; yield _edited(res, edits.get(res['index']))
     finally:
         for t in tasks: t.cancel()
-Toolbox.aexecute_stream.__delwrap__ = Toolbox.execute # the parameters it shares with `execute` are documented there
 
 # %% ../nbs/09_toolbox.ipynb #f2a6279a
 @patch
@@ -1016,6 +1014,8 @@ async def arespond(self:Toolbox, response:object,
     return _reply(results, calls, _answer_dialect(response, calls, provider))
 Toolbox.respond.__delwrap__ = Toolbox.execute # the parameters it shares with `execute` are documented there
 Toolbox.arespond.__delwrap__ = Toolbox.respond # the parameters it shares with `respond` are documented there
+Toolbox.execute_stream.__delwrap__ = Toolbox.execute # the parameters it shares with `execute` are documented there
+Toolbox.aexecute_stream.__delwrap__ = Toolbox.execute # the parameters it shares with `execute` are documented there
 
 # %% ../nbs/09_toolbox.ipynb #f9f5b85b
 def _longest_backticks(text:str)->int: return max(map(len, re.findall('`+', text)), default=0)
