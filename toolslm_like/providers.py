@@ -488,6 +488,8 @@ class Provider:
     name = None # the name it is registered under (`register_provider` sets it)
     # the class that puts a streamed reply together chunk by chunk, for `StreamAccumulator` (`None`: no streams)
     Parts = None
+    # the provider whose replies this one's are (its streams read, its calls answered as that one's); `None`: its own
+    replies_as = None
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
@@ -557,6 +559,14 @@ class Provider:
                              f"{str(response)[:300]}")
         return _get(items[0], field)
 
+    def read(self, d:abc.Mapping, # Plain data: a response, or a part of one (a message, a block, a call)
+             out:list, # Where the calls found go, each `(provider, id, name, arguments, custom)`
+             hint:str|None, # The provider asked for, or the shape `d` sits in; `None`: not known
+             level:str # 'reply' (a whole reply or message), 'item' (a typed block or item), 'call' (a bare call)
+            )->str|None: # Its `family` if `d` is one of its shapes at `level`, else `None`
+        "Is `d` one of this API's shapes? If so, put its calls in `out` (the base class: no shapes of its own)"
+        return None
+
     def tool(self, spec:dict, # One tool, provider-neutral: `{'name', 'description', 'parameters'}` (as `tool_specs` gives it)
              name:str, # The tool's name, as this provider sees it
              strict:bool|str # Strict mode: True, False or 'auto' (only for a provider with `strict`)
@@ -579,6 +589,11 @@ class _Names(abc.Sequence):
     def __eq__(self, other): return isinstance(other, (tuple, list, _Names)) and tuple(self) == tuple(other)
     __hash__ = None
     def __repr__(self): return repr(tuple(_providers))
+    def listed(self, keep:typing.Callable|None=None # Which providers to name: `keep(provider)` is true; `None`: all
+              )->str: # 'openai, openai-responses, anthropic, ...'
+        "The names for a message, OpenAI's two APIs first (as the messages have always named them), then as registered"
+        names = [n for n in self if keep is None or keep(_providers[n])]
+        return ', '.join(sorted(names, key=lambda n: _providers[n].family not in ('openai', 'openai-responses')))
 
 PROVIDERS = _Names()
 
@@ -620,6 +635,23 @@ class AnthropicMessages(Provider):
         return [{'role': 'assistant', 'content': [_reply_fields(b) for b in _get(response, 'content') or []]}]
     def answer_text(self, response):
         return ''.join(_get(b, 'text') or '' for b in _get(response, 'content') or [] if _get(b, 'type') == 'text')
+    # content blocks without a call
+    _NO_CALLS = frozenset({'text', 'thinking', 'redacted_thinking', 'server_tool_use', 'web_search_tool_result',
+                           'web_fetch_tool_result', 'code_execution_tool_result', 'mcp_tool_use', 'mcp_tool_result',
+                           'container_upload', 'image', 'document', 'tool_result'})
+    def read(self, d, out, hint, level):
+        if level == 'item':
+            if d.get('type') == 'tool_use': return self._tool_use(d, out)
+            if (blocks := _message_blocks(d)) is not None and not _responses_blocks(blocks, hint):
+                _walk(blocks, out, self.family) # a `Message`, or a message dict
+                return self.family
+            if d.get('type') in self._NO_CALLS and hint != 'openai-responses': return self.family
+        elif level == 'call' and 'name' in d and 'input' in d and 'args' not in d and 'arguments' not in d:
+            return self._tool_use(d, out)
+        return None
+    def _tool_use(self, d, out):
+        out.append(_found(self.family, d.get('id'), d.get('name'), d.get('input')))
+        return self.family
     def tool(self, spec, name, strict):
         params,is_strict = _strict_params(spec, strict, 'anthropic')
         return {'name': name, 'description': spec['description'], 'input_schema': params,
@@ -706,6 +738,27 @@ class ChatCompletions(Provider):
         ids = [c.get('id') or f"call_{iteration}_{k}" for k,c in enumerate(calls)]
         msg = {**added[0], 'tool_calls': [{**tc, 'id': i} for tc,i in zip(tool_calls, ids)]}
         return [msg] + added[1:], [{**c, 'id': i} for c,i in zip(calls, ids)]
+    def read(self, d, out, hint, level):
+        if level == 'reply':
+            if 'choices' in d:
+                ch = (d['choices'] or [{}])[0] # other choices are alternatives, not more calls
+                _walk(ch.get('message') or ch.get('delta') or {}, out, self.family)
+                return self.family
+            content_only = d.get('role') == 'assistant' and isinstance(d.get('content'), (str, type(None)))
+            if 'tool_calls' in d or (content_only and hint != 'anthropic'): return self._read_message(d, out)
+        elif level == 'item':
+            if d.get('type') in ('function', None) and _is_map(fn := d.get('function')):
+                out.append(_found(self.family, d.get('id'), fn.get('name'), fn.get('arguments')))
+                return self.family
+            if d.get('type') == 'custom' and _is_map(c := d.get('custom')):
+                out.append(_found(self.family, d.get('id'), c.get('name'), {'input': c.get('input', '')}, True))
+                return self.family
+        return None
+    def _read_message(self, d, out):
+        _walk(d.get('tool_calls') or [], out, self.family)
+        if isinstance(fc := d.get('function_call'), abc.Mapping): # the legacy `functions` API
+            out.append(_found(self.family, None, fc.get('name'), fc.get('arguments')))
+        return self.family
     def tool(self, spec, name, strict):
         params,is_strict = _strict_params(spec, strict)
         fn = {'name': name, 'description': spec['description'], 'parameters': params}
@@ -783,6 +836,22 @@ class Responses(Provider):
     def answer_text(self, response):
         return ''.join(_get(c, 'text') or '' for item in _get(response, 'output') or [] if _get(item, 'type') == 'message'
                        for c in _get(item, 'content') or [] if _get(c, 'type') == 'output_text')
+    # output items without a call
+    _NO_CALLS = frozenset({'reasoning', 'web_search_call', 'file_search_call', 'computer_call', 'image_generation_call',
+                           'code_interpreter_call', 'local_shell_call', 'mcp_call', 'mcp_list_tools',
+                           'mcp_approval_request', 'function_call_output', 'output_text', 'refusal'})
+    def read(self, d, out, hint, level):
+        if level == 'reply' and (d.get('object') == 'response' or (isinstance(d.get('output'), list) and 'type' not in d)):
+            _walk(d['output'], out, self.family)
+            return self.family
+        if level != 'item': return None
+        if d.get('type') in ('function_call', 'custom_tool_call'):
+            custom = d.get('type') == 'custom_tool_call'
+            args = {'input': d.get('input', '')} if custom else d.get('arguments')
+            out.append(_found(self.family, d.get('call_id') or d.get('id'), d.get('name'), args, custom))
+            return self.family
+        if (blocks := _message_blocks(d)) is not None and _responses_blocks(blocks, hint): return self.family
+        return self.family if d.get('type') in self._NO_CALLS else None
     def tool(self, spec, name, strict):
         params,is_strict = _strict_params(spec, strict)
         return {'type': 'function', 'name': name, 'description': spec['description'], 'parameters': params,
@@ -853,6 +922,20 @@ class Gemini(Provider):
         if isinstance(last, dict) and last.get('role') == 'user' and isinstance(last.get('parts'), list):
             return history[:-1] + [{**last, 'parts': last['parts'] + [{'text': text}]}]
         return list(history) + [self.user_message(text)]
+    def read(self, d, out, hint, level):
+        if level == 'reply':
+            if 'candidates' in d: # the first candidate, as `response.function_calls` does
+                _walk(((d['candidates'] or [{}])[0]).get('content') or {}, out, self.family)
+                return self.family
+            if 'parts' in d:
+                _walk(d['parts'] or [], out, self.family)
+                return self.family
+        elif level == 'item' and _is_map(fc := _g(d, 'function_call', 'functionCall')): return self._call(fc, out)
+        elif level == 'call' and 'name' in d and 'args' in d: return self._call(d, out)
+        return None
+    def _call(self, d, out):
+        out.append(_found(self.family, d.get('id'), d.get('name'), d.get('args')))
+        return self.family
     def tool(self, spec, name, strict):
         d = {'name': name, 'description': spec['description']}
         if (p := gemini_schema(spec['parameters'], spec['name'])) is not None: d['parameters'] = p
@@ -900,6 +983,7 @@ class Gemini(Provider):
 class GeminiJSONSchema(Gemini):
     "Gemini with the whole JSON Schema in `parametersJsonSchema` (no rewrite to its OpenAPI subset)"
     sdk = None # the tool loop drives Gemini as 'gemini'
+    replies_as = 'gemini' # its replies are Gemini's
     def tool(self, spec, name, strict):
         return {'name': name, 'description': spec['description'], 'parametersJsonSchema': spec['parameters']}
 
@@ -910,6 +994,11 @@ register_provider('gemini-json-schema', GeminiJSONSchema)
 class MCP(Provider):
     "MCP: tools as `tools/list` lists them (`inputSchema`, names kept as they are), results as `CallToolResult`s"
     family,maps_names = 'mcp',False
+    def read(self, d, out, hint, level):
+        if level == 'item' and d.get('method') == 'tools/call' and _is_map(p := d.get('params')):
+            out.append(_found(self.family, d.get('id'), p.get('name'), p.get('arguments')))
+            return self.family
+        return None
     def tool(self, spec, name, strict):
         return {'name': check_mcp_name(name), 'description': spec['description'], 'inputSchema': spec['parameters']}
     def results(self, results):
@@ -926,6 +1015,10 @@ class MCP(Provider):
 class JSONSchema(Provider):
     "Plain `{name, description, parameters}` (JSON Schema), as many other tools read it; names kept as they are"
     family,maps_names = 'json_schema',False
+    def read(self, d, out, hint, level):
+        if level != 'call' or 'name' not in d or 'arguments' not in d: return None
+        out.append(_found(hint or self.family, d.get('id'), d.get('name'), d.get('arguments'))) # as the caller said
+        return hint or self.family
 
 register_provider('mcp', MCP)
 register_provider('json_schema', JSONSchema)
@@ -1013,7 +1106,7 @@ def tool_schemas(tools:typing.Callable|dict|list, # A function, a schema dict, a
     api = get_provider(provider)
     if strict not in (True, False, 'auto'): raise ValueError(f"strict must be True, False or 'auto', got {strict!r}")
     if strict is True and api.strict is None:
-        having = ', '.join(n for n in PROVIDERS if _providers[n].strict)
+        having = PROVIDERS.listed(lambda api: api.strict)
         raise ValueError(f"strict=True is a strict mode that only {having} have; provider {provider!r} has no such "
                          "setting "
                          "(use strict=False or 'auto')")
@@ -1174,90 +1267,39 @@ def _g(d, *keys):
     return None
 
 def _found(provider, id, name, args, custom=False): return (provider, id, name, args, custom)
-
-# %% ../nbs/06_providers.ipynb #6551b402
-def _chat_completion(d, out, hint):
-    ch = (d['choices'] or [{}])[0] # other choices are alternatives, not more calls
-    _walk(ch.get('message') or ch.get('delta') or {}, out, 'openai')
-    return 'openai'
-
-def _chat_message(d, out, hint):
-    _walk(d.get('tool_calls') or [], out, 'openai')
-    if isinstance(fc := d.get('function_call'), abc.Mapping):
-        out.append(_found('openai', None, fc.get('name'), fc.get('arguments'))) # the legacy `functions` API
-    return 'openai'
-
-def _chat_tool_call(d, out, hint):
-    fn = d['function']; out.append(_found('openai', d.get('id'), fn.get('name'), fn.get('arguments'))); return 'openai'
-
-def _chat_custom_call(d, out, hint):
-    c = d['custom']; out.append(_found('openai', d.get('id'), c.get('name'), {'input': c.get('input', '')}, True)); return 'openai'
-
-def _response(d, out, hint): _walk(d['output'], out, 'openai-responses'); return 'openai-responses'
-
-def _response_call(d, out, hint):
-    custom = d.get('type') == 'custom_tool_call'
-    args = {'input': d.get('input', '')} if custom else d.get('arguments')
-    out.append(_found('openai-responses', d.get('call_id') or d.get('id'), d.get('name'), args, custom)); return 'openai-responses'
-
-# %% ../nbs/06_providers.ipynb #5aa5f71c
-def _message_with_blocks(d, out, hint):
-    "An Anthropic `Message` or message dict, or a Responses `message` item (whose blocks are `output_text`)"
-    blocks = d.get('content') if isinstance(d.get('content'), list) else []
-    if hint == 'openai-responses' or any(isinstance(b, abc.Mapping) and b.get('type') in ('output_text', 'refusal') for b in blocks):
-        return 'openai-responses'
-    _walk(blocks, out, 'anthropic')
-    return 'anthropic'
-
-def _tool_use(d, out, hint): out.append(_found('anthropic', d.get('id'), d.get('name'), d.get('input'))); return 'anthropic'
-
-def _gemini_response(d, out, hint):
-    # the first candidate, as `response.function_calls` does
-    _walk(((d['candidates'] or [{}])[0]).get('content') or {}, out, 'gemini')
-    return 'gemini'
-
-def _gemini_content(d, out, hint): _walk(d['parts'] or [], out, 'gemini'); return 'gemini'
-def _gemini_part(d, out, hint): return _gemini_call(_g(d, 'function_call', 'functionCall'), out, hint)
-def _gemini_call(d, out, hint): out.append(_found('gemini', d.get('id'), d.get('name'), d.get('args'))); return 'gemini'
-
-def _mcp_request(d, out, hint):
-    p = d['params']; out.append(_found('mcp', d.get('id'), p.get('name'), p.get('arguments'))); return 'mcp'
-
-def _plain_call(d, out, hint):
-    out.append(_found(hint or 'json_schema', d.get('id'), d.get('name'), d.get('arguments'))); return hint or 'json_schema'
-
-def _no_calls(provider): return lambda d, out, hint: provider
-
-# %% ../nbs/06_providers.ipynb #d7b5a901
-_ANTHROPIC_BLOCKS = frozenset({'text', 'thinking', 'redacted_thinking', 'server_tool_use', 'web_search_tool_result', 'web_fetch_tool_result',
-                               'code_execution_tool_result', 'mcp_tool_use', 'mcp_tool_result', 'container_upload', 'image', 'document', 'tool_result'})
-_RESPONSES_ITEMS = frozenset({'reasoning', 'web_search_call', 'file_search_call', 'computer_call', 'image_generation_call', 'code_interpreter_call',
-                              'local_shell_call', 'mcp_call', 'mcp_list_tools', 'mcp_approval_request', 'function_call_output', 'output_text', 'refusal'})
 _is_map = lambda o: isinstance(o, abc.Mapping)
 
-# (does `d` have this shape, given the provider hint?, its reader): the first match wins, so the specific shapes come
-# before the general ones
-_SHAPES = [
-    (lambda d,h: 'choices' in d, _chat_completion),
-    (lambda d,h: 'candidates' in d, _gemini_response),
-    (lambda d,h: 'tool_calls' in d or (d.get('role') == 'assistant' and isinstance(d.get('content'), (str, type(None))) and h != 'anthropic'), _chat_message),
-    (lambda d,h: d.get('object') == 'response' or (isinstance(d.get('output'), list) and 'type' not in d), _response),
-    (lambda d,h: 'parts' in d, _gemini_content),
-    (lambda d,h: d.get('type') == 'tool_use', _tool_use),
-    (lambda d,h: d.get('type') in ('function_call', 'custom_tool_call'), _response_call),
-    (lambda d,h: d.get('type') in ('function', None) and _is_map(d.get('function')), _chat_tool_call),
-    (lambda d,h: d.get('type') == 'custom' and _is_map(d.get('custom')), _chat_custom_call),
-    (lambda d,h: _is_map(_g(d, 'function_call', 'functionCall')), _gemini_part),
-    (lambda d,h: d.get('type') == 'message' or isinstance(d.get('content'), list), _message_with_blocks),
-    (lambda d,h: d.get('type') in _ANTHROPIC_BLOCKS and h != 'openai-responses', _no_calls('anthropic')),
-    (lambda d,h: d.get('type') in _RESPONSES_ITEMS, _no_calls('openai-responses')),
-    (lambda d,h: d.get('method') == 'tools/call' and _is_map(d.get('params')), _mcp_request),
-    (lambda d,h: 'name' in d and 'args' in d, _gemini_call),
-    (lambda d,h: 'name' in d and 'arguments' in d, _plain_call),
-    (lambda d,h: 'name' in d and 'input' in d, _tool_use),
-]
+# %% ../nbs/06_providers.ipynb #6551b402
+def _message_blocks(d)->list|None:
+    "The blocks of a message with a list of them (Anthropic's, or a Responses `message` item); `None` if `d` is not one"
+    if d.get('type') == 'message' or isinstance(d.get('content'), list):
+        return d['content'] if isinstance(d.get('content'), list) else []
+    return None
 
-# %% ../nbs/06_providers.ipynb #8e6a9c0d
+def _responses_blocks(blocks:list, hint)->bool:
+    "Are these the blocks of a Responses `message` item?"
+    return hint == 'openai-responses' or any(_is_map(b) and b.get('type') in ('output_text', 'refusal') for b in blocks)
+
+
+# %% ../nbs/06_providers.ipynb #5aa5f71c
+_LEVELS = ('reply', 'item', 'call') # the specific shapes first: a bare `{name, ...}` call only when nothing else fits
+
+def _readers()->list:
+    "One registered provider per `family` (a subclass that reads the same replies, e.g. 'gemini-json-schema', is not asked)"
+    first = {}
+    for api in _providers.values(): first.setdefault(api.family, api)
+    return list(first.values())
+
+
+# %% ../nbs/06_providers.ipynb #d7b5a901
+def _shape_of(d:abc.Mapping, out:list, hint=None)->str|None:
+    "The family whose shape `d` is, asking each provider level by level (the calls found go to `out`); `None`: no one's"
+    readers = _readers()
+    for level in _LEVELS:
+        for api in readers:
+            if (p := api.read(d, out, hint, level)) is not None: return p
+    return None
+
 def _walk(d, out:list, hint=None)->str|None:
     ("Find the tool calls in plain response data `d`, appending them to `out`; returns the provider the shape belongs "
      "to (or `None`)")
@@ -1269,8 +1311,7 @@ def _walk(d, out:list, hint=None)->str|None:
                 raise ValueError(f"The response mixes {seen} and {p} shapes; pass one response at a time")
             seen = seen or p
         return seen
-    if not _is_map(d): return None
-    return next((read(d, out, hint) for matches,read in _SHAPES if matches(d, hint)), None)
+    return _shape_of(d, out, hint) if _is_map(d) else None
 
 # %% ../nbs/06_providers.ipynb #a5f60e79
 STREAM_CHUNK_ERROR = ("parse_tool_calls got {what} of a streamed {provider} reply, which holds a piece of the reply at "
@@ -1354,18 +1395,18 @@ def parse_tool_calls(response:Any, # A model response: SDK object, its dict or J
     api = get_provider(provider) if provider is not None else None
     found = []
     if _is_stream(response): raise TypeError(STREAM_OBJECT_ERROR.format(kind=type(response).__name__))
-    try: detected = _walk(_unless_stream_piece(_plain(response)), found, provider)
+    want = api.family if api else None
+    try: detected = _walk(_unless_stream_piece(_plain(response)), found, want)
     except RecursionError:
         raise ValueError("The response is nested too deeply to be a model response; pass the response object, its "
                          "dict, or its JSON") from None
-    want = api.family if api else None
     if want and detected and detected != want and detected not in ('json_schema',
                                                                    'mcp') and want not in ('json_schema', 'mcp'):
         raise ValueError(f"The response looks like {detected!r}, not {provider!r}; pass provider={detected!r} or None")
     calls = []
     for p,id,name,raw,custom in found:
         # the results go back as it writes them
-        dialect = provider if want and (p in ('json_schema', 'mcp') or p == want) else p
+        dialect = (api.replies_as or provider) if want and (p in ('json_schema', 'mcp') or p == want) else p
         calls.append(_call(id, name, raw, custom, names))
         _remember_call(id, dialect, custom)
     return calls

@@ -37,8 +37,9 @@ class StreamAccumulator:
     def __init__(self, provider:str|None=None # One of `PROVIDERS` with streams; `None`: from the first chunk
                 ):
         if provider is not None and (provider not in PROVIDERS or get_provider(provider).Parts is None):
-            streamed = ', '.join(n for n in PROVIDERS if get_provider(n).Parts is not None)
+            streamed = PROVIDERS.listed(lambda api: api.Parts is not None and not api.replies_as)
             raise ValueError(f"StreamAccumulator reads streams of {streamed}; got provider={provider!r}")
+        if provider is not None: provider = get_provider(provider).replies_as or provider # 'gemini-json-schema': 'gemini'
         self.provider,self.chunks = provider,0
         self._parts = get_provider(provider).Parts() if provider else None
         self._text = []
