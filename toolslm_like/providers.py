@@ -14,13 +14,14 @@ from collections import OrderedDict, abc
 from typing import Any, Optional
 from fastcore.basics import patch
 from .funccall import bind_arguments, get_schema, too_deep
-from .errors import StreamError, SchemaError, StrictSchemaError, ToolNameCollision, show_value
+from .errors import StreamError, SchemaError, StrictSchemaError, ToolNameCollision, show_value, UsageTypeError, UsageValueError
 from .typekinds import to_jsonable, tool_info, WeakCache
 from .schemawalk import SchemaWalker, DEFS_KEYS, resolve_ref, refs_in, refs_into_defs, describe_schema, check_schema_bounds
 from .limits import (MAX_NAME_CHARS, MAX_INPUT_NAME_CHARS, MAX_MCP_NAME_CHARS, MAX_REMEMBERED_NAMES,
                                  MAX_OPENAI_STRICT_NESTING,
                                  MAX_OPENAI_STRICT_PROPERTIES, MAX_GEMINI_REF_LEVELS, MAX_ARGUMENT_CHARS, MAX_REMEMBERED_CALLS,
                                  MAX_JSON_DEPTH)
+
 
 # %% ../nbs/06_providers.ipynb #7829d3d6
 # A name all of OpenAI, Anthropic and Gemini accept: Gemini adds that the first character is a letter or `_`
@@ -32,9 +33,9 @@ _NAME_HASH_CHARS = 8 # hex digits of SHA-256 appended to a changed name: enough 
 
 def _check_name(name):
     if not isinstance(name, str) or not name:
-        raise ValueError(f"A tool name must be a non-empty string, got {show_value(name)}")
+        raise UsageValueError(f"A tool name must be a non-empty string, got {show_value(name)}")
     if len(name) > MAX_INPUT_NAME_CHARS:
-        raise ValueError(f"A tool name of {len(name)} characters is too long (the limit is {MAX_INPUT_NAME_CHARS}); "
+        raise UsageValueError(f"A tool name of {len(name)} characters is too long (the limit is {MAX_INPUT_NAME_CHARS}); "
                          "give the tool a shorter name")
 
 def check_mcp_name(name:str # A tool's name
@@ -42,7 +43,7 @@ def check_mcp_name(name:str # A tool's name
     ("`name` if it can be an MCP tool's name (the one rule for serving and for `tool_schemas(..., 'mcp')`); else "
      "`ValueError` saying how to rename")
     if not isinstance(name, str) or not _MCP_NAME.fullmatch(name):
-        raise ValueError(f"{show_value(name)} cannot be an MCP tool name (1-{MAX_MCP_NAME_CHARS} letters, digits, '_', "
+        raise UsageValueError(f"{show_value(name)} cannot be an MCP tool name (1-{MAX_MCP_NAME_CHARS} letters, digits, '_', "
                          "'-' or '.'): "
                          "rename it, e.g. mk_ns({'new_name': f})")
     return name
@@ -142,7 +143,7 @@ def _spec_from_dict(d)->dict:
 def _spec(f, name=None)->dict:
     if _is_schema_dict(f): return _spec_from_dict(f) if name is None else {**_spec_from_dict(f), 'name': name}
     if not callable(f):
-        raise TypeError(f"A tool must be a function (or other callable) or a schema dict, got {type(f).__name__} "
+        raise UsageTypeError(f"A tool must be a function (or other callable) or a schema dict, got {type(f).__name__} "
                         f"{f!r:.60}")
     return get_schema(f, pname='parameters', name=name)
 
@@ -158,11 +159,11 @@ def _tool_items(tools)->list:
             if isinstance(o, abc.Mapping) and not _is_schema_dict(o): items += list(o.items())
             else: items.append((None, o))
     else:
-        raise TypeError("tools must be a function, a list of functions (or schema dicts), or a namespace dict; got "
+        raise UsageTypeError("tools must be a function, a list of functions (or schema dicts), or a namespace dict; got "
                         f"{type(tools).__name__}")
     for k,_ in items:
         if k is not None and not isinstance(k, str):
-            raise TypeError(f"Tool names in a namespace must be strings, got {k!r}")
+            raise UsageTypeError(f"Tool names in a namespace must be strings, got {k!r}")
     return items
 
 def _first_named(seen:dict, name:str, f)->bool:
@@ -555,7 +556,7 @@ class Provider:
         "`field` of the first of the reply's `key` (its choices or candidates): the one the loop continues with"
         items = _get(response, key) or []
         if not items:
-            raise ValueError(f"The server's reply has no {key}, so there is no message to continue with: "
+            raise UsageValueError(f"The server's reply has no {key}, so there is no message to continue with: "
                              f"{str(response)[:300]}")
         return _get(items[0], field)
 
@@ -602,7 +603,7 @@ def get_provider(name:str # A provider's name, one of `PROVIDERS`: 'anthropic', 
                 )->'Provider': # The object that knows that API
     "The registered `Provider` called `name`; `ValueError` naming the others if there is none"
     if not isinstance(name, str) or name not in _providers:
-        raise ValueError(f"Unknown provider {name!r}; use one of: {', '.join(PROVIDERS)}")
+        raise UsageValueError(f"Unknown provider {name!r}; use one of: {', '.join(PROVIDERS)}")
     return _providers[name]
 
 def register_provider(name:str, # The name `tool_schemas`, `parse_tool_calls`, `format_tool_results`, ... take
@@ -610,9 +611,9 @@ def register_provider(name:str, # The name `tool_schemas`, `parse_tool_calls`, `
                      )->'Provider': # The registered object (a provider registered before under `name` is replaced)
     "Register the API `cls` under `name`; from then on every function that takes `provider=` knows it"
     if not (isinstance(cls, type) and issubclass(cls, Provider)):
-        raise TypeError(f"register_provider takes a Provider subclass, got {cls!r:.80}")
+        raise UsageTypeError(f"register_provider takes a Provider subclass, got {cls!r:.80}")
     if not isinstance(name, str) or not name:
-        raise ValueError(f"A provider's name is a non-empty string, got {show_value(name)}")
+        raise UsageValueError(f"A provider's name is a non-empty string, got {show_value(name)}")
     api = cls()
     api.name,api.family = name,cls.family or name
     _providers[name] = api
@@ -825,7 +826,7 @@ class Responses(Provider):
     def create(self, client): return client.responses.create
     def request(self, model, history, schemas, system, final, options):
         if system and options.get('instructions'):
-            raise ValueError("Pass the system prompt once: as system= or as instructions=, not both")
+            raise UsageValueError("Pass the system prompt once: as system= or as instructions=, not both")
         req = {**options, 'model': model, 'input': list(history)}
         if system: req['instructions'] = system
         if schemas and not final: req['tools'] = schemas
@@ -944,7 +945,7 @@ class Gemini(Provider):
         parts = []
         for r in results:
             if not isinstance(r.get('name'), str) or not r['name']:
-                raise ValueError(f"Gemini needs each result's tool name; result {r.get('id')!r} has none")
+                raise UsageValueError(f"Gemini needs each result's tool name; result {r.get('id')!r} has none")
             text,err = _text_and_error(r)
             fr = {'name': provider_tool_name(r['name']), 'response': {'error': text} if err else {'output': text}}
             if r.get('id') is not None: fr = {'id': r['id'], **fr}
@@ -1032,7 +1033,7 @@ def _reply_fields(obj):
     "A reply object from an SDK as a plain dict of the fields the server sent (dicts are copied)"
     if isinstance(obj, dict): return dict(obj)
     if hasattr(obj, 'model_dump'): return obj.model_dump(mode='json', exclude_unset=True, by_alias=True)
-    raise TypeError(f"Expected an SDK model or a dict in the reply, got {type(obj).__name__}")
+    raise UsageTypeError(f"Expected an SDK model or a dict in the reply, got {type(obj).__name__}")
 
 def _get(obj, key, default=None): return obj.get(key, default) if isinstance(obj, dict) else getattr(obj, key, default)
 
@@ -1104,10 +1105,10 @@ def tool_schemas(tools:typing.Callable|dict|list, # A function, a schema dict, a
                 )->list: # One tool description per tool, in `provider`'s dialect
     "Describe `tools` the way `provider` wants them in its `tools` request parameter"
     api = get_provider(provider)
-    if strict not in (True, False, 'auto'): raise ValueError(f"strict must be True, False or 'auto', got {strict!r}")
+    if strict not in (True, False, 'auto'): raise UsageValueError(f"strict must be True, False or 'auto', got {strict!r}")
     if strict is True and api.strict is None:
         having = PROVIDERS.listed(lambda api: api.strict)
-        raise ValueError(f"strict=True is a strict mode that only {having} have; provider {provider!r} has no such "
+        raise UsageValueError(f"strict=True is a strict mode that only {having} have; provider {provider!r} has no such "
                          "setting "
                          "(use strict=False or 'auto')")
     if api.strict is None: strict = False # the others have no strict mode: 'auto' is the same as False
@@ -1187,7 +1188,7 @@ def gemini_callable(f:typing.Callable # A tool: function, method, callable objec
     def _kwargs(sent):
         unknown = [k for k in sent if k not in sig.parameters]
         if unknown:
-            raise TypeError(f"{info.name}() got unexpected arguments {unknown}; it takes: {', '.join(sig.parameters)}")
+            raise UsageTypeError(f"{info.name}() got unexpected arguments {unknown}; it takes: {', '.join(sig.parameters)}")
         # converted and checked, as `call_func` does
         kw = bind_arguments(f, {k:v for k,v in sent.items() if v is not None})
         # the model sent null: it gets None, not the default
@@ -1249,7 +1250,7 @@ def _plain(o):
     if isinstance(o, (str, bytes, bytearray)):
         try: return json.loads(o)
         except (ValueError, RecursionError) as e:
-            raise ValueError(f"parse_tool_calls got text that is not JSON it can read ({e or 'nested too deeply'}); "
+            raise UsageValueError(f"parse_tool_calls got text that is not JSON it can read ({e or 'nested too deeply'}); "
                              "pass the response object, its dict, or its JSON") from None
     if hasattr(o, 'model_dump') and not isinstance(o, type):
         return o.model_dump(mode='json', exclude_none=True, warnings=False)
@@ -1258,7 +1259,7 @@ def _plain(o):
         return [x if isinstance(x, (str, bytes, bytearray)) else _plain(x) for x in o]
     if isinstance(o, abc.Mapping) or o is None: return o
     if hasattr(o, 'to_dict'): return o.to_dict()
-    raise TypeError(f"parse_tool_calls takes a response (an SDK object, its dict or JSON text), got {type(o).__name__}")
+    raise UsageTypeError(f"parse_tool_calls takes a response (an SDK object, its dict or JSON text), got {type(o).__name__}")
 
 def _g(d, *keys):
     "The first of `keys` present in dict `d` (Gemini's snake_case and camelCase)"
@@ -1308,7 +1309,7 @@ def _walk(d, out:list, hint=None)->str|None:
         for o in d:
             p = _walk(o, out, hint)
             if p and seen and p != seen and {p, seen} != {'mcp', 'json_schema'}:
-                raise ValueError(f"The response mixes {seen} and {p} shapes; pass one response at a time")
+                raise UsageValueError(f"The response mixes {seen} and {p} shapes; pass one response at a time")
             seen = seen or p
         return seen
     return _shape_of(d, out, hint) if _is_map(d) else None
@@ -1365,10 +1366,10 @@ def _unless_stream_piece(d):
         if (p := stream_piece_provider(o)) is None: continue
         if o.get('type') in ('response.completed', 'response.incomplete') and o is d: return o.get('response')
         if o.get('type') == 'error':
-            raise ValueError(SERVER_ERROR_REPLY.format(message=json.dumps(o.get('error') or o)[:300]))
+            raise UsageValueError(SERVER_ERROR_REPLY.format(message=json.dumps(o.get('error') or o)[:300]))
         what = {'openai': 'a chunk', 'openai-responses': f"a {o.get('type')!r} event",
                 'anthropic': f"a {o.get('type')!r} event"}[p]
-        raise ValueError(STREAM_CHUNK_ERROR.format(what=what if o is d else f"a list holding {what}", provider=p))
+        raise UsageValueError(STREAM_CHUNK_ERROR.format(what=what if o is d else f"a list holding {what}", provider=p))
     return d
 
 # %% ../nbs/06_providers.ipynb #8e10722b
@@ -1394,15 +1395,15 @@ def parse_tool_calls(response:Any, # A model response: SDK object, its dict or J
     "The tool calls in `response`, in order, with tool names mapped back and arguments parsed into dicts"
     api = get_provider(provider) if provider is not None else None
     found = []
-    if _is_stream(response): raise TypeError(STREAM_OBJECT_ERROR.format(kind=type(response).__name__))
+    if _is_stream(response): raise UsageTypeError(STREAM_OBJECT_ERROR.format(kind=type(response).__name__))
     want = api.family if api else None
     try: detected = _walk(_unless_stream_piece(_plain(response)), found, want)
     except RecursionError:
-        raise ValueError("The response is nested too deeply to be a model response; pass the response object, its "
+        raise UsageValueError("The response is nested too deeply to be a model response; pass the response object, its "
                          "dict, or its JSON") from None
     if want and detected and detected != want and detected not in ('json_schema',
                                                                    'mcp') and want not in ('json_schema', 'mcp'):
-        raise ValueError(f"The response looks like {detected!r}, not {provider!r}; pass provider={detected!r} or None")
+        raise UsageValueError(f"The response looks like {detected!r}, not {provider!r}; pass provider={detected!r} or None")
     calls = []
     for p,id,name,raw,custom in found:
         # the results go back as it writes them
@@ -1465,11 +1466,11 @@ def _order(results, calls)->list:
     "Results in the order of `calls` (matched by id); a call without a result gets one carrying an error"
     by_key = {}
     for k,r in zip(_match_keys(results), results):
-        if k in by_key: raise ValueError(f"Two results have the id {r.get('id')!r}; each call gets exactly one result")
+        if k in by_key: raise UsageValueError(f"Two results have the id {r.get('id')!r}; each call gets exactly one result")
         by_key[k] = r
     keys = _match_keys(calls)
     if (extra := [k for k in by_key if k not in keys]):
-        raise ValueError(f"Results {extra} match no call; the calls are {keys}")
+        raise UsageValueError(f"Results {extra} match no call; the calls are {keys}")
     return [by_key.get(k) or {'id': c.get('id'), 'name': c.get('name'), 'output': None, 'error': 'The tool did not return a result for this call'} for k,c in zip(keys, calls)]
 
 def _remembered_call(id): return _call_dialects.get(id) if isinstance(id, str) else None
@@ -1480,7 +1481,7 @@ def _dialect_of(results)->str:
         if (hit := _remembered_call(r.get('id'))) is not None: return hit[0]
         if isinstance(r.get('id'), str) and r['id'].startswith(('toolu_', 'srvtoolu_')): return 'anthropic'
     if results and all(r.get('id') is None for r in results): return 'gemini'
-    raise ValueError("format_tool_results cannot tell which provider these results are for; pass provider= (one of: " + ', '.join(PROVIDERS) + ')')
+    raise UsageValueError("format_tool_results cannot tell which provider these results are for; pass provider= (one of: " + ', '.join(PROVIDERS) + ')')
 
 def _is_custom(r): return r.get('type') == 'custom' or (_remembered_call(r.get('id')) or (None, False))[1]
 
@@ -1492,7 +1493,7 @@ def format_tool_results(results:list, # Tool results: `{'id', 'name', 'output', 
     "Tool results in `provider`'s dialect, one per call, in the order of the calls"
     if isinstance(results, abc.Mapping): results = [results]
     if not isinstance(results, (list, tuple)) or not all(isinstance(r, abc.Mapping) for r in results):
-        raise TypeError("format_tool_results takes a list of results, each a dict {'id', 'name', 'output', 'error'}")
+        raise UsageTypeError("format_tool_results takes a list of results, each a dict {'id', 'name', 'output', 'error'}")
     if calls is not None: results = _order(results, calls)
     if provider is None: provider = _dialect_of(results)
     return get_provider(provider).results(list(results))

@@ -14,6 +14,8 @@ from typing import Any, Callable
 from .providers import tool_output_text, tool_schemas, tool_specs, REFUSED_TEXT
 from .schemawalk import sample_value
 from .limits import MAX_TEXT_CHARS, MAX_FAILED_SPANS, MAX_PARSED_CHARS, MAX_JSON_DEPTH
+from .errors import UsageTypeError, UsageValueError
+
 
 # %% ../nbs/07_textcalls.ipynb #6af3b659
 def _tools_of(tools):
@@ -90,10 +92,10 @@ def text_tools_prompt(tools:Callable|list|dict|Any, # Functions, schemas (any di
     ("A system prompt that lists the tools and shows the exact text to write to call one, for models without native "
      "tool calling")
     if format not in TEXT_TOOL_FORMATS:
-        raise ValueError(f"Unknown format {format!r}: use one of {', '.join(TEXT_TOOL_FORMATS)}")
+        raise UsageValueError(f"Unknown format {format!r}: use one of {', '.join(TEXT_TOOL_FORMATS)}")
     schemas = tool_schemas(_tools_of(tools), 'json_schema')
     if not schemas:
-        raise ValueError("text_tools_prompt needs at least one tool: a function, a schema, a list of them, or a "
+        raise UsageValueError("text_tools_prompt needs at least one tool: a function, a schema, a list of them, or a "
                          "namespace")
     parts = [TEXT_TOOLS_INTRO]
     for s in schemas:
@@ -338,7 +340,7 @@ def parse_text_tool_calls(text:str, # What the model wrote
                          )->list:
     "Tool calls a model wrote in free text: JSON (fenced, tagged or bare), pythonic calls, DeepSeek's tokens, among prose"
     if not isinstance(text, str):
-        raise TypeError(f"parse_text_tool_calls needs the model's text as a str, got {type(text).__name__}")
+        raise UsageTypeError(f"parse_text_tool_calls needs the model's text as a str, got {type(text).__name__}")
     table = _tool_table(tools) if tools is not None else {}
     names = frozenset(names) if names is not None else frozenset(table) if tools is not None else None
     text = text[:MAX_TEXT_CHARS]

@@ -19,6 +19,8 @@ from .toolbox import Toolbox, md_block, tool_calls_markdown, cut_for_display
 from .textcalls import (TEXT_TOOL_FORMATS, parse_text_tool_calls, text_tools_prompt, text_tool_results,
                                     TEXT_TOOLS_INTRO, TEXT_TOOLS_HOWTO, TEXT_TOOLS_AFTER, TEXT_RESULTS_INTRO) # also their old home
 from .streaming import StreamAccumulator
+from .errors import UsageStateError, UsageTypeError, UsageValueError
+
 
 # %% ../nbs/10_toolloop.ipynb #5dcfdfdb
 class _LoopAPIs(abc.Mapping):
@@ -65,16 +67,16 @@ def client_api(client:Any, # An `openai`, `anthropic` or `google-genai` client, 
      "it is async")
     sdk = _sdk_of(client)
     if sdk is None:
-        raise TypeError("tool_loop needs an openai, anthropic or google-genai client (e.g. "
+        raise UsageTypeError("tool_loop needs an openai, anthropic or google-genai client (e.g. "
                         f"openai.OpenAI(base_url=...)), got {type(client).__name__}")
     if api is None: provider = next(n for n in DIALECTS if get_provider(n).sdk == sdk)
     else:
         provider = API_ALIASES.get(str(api).lower())
         if provider is None:
-            raise ValueError(f"Unknown api {api!r}: use 'chat' or 'responses' with an OpenAI client, 'anthropic' with "
+            raise UsageValueError(f"Unknown api {api!r}: use 'chat' or 'responses' with an OpenAI client, 'anthropic' with "
                              "an Anthropic one, 'gemini' with a google-genai one")
         if get_provider(provider).sdk != sdk:
-            raise ValueError(f"api={api!r} does not fit the {type(client).__name__} client: use 'chat' or 'responses' "
+            raise UsageValueError(f"api={api!r} does not fit a {type(client).__name__} client: use 'chat' or 'responses' "
                              "with OpenAI clients, 'anthropic' with Anthropic ones, 'gemini' with google-genai ones")
     is_async = any(c.__name__.startswith('Async') for c in type(client).__mro__)
     return provider, is_async
@@ -337,12 +339,12 @@ class ToolStream:
         self.started = self.finished = False
     def _start(self):
         if self.started:
-            raise RuntimeError("This tool loop has already run (a ToolStream runs once); call tool_loop again for "
+            raise UsageStateError("This tool loop has already run (a ToolStream runs once); call tool_loop again for "
                                "another run")
         self.started = True
     def __iter__(self):
         if self._run.is_async:
-            raise TypeError("This tool loop has an async client: iterate it with `async for` (or `await` it for the "
+            raise UsageTypeError("This tool loop has an async client: iterate it with `async for` (or `await` it for the "
                             "history)")
         self._start()
         yield from self._run.events()
@@ -399,21 +401,21 @@ def _setup(client, messages, tools, model, max_iters, api, native, system, on_st
     provider,is_async = client_api(client, api)
     dialect = get_provider(provider)
     if not isinstance(model, str) or not model:
-        raise ValueError("tool_loop needs model='...': the model name the server knows")
+        raise UsageValueError("tool_loop needs model='...': the model name the server knows")
     if isinstance(max_iters, bool) or not isinstance(max_iters, int) or max_iters < 1:
-        raise ValueError(f"max_iters must be a whole number of rounds of tool calls, at least 1; got {max_iters!r}")
+        raise UsageValueError(f"max_iters must be a whole number of rounds of tool calls, at least 1; got {max_iters!r}")
     if text_format not in TEXT_TOOL_FORMATS:
-        raise ValueError(f"Unknown text_format {text_format!r}: use one of {', '.join(TEXT_TOOL_FORMATS)}")
+        raise UsageValueError(f"Unknown text_format {text_format!r}: use one of {', '.join(TEXT_TOOL_FORMATS)}")
     if isinstance(messages, str): messages = [dialect.user_message(messages)]
     if not isinstance(messages, (list, tuple)) or not messages:
-        raise TypeError("messages must be a non-empty list of messages in the provider's dialect (or a str: the user's "
+        raise UsageTypeError("messages must be a non-empty list of messages in the provider's dialect (or a str: the user's "
                         "first message)")
     for name,f in (('on_step', on_step), ('approve', approve)):
-        if f is not None and not callable(f): raise TypeError(f"{name} must be callable, got {f!r}")
+        if f is not None and not callable(f): raise UsageTypeError(f"{name} must be callable, got {f!r}")
     toolbox = tools if isinstance(tools, Toolbox) else Toolbox(tools)
     ns = toolbox.ns
     if not ns:
-        raise ValueError("tool_loop needs at least one tool: pass a function, a list of them, or a namespace dict")
+        raise UsageValueError("tool_loop needs at least one tool: pass a function, a list of them, or a namespace dict")
     schemas = toolbox.schemas(provider, strict=strict) if native else toolbox.schemas('json_schema')
     # native: the names the provider saw, to map back; text: the tools' own names
     names = toolbox.tool_names() if native else list(ns)
