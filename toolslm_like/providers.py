@@ -1,4 +1,4 @@
-"""Tool schemas in each model provider's dialect, tool calls parsed out of their responses, and results formatted back
+"""One object per model API: its tool schemas, the calls in its replies, the results it takes back
 
 Docs: https://toolslm-like.github.io/toolslm_like/providers.html.md"""
 
@@ -14,13 +14,14 @@ from collections import OrderedDict, abc
 from typing import Any, Optional
 from fastcore.basics import patch
 from .funccall import bind_arguments, get_schema, too_deep
-from .errors import StreamError, SchemaError, StrictSchemaError, ToolNameCollision, show_value, UsageTypeError, UsageValueError
+from .errors import (StreamError, SchemaError, StrictSchemaError, ToolNameCollision, UsageTypeError,
+                                 UsageValueError, show_value)
 from .typekinds import to_jsonable, tool_info, WeakCache
-from .schemawalk import SchemaWalker, DEFS_KEYS, resolve_ref, refs_in, refs_into_defs, describe_schema, check_schema_bounds
+from .schemawalk import (SchemaWalker, DEFS_KEYS, resolve_ref, refs_in, refs_into_defs, describe_schema,
+                                     check_schema_bounds)
 from .limits import (MAX_NAME_CHARS, MAX_INPUT_NAME_CHARS, MAX_MCP_NAME_CHARS, MAX_REMEMBERED_NAMES,
-                                 MAX_OPENAI_STRICT_NESTING,
-                                 MAX_OPENAI_STRICT_PROPERTIES, MAX_GEMINI_REF_LEVELS, MAX_ARGUMENT_CHARS, MAX_REMEMBERED_CALLS,
-                                 MAX_JSON_DEPTH)
+                                 MAX_OPENAI_STRICT_NESTING, MAX_OPENAI_STRICT_PROPERTIES, MAX_GEMINI_REF_LEVELS,
+                                 MAX_ARGUMENT_CHARS, MAX_REMEMBERED_CALLS, MAX_JSON_DEPTH)
 
 
 # %% ../nbs/06_providers.ipynb #7829d3d6
@@ -35,17 +36,17 @@ def _check_name(name):
     if not isinstance(name, str) or not name:
         raise UsageValueError(f"A tool name must be a non-empty string, got {show_value(name)}")
     if len(name) > MAX_INPUT_NAME_CHARS:
-        raise UsageValueError(f"A tool name of {len(name)} characters is too long (the limit is {MAX_INPUT_NAME_CHARS}); "
-                         "give the tool a shorter name")
+        raise UsageValueError(f"A tool name of {len(name)} characters is too long "
+                              f"(the limit is {MAX_INPUT_NAME_CHARS}); give the tool a shorter name")
 
 def check_mcp_name(name:str # A tool's name
                   )->str: # `name` itself
     ("`name` if it can be an MCP tool's name (the one rule for serving and for `tool_schemas(..., 'mcp')`); else "
      "`ValueError` saying how to rename")
     if not isinstance(name, str) or not _MCP_NAME.fullmatch(name):
-        raise UsageValueError(f"{show_value(name)} cannot be an MCP tool name (1-{MAX_MCP_NAME_CHARS} letters, digits, '_', "
-                         "'-' or '.'): "
-                         "rename it, e.g. mk_ns({'new_name': f})")
+        raise UsageValueError(f"{show_value(name)} cannot be an MCP tool name "
+                              f"(1-{MAX_MCP_NAME_CHARS} letters, digits, '_', '-' or '.'): "
+                              "rename it, e.g. mk_ns({'new_name': f})")
     return name
 
 # %% ../nbs/06_providers.ipynb #fd338c59
@@ -125,7 +126,8 @@ _EMPTY_PARAMETERS = {'type': 'object', 'properties': {}}
 def _is_schema_dict(d)->bool:
     if not isinstance(d, abc.Mapping): return False
     if d.get('type') == 'function' and isinstance(d.get('function'), abc.Mapping): return True
-    return isinstance(d.get('name'), str) and (any(k in d for k in _SCHEMA_KEYS) or ('description' in d and not any(callable(v) for v in d.values())))
+    if not isinstance(d.get('name'), str): return False
+    return any(k in d for k in _SCHEMA_KEYS) or ('description' in d and not any(callable(v) for v in d.values()))
 
 def _spec_from_dict(d)->dict:
     "`{name, description, parameters}` from a schema dict in any dialect"
@@ -144,7 +146,7 @@ def _spec(f, name=None)->dict:
     if _is_schema_dict(f): return _spec_from_dict(f) if name is None else {**_spec_from_dict(f), 'name': name}
     if not callable(f):
         raise UsageTypeError(f"A tool must be a function (or other callable) or a schema dict, got {type(f).__name__} "
-                        f"{f!r:.60}")
+                             f"{f!r:.60}")
     return get_schema(f, pname='parameters', name=name)
 
 # %% ../nbs/06_providers.ipynb #0858a627
@@ -159,8 +161,8 @@ def _tool_items(tools)->list:
             if isinstance(o, abc.Mapping) and not _is_schema_dict(o): items += list(o.items())
             else: items.append((None, o))
     else:
-        raise UsageTypeError("tools must be a function, a list of functions (or schema dicts), or a namespace dict; got "
-                        f"{type(tools).__name__}")
+        raise UsageTypeError("tools must be a function, a list of functions (or schema dicts), or a namespace dict; "
+                             f"got {type(tools).__name__}")
     for k,_ in items:
         if k is not None and not isinstance(k, str):
             raise UsageTypeError(f"Tool names in a namespace must be strings, got {k!r}")
@@ -178,7 +180,7 @@ def _first_named(seen:dict, name:str, f)->bool:
     return True
 
 # %% ../nbs/06_providers.ipynb #b67ab04b
-def tool_specs(tools:typing.Callable|dict|list # A function, a schema dict, a list of them, or a namespace (dict of name -> callable)
+def tool_specs(tools:typing.Callable|dict|list # A function, a schema dict, a list of them, or a namespace dict
               )->list: # `[{'name', 'description', 'parameters'}]`, one per tool, names unique
     "The provider-neutral description of each tool in `tools`"
     seen = {}
@@ -186,13 +188,15 @@ def tool_specs(tools:typing.Callable|dict|list # A function, a schema dict, a li
 
 # %% ../nbs/06_providers.ipynb #f049a161
 # Keywords OpenAI strict mode accepts; all others move into the description
-_STRICT_KEYWORDS = frozenset({'type', 'properties', 'required', 'additionalProperties', 'items', 'anyOf', 'enum', 'const', '$ref', '$defs',
-    'description', 'title', 'pattern', 'format', 'multipleOf', 'maximum', 'exclusiveMaximum', 'minimum', 'exclusiveMinimum', 'minItems', 'maxItems'})
+_STRICT_KEYWORDS = frozenset({'type', 'properties', 'required', 'additionalProperties', 'items', 'anyOf', 'enum',
+                              'const', '$ref', '$defs', 'description', 'title', 'pattern', 'format', 'multipleOf',
+                              'maximum', 'exclusiveMaximum', 'minimum', 'exclusiveMinimum', 'minItems', 'maxItems'})
 _STRICT_FORMATS = frozenset({'date-time', 'time', 'date', 'duration', 'email', 'hostname', 'ipv4', 'ipv6', 'uuid'})
 # Anthropic's strict tool use (its SDK's `transform_schema`): fewer keywords, `minItems` only 0 or 1, `uri` a known
 # format, no recursion
-_ANTHROPIC_STRICT_KEYWORDS = frozenset({'type', 'properties', 'required', 'additionalProperties', 'items', 'minItems', 'anyOf', 'allOf', 'enum', 'const',
-    '$ref', '$defs', 'description', 'title', 'format'})
+_ANTHROPIC_STRICT_KEYWORDS = frozenset({'type', 'properties', 'required', 'additionalProperties', 'items', 'minItems',
+                                        'anyOf', 'allOf', 'enum', 'const', '$ref', '$defs', 'description', 'title',
+                                        'format'})
 _ANTHROPIC_STRICT_FORMATS = _STRICT_FORMATS | {'uri'}
 
 def _note(s:dict, text:str)->dict:
@@ -222,7 +226,8 @@ def _nullable(s:dict)->dict:
     t = s.get('type')
     if 'enum' in s: return {**s, 'enum': [*s['enum'], None], **({'type': [t, 'null']} if isinstance(t, str) else {})}
     if 'const' in s:
-        return {k:v for k,v in s.items() if k != 'const'} | {'enum': [s['const'], None]} | ({'type': [t, 'null']} if isinstance(t, str) else {})
+        typed = {'type': [t, 'null']} if isinstance(t, str) else {}
+        return {k:v for k,v in s.items() if k != 'const'} | {'enum': [s['const'], None]} | typed
     if 'anyOf' in s: return {**s, 'anyOf': [*s['anyOf'], {'type': 'null'}]}
     if isinstance(t, str) and '$ref' not in s: return {**s, 'type': [t, 'null']}
     if isinstance(t, list): return {**s, 'type': [*t, 'null']}
@@ -251,17 +256,23 @@ def _parameters_using(root:dict, name:str)->list:
 class _Strict(SchemaWalker):
     ("OpenAI strict mode as a pass over the schema walker: objects closed, optional fields nullable, other keywords "
      "into descriptions; `at` is (path, objects nested)")
-    MODE,KEYWORDS,FORMATS,MAX_NESTING,MAX_PROPERTIES = 'OpenAI strict mode',_STRICT_KEYWORDS,_STRICT_FORMATS,MAX_OPENAI_STRICT_NESTING,MAX_OPENAI_STRICT_PROPERTIES
-    def __init__(self, tool, root): super().__init__(root, f"The schema of tool {tool!r}"); self.tool,self.props = tool,0
-    def keeps(self, k, v)->bool: return k in self.KEYWORDS # is keyword `k` (with value `v`) said in the schema, not in the description?
-    def optional(self, p:dict)->dict: return _nullable(p) # an optional field: required, but `null` stands for its default
+    MODE,KEYWORDS,FORMATS = 'OpenAI strict mode',_STRICT_KEYWORDS,_STRICT_FORMATS
+    MAX_NESTING,MAX_PROPERTIES = MAX_OPENAI_STRICT_NESTING,MAX_OPENAI_STRICT_PROPERTIES
+    def __init__(self, tool, root):
+        super().__init__(root, f"The schema of tool {tool!r}")
+        self.tool,self.props = tool,0
+    # is keyword `k` (with value `v`) said in the schema, not in the description?
+    def keeps(self, k, v)->bool: return k in self.KEYWORDS
+    # an optional field: required, but `null` stands for its default
+    def optional(self, p:dict)->dict: return _nullable(p)
     def required(self, props:dict, req:set)->list: return list(props)
     def fail(self, path, what):
         where = f"Parameter {_where(path)!r}"
         # inside a definition: say which parameters use it, since that is what the user wrote
         if path and path[0] in DEFS_KEYS:
             users = _parameters_using(self.root, path[1])
-            where = f"Field {_where(path[2:]) if len(path) > 2 else path[1]!r} of {path[1]} (used by parameter {', '.join(map(repr, users)) or 'none'})"
+            field = _where(path[2:]) if len(path) > 2 else path[1]
+            where = f"Field {field!r} of {path[1]} (used by parameter {', '.join(map(repr, users)) or 'none'})"
         raise StrictSchemaError(f"{where} of tool {self.tool!r} cannot be expressed in {self.MODE}: {what}. "
                                 "Use strict='auto' to send this tool without strict mode, or give the parameter a type "
                                 "with named fields (a dataclass or TypedDict)")
@@ -290,7 +301,8 @@ class _Strict(SchemaWalker):
         t = s.get('type')
         is_obj = t == 'object' or (isinstance(t, list) and 'object' in t) or 'properties' in s
         if is_obj: self.close_object(s, out, path, nesting+1)
-        if t == 'array' or (isinstance(t, list) and 'array' in t) or (t is None and ('items' in s or 'prefixItems' in s)):
+        is_array = t == 'array' or (isinstance(t, list) and 'array' in t)
+        if is_array or (t is None and ('items' in s or 'prefixItems' in s)):
             items = s.get('items')
             if items in (None, False) and s.get('prefixItems'):
                 items = {'anyOf': s['prefixItems']} # `items: false` closes a tuple
@@ -359,7 +371,8 @@ def _recursive_defs(root:dict)->set:
 class _AnthropicStrict(_Strict):
     ("Anthropic's strict tool use: as OpenAI's, but optional fields stay optional, fewer keywords, and no recursive "
      "types")
-    MODE,KEYWORDS,FORMATS,MAX_NESTING,MAX_PROPERTIES = "Anthropic's strict mode",_ANTHROPIC_STRICT_KEYWORDS,_ANTHROPIC_STRICT_FORMATS,None,None
+    MODE,KEYWORDS,FORMATS = "Anthropic's strict mode",_ANTHROPIC_STRICT_KEYWORDS,_ANTHROPIC_STRICT_FORMATS
+    MAX_NESTING,MAX_PROPERTIES = None,None
     def __init__(self, tool, root):
         super().__init__(tool, root)
         self.recursive = _recursive_defs(root) if refs_in(root) else set()
@@ -368,18 +381,20 @@ class _AnthropicStrict(_Strict):
     def required(self, props:dict, req:set)->list: return [k for k in props if k in req]
     def ref(self, s, at):
         if s['$ref'] in self.recursive:
-            self.fail(at[0], f"its type {s['$ref'].rsplit('/', 1)[-1] or 'parameters'} contains itself (a recursive "
-                             "type)")
+            name = s['$ref'].rsplit('/', 1)[-1] or 'parameters'
+            self.fail(at[0], f"its type {name} contains itself (a recursive type)")
         return super().ref(s, at)
 
 # %% ../nbs/06_providers.ipynb #2f541ab1
 # What a Gemini `Schema` has (its OpenAPI subset); other keywords are dropped or moved into the description
-_GEMINI_KEYWORDS = frozenset({'type', 'format', 'description', 'nullable', 'enum', 'maxItems', 'minItems', 'properties', 'required', 'minProperties',
-    'maxProperties', 'minLength', 'maxLength', 'pattern', 'example', 'anyOf', 'propertyOrdering', 'items', 'minimum', 'maximum'})
+_GEMINI_KEYWORDS = frozenset({'type', 'format', 'description', 'nullable', 'enum', 'maxItems', 'minItems',
+                              'properties', 'required', 'minProperties', 'maxProperties', 'minLength', 'maxLength',
+                              'pattern', 'example', 'anyOf', 'propertyOrdering', 'items', 'minimum', 'maximum'})
 _GEMINI_FORMATS = {'STRING': {'enum', 'date-time'}, 'INTEGER': {'int32', 'int64'}, 'NUMBER': {'float', 'double'}}
 _GEMINI_TYPES = {'string': 'STRING', 'integer': 'INTEGER', 'number': 'NUMBER', 'boolean': 'BOOLEAN', 'array': 'ARRAY',
                  'object': 'OBJECT'}
-_DROP_FOR_GEMINI = frozenset({'$schema', '$id', '$comment', 'title', 'additionalProperties', 'examples', '$defs', 'definitions', 'readOnly', 'writeOnly'})
+_DROP_FOR_GEMINI = frozenset({'$schema', '$id', '$comment', 'title', 'additionalProperties', 'examples', '$defs',
+                              'definitions', 'readOnly', 'writeOnly'})
 
 def _json_text(s:dict, what:str)->dict:
     "A string schema asking for `what` as JSON text (which `call_func` decodes)"
@@ -410,7 +425,8 @@ class _Gemini(SchemaWalker):
     def object(self, s, at):
         if s.get('properties'): return self.typed(s, at)
         extra = s.get('additionalProperties')
-        return _json_text(s, 'a JSON object' + (f" (each value {describe_schema(extra, self.root)})" if isinstance(extra, dict) and extra else ''))
+        each = f" (each value {describe_schema(extra, self.root)})" if isinstance(extra, dict) and extra else ''
+        return _json_text(s, 'a JSON object' + each)
 
     def typed(self, s, at):
         if 'const' in s: s = {**{k:v for k,v in s.items() if k != 'const'}, 'enum': [s['const']]}
@@ -450,12 +466,14 @@ class _Gemini(SchemaWalker):
         members = [o for o in members if not (isinstance(o, dict) and o.get('type') == 'null')]
         if not members: return self.walk({**rest, 'type': 'null'}, at)
         if len(members) == 1:
-            out = self.walk({**rest, **members[0], **({'description': rest['description']} if rest.get('description') else {})}, at)
+            described = {'description': rest['description']} if rest.get('description') else {}
+            out = self.walk({**rest, **members[0], **described}, at)
         else:
             out = {'anyOf': [self.walk(o, at) for o in members]}
             if 'default' in rest: out = _note(out, _keyword_note('default', rest['default']))
             if rest.get('description'):
-                out['description'] = rest['description'] + (f" ({out['description']})" if out.get('description') else '')
+                its = f" ({out['description']})" if out.get('description') else ''
+                out['description'] = rest['description'] + its
         return {**out, 'nullable': True} if null else out
 
 # %% ../nbs/06_providers.ipynb #e1e1c397
@@ -468,7 +486,8 @@ def gemini_schema(parameters:dict, # A tool's parameters schema (JSON Schema, `$
                           f"{parameters.get('type')!r}")
     if not parameters.get('properties'):
         return None # Gemini refuses an object without properties: a tool without parameters has none
-    return _Gemini(tool, parameters).walk({k:v for k,v in parameters.items() if k not in ('$defs', 'description', 'title')}, ())
+    top = {k:v for k,v in parameters.items() if k not in ('$defs', 'description', 'title')}
+    return _Gemini(tool, parameters).walk(top, ())
 
 # %% ../nbs/06_providers.ipynb #e137ae96
 def _strict_params(spec, strict, provider='openai'):
@@ -495,8 +514,8 @@ class Provider:
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
         for k,f in vars(cls).items(): # an override reads its parameters' comments from the method it overrides
-            if not k.startswith('_') and inspect.isfunction(f) and inspect.isfunction(base := getattr(Provider, k, None)):
-                f.__delwrap__ = base
+            base = getattr(Provider, k, None)
+            if not k.startswith('_') and inspect.isfunction(f) and inspect.isfunction(base): f.__delwrap__ = base
     def __repr__(self): return f"{type(self).__name__}({self.name!r})"
 
     # What the tool loop asks of an API that an SDK's clients speak
@@ -557,7 +576,7 @@ class Provider:
         items = _get(response, key) or []
         if not items:
             raise UsageValueError(f"The server's reply has no {key}, so there is no message to continue with: "
-                             f"{str(response)[:300]}")
+                                  f"{str(response)[:300]}")
         return _get(items[0], field)
 
     def read(self, d:abc.Mapping, # Plain data: a response, or a part of one (a message, a block, a call)
@@ -568,7 +587,8 @@ class Provider:
         "Is `d` one of this API's shapes? If so, put its calls in `out` (the base class: no shapes of its own)"
         return None
 
-    def tool(self, spec:dict, # One tool, provider-neutral: `{'name', 'description', 'parameters'}` (as `tool_specs` gives it)
+    def tool(self,
+             spec:dict, # One tool, provider-neutral: `{'name', 'description', 'parameters'}`, as `tool_specs` gives it
              name:str, # The tool's name, as this provider sees it
              strict:bool|str # Strict mode: True, False or 'auto' (only for a provider with `strict`)
             )->dict: # The tool as this API's `tools=` takes it
@@ -577,7 +597,8 @@ class Provider:
     def results(self, results:list # Tool results `{'id', 'name', 'output', 'error'}`, in the calls' order
                ): # What goes back to the model
         "Tool results in this API's dialect (the base class: `{'id', 'name', 'output', 'is_error'}` each)"
-        return [{'id': r.get('id'), 'name': r.get('name'), 'output': t, 'is_error': e} for r in results for t,e in [_text_and_error(r)]]
+        return [{'id': r.get('id'), 'name': r.get('name'), 'output': t, 'is_error': e}
+                for r in results for t,e in [_text_and_error(r)]]
 
 # %% ../nbs/06_providers.ipynb #675b9206
 _providers = {} # name -> the registered `Provider`, in the order registered
@@ -806,7 +827,8 @@ class ChatCompletions(Provider):
         def complete(self)->bool: return self.finish is not None
         def response(self)->dict:
             calls = [{**({'id': c['id']} if 'id' in c else {}), 'type': c['type'],
-                      'function': {**c['function'], 'arguments': ''.join(self.args.get(k, []))}} for k,c in sorted(self.calls.items())]
+                      'function': {**c['function'], 'arguments': ''.join(self.args.get(k, []))}}
+                     for k,c in sorted(self.calls.items())]
             text = ''.join(self.text)
             msg = {'role': 'assistant', 'content': text or (None if calls or not self.saw_text else '')}
             if self.refusal: msg['refusal'] = ''.join(self.refusal)
@@ -835,14 +857,16 @@ class Responses(Provider):
         return req
     def assistant_messages(self, response): return [_reply_fields(item) for item in _get(response, 'output') or []]
     def answer_text(self, response):
-        return ''.join(_get(c, 'text') or '' for item in _get(response, 'output') or [] if _get(item, 'type') == 'message'
+        return ''.join(_get(c, 'text') or ''
+                       for item in _get(response, 'output') or [] if _get(item, 'type') == 'message'
                        for c in _get(item, 'content') or [] if _get(c, 'type') == 'output_text')
     # output items without a call
     _NO_CALLS = frozenset({'reasoning', 'web_search_call', 'file_search_call', 'computer_call', 'image_generation_call',
                            'code_interpreter_call', 'local_shell_call', 'mcp_call', 'mcp_list_tools',
                            'mcp_approval_request', 'function_call_output', 'output_text', 'refusal'})
     def read(self, d, out, hint, level):
-        if level == 'reply' and (d.get('object') == 'response' or (isinstance(d.get('output'), list) and 'type' not in d)):
+        whole = d.get('object') == 'response' or (isinstance(d.get('output'), list) and 'type' not in d)
+        if level == 'reply' and whole:
             _walk(d['output'], out, self.family)
             return self.family
         if level != 'item': return None
@@ -888,7 +912,8 @@ class Responses(Provider):
             out = dict(self.final or {})
             if not out.get('output'):
                 items = sorted(self.items.items(), key=lambda kv: kv[0] or 0)
-                out['output'] = [{**v, 'arguments': (v.get('arguments') or '') + ''.join(self.args[k])} if k in self.args else v for k,v in items]
+                out['output'] = [{**v, 'arguments': (v.get('arguments') or '') + ''.join(self.args[k])}
+                                 if k in self.args else v for k,v in items]
             return out
 
 register_provider('openai-responses', Responses)
@@ -915,9 +940,11 @@ class Gemini(Provider):
         c = _gemini_plain(c) if c is not None else {}
         return [{**c, 'role': c.get('role') or 'model'}] if c.get('parts') else []
     def answer_text(self, response):
-        return ''.join(_get(p, 'text') or '' for p in _get(self._content(response), 'parts') or [] if not _get(p, 'thought'))
+        parts = _get(self._content(response), 'parts') or []
+        return ''.join(_get(p, 'text') or '' for p in parts if not _get(p, 'thought'))
     def user_message(self, text): return {'role': 'user', 'parts': [{'text': text}]}
-    def result_messages(self, results, calls): return [{'role': 'user', 'parts': format_tool_results(results, self.name, calls=calls)}]
+    def result_messages(self, results, calls):
+        return [{'role': 'user', 'parts': format_tool_results(results, self.name, calls=calls)}]
     def with_note(self, history, text):
         last = history[-1] if history else None
         if isinstance(last, dict) and last.get('role') == 'user' and isinstance(last.get('parts'), list):
@@ -977,7 +1004,8 @@ class Gemini(Provider):
             return ''.join(text)
         def complete(self)->bool: return self.finish is not None
         def response(self)->dict:
-            parts = [{**p, 'text': p['text'] + ''.join(more)} if (more := self.more.get(id(p))) else p for p in self.parts]
+            parts = [{**p, 'text': p['text'] + ''.join(more)} if (more := self.more.get(id(p))) else p
+                     for p in self.parts]
             out = {'candidates': [{'content': {'role': self.role, 'parts': parts}, 'finish_reason': self.finish}]}
             return {**out, 'usage_metadata': self.usage} if self.usage else out
 
@@ -1046,7 +1074,8 @@ def _as_messages(formatted)->list:
     return [formatted] if isinstance(formatted, dict) else list(formatted)
 
 # %% ../nbs/06_providers.ipynb #3fcb3a5d
-def _blocks(content)->list: return [{'type': 'text', 'text': content}] if isinstance(content, str) else list(content or [])
+def _blocks(content)->list:
+    return [{'type': 'text', 'text': content}] if isinstance(content, str) else list(content or [])
 
 def _user_turns_joined(messages:list, field:str='content')->list:
     ("`messages` with each run of user messages joined into one, blocks (Anthropic's `content`, Gemini's `parts`) in "
@@ -1080,8 +1109,8 @@ def _dialect_tool(f, k:str|None, provider:str, strict)->tuple:
     ("`(own name, description in provider's dialect)` of tool `f` (named `k`): a callable's is kept, and each caller "
      "gets a copy")
     key,entries = (provider, strict, k),None
-    if not isinstance(f, abc.Mapping) and (entries := _dialect_cache.get(f)) is not None and (hit := entries.get(key)) is not None:
-        return hit[0],marshal.loads(hit[1])
+    if not isinstance(f, abc.Mapping) and (entries := _dialect_cache.get(f)) is not None:
+        if (hit := entries.get(key)) is not None: return hit[0],marshal.loads(hit[1])
     s = _spec(f, k)
     api = get_provider(provider)
     tool = api.tool(s, provider_tool_name(s['name']) if api.maps_names else s['name'], strict)
@@ -1098,19 +1127,19 @@ def _keep_batch(provider, strict, batch:tuple, items:list, names:ToolNames, out:
     _last_batches[(provider, strict)] = (batch, refs, names, None if out is None else marshal.dumps(out))
 
 # %% ../nbs/06_providers.ipynb #0958d767
-def tool_schemas(tools:typing.Callable|dict|list, # A function, a schema dict, a list of them, or a namespace (dict of name -> callable)
+def tool_schemas(tools:typing.Callable|dict|list, # A function, a schema dict, a list of them, or a namespace dict
                  provider:str='anthropic', # One of `PROVIDERS`
                  # Strict mode (OpenAI's, Anthropic's): True, False, or 'auto' (strict for each tool that can be)
                  strict:bool|str=False
                 )->list: # One tool description per tool, in `provider`'s dialect
     "Describe `tools` the way `provider` wants them in its `tools` request parameter"
     api = get_provider(provider)
-    if strict not in (True, False, 'auto'): raise UsageValueError(f"strict must be True, False or 'auto', got {strict!r}")
+    if strict not in (True, False, 'auto'):
+        raise UsageValueError(f"strict must be True, False or 'auto', got {strict!r}")
     if strict is True and api.strict is None:
         having = PROVIDERS.listed(lambda api: api.strict)
-        raise UsageValueError(f"strict=True is a strict mode that only {having} have; provider {provider!r} has no such "
-                         "setting "
-                         "(use strict=False or 'auto')")
+        raise UsageValueError(f"strict=True is a strict mode that only {having} have; "
+                              f"provider {provider!r} has no such setting (use strict=False or 'auto')")
     if api.strict is None: strict = False # the others have no strict mode: 'auto' is the same as False
     items,mapped = _tool_items(tools),api.maps_names
     batch,last = tuple((k, id(f)) for k,f in items),_last_batches.get((provider, strict))
@@ -1129,7 +1158,7 @@ def tool_schemas(tools:typing.Callable|dict|list, # A function, a schema dict, a
     return out
 
 # %% ../nbs/06_providers.ipynb #fb062590
-def tool_names(tools:typing.Callable|dict|list # A function, a schema dict, a list of them, or a namespace: anything `tool_schemas` takes
+def tool_names(tools:typing.Callable|dict|list # Anything `tool_schemas` takes: functions, schema dicts, a namespace
               )->ToolNames: # The names' two-way map
     "The `ToolNames` map for `tools`, collisions checked, without remembering anything process-wide"
     return ToolNames(s['name'] for s in tool_specs(tools))
@@ -1138,7 +1167,8 @@ def tool_names(tools:typing.Callable|dict|list # A function, a schema dict, a li
 def _plain_dicts(ann):
     ("`ann` with each dataclass and TypedDict in it as `dict`: google-genai can neither describe nor check those, the "
      "wrapper rebuilds them")
-    if isinstance(ann, type) and (dataclasses.is_dataclass(ann) or (issubclass(ann, dict) and hasattr(ann, '__required_keys__'))):
+    typed_dict = isinstance(ann, type) and issubclass(ann, dict) and hasattr(ann, '__required_keys__')
+    if isinstance(ann, type) and (dataclasses.is_dataclass(ann) or typed_dict):
         return dict
     origin,args = typing.get_origin(ann),typing.get_args(ann)
     if origin is None or not args or origin is typing.Annotated: return ann
@@ -1164,7 +1194,8 @@ def _gemini_signature(f, info):
         if default is not inspect.Parameter.empty and default is not None:
             default = None
             if ann is not inspect.Parameter.empty: ann = Optional[ann]
-        params.append(inspect.Parameter(p.name, _KEYWORD, default=default, annotation=_whole_numbers_pass(_plain_dicts(ann))))
+        ann = _whole_numbers_pass(_plain_dicts(ann))
+        params.append(inspect.Parameter(p.name, _KEYWORD, default=default, annotation=ann))
     return inspect.Signature(params, return_annotation=info.returns)
 
 def _whole_numbers_pass(ann):
@@ -1188,7 +1219,8 @@ def gemini_callable(f:typing.Callable # A tool: function, method, callable objec
     def _kwargs(sent):
         unknown = [k for k in sent if k not in sig.parameters]
         if unknown:
-            raise UsageTypeError(f"{info.name}() got unexpected arguments {unknown}; it takes: {', '.join(sig.parameters)}")
+            raise UsageTypeError(f"{info.name}() got unexpected arguments {unknown}; "
+                                 f"it takes: {', '.join(sig.parameters)}")
         # converted and checked, as `call_func` does
         kw = bind_arguments(f, {k:v for k,v in sent.items() if v is not None})
         # the model sent null: it gets None, not the default
@@ -1200,7 +1232,8 @@ def gemini_callable(f:typing.Callable # A tool: function, method, callable objec
     wrapper.__name__,wrapper.__qualname__,wrapper.__doc__ = info.name,info.name,info.doc
     wrapper.__module__ = getattr(f, '__module__', None)
     wrapper.__signature__ = sig
-    wrapper.__annotations__ = {p.name: p.annotation for p in sig.parameters.values() if p.annotation is not inspect.Parameter.empty}
+    wrapper.__annotations__ = {p.name: p.annotation for p in sig.parameters.values()
+                               if p.annotation is not inspect.Parameter.empty}
     if sig.return_annotation is not inspect.Signature.empty: wrapper.__annotations__['return'] = sig.return_annotation
     wrapper.__tool_original__ = f
     return wrapper
@@ -1217,7 +1250,8 @@ def _remember_call(id, provider, custom):
         while len(_call_dialects) > MAX_REMEMBERED_CALLS: _call_dialects.popitem(last=False)
 
 # %% ../nbs/06_providers.ipynb #d3156746
-_TOO_DEEP = f"The arguments for {{tool!r}} are nested more than {MAX_JSON_DEPTH} levels deep; send a flatter JSON object"
+_TOO_DEEP = (f"The arguments for {{tool!r}} are nested more than {MAX_JSON_DEPTH} levels deep; "
+             "send a flatter JSON object")
 
 def parse_arguments(text:str|bytes|dict|None, # A model's arguments: JSON text, a dict, or None
                     tool:str='tool' # The tool's name, for the error
@@ -1232,7 +1266,8 @@ def parse_arguments(text:str|bytes|dict|None, # A model's arguments: JSON text, 
         return {},f"The arguments for {tool!r} must be a JSON object, got {type(text).__name__}"
     if not text.strip(): return {},None # some models send '' for a tool without parameters
     if len(text) > MAX_ARGUMENT_CHARS:
-        return {},f"The arguments for {tool!r} are {len(text)} characters long, over the limit of {MAX_ARGUMENT_CHARS}; send less"
+        return {},(f"The arguments for {tool!r} are {len(text)} characters long, "
+                   f"over the limit of {MAX_ARGUMENT_CHARS}; send less")
     try: v = json.loads(text)
     except ValueError as e:
         return {},f"The arguments for {tool!r} are not valid JSON ({e}); send one JSON object of name: value pairs"
@@ -1241,7 +1276,8 @@ def parse_arguments(text:str|bytes|dict|None, # A model's arguments: JSON text, 
         return {},_TOO_DEEP.format(tool=tool)
     if too_deep(v): return {},_TOO_DEEP.format(tool=tool) # the one depth check, as call_func and the CLI make it
     if not isinstance(v, dict):
-        return {},f"The arguments for {tool!r} must be a JSON object of name: value pairs, got {type(v).__name__}: {text[:80]}"
+        return {},(f"The arguments for {tool!r} must be a JSON object of name: value pairs, "
+                   f"got {type(v).__name__}: {text[:80]}")
     return v,None
 
 # %% ../nbs/06_providers.ipynb #ceb941bd
@@ -1250,8 +1286,9 @@ def _plain(o):
     if isinstance(o, (str, bytes, bytearray)):
         try: return json.loads(o)
         except (ValueError, RecursionError) as e:
-            raise UsageValueError(f"parse_tool_calls got text that is not JSON it can read ({e or 'nested too deeply'}); "
-                             "pass the response object, its dict, or its JSON") from None
+            raise UsageValueError("parse_tool_calls got text that is not JSON it can read "
+                                  f"({e or 'nested too deeply'}); pass the response object, its dict, or its JSON"
+                                  ) from None
     if hasattr(o, 'model_dump') and not isinstance(o, type):
         return o.model_dump(mode='json', exclude_none=True, warnings=False)
     if isinstance(o, (list, tuple)):
@@ -1259,7 +1296,8 @@ def _plain(o):
         return [x if isinstance(x, (str, bytes, bytearray)) else _plain(x) for x in o]
     if isinstance(o, abc.Mapping) or o is None: return o
     if hasattr(o, 'to_dict'): return o.to_dict()
-    raise UsageTypeError(f"parse_tool_calls takes a response (an SDK object, its dict or JSON text), got {type(o).__name__}")
+    raise UsageTypeError("parse_tool_calls takes a response (an SDK object, its dict or JSON text), "
+                         f"got {type(o).__name__}")
 
 def _g(d, *keys):
     "The first of `keys` present in dict `d` (Gemini's snake_case and camelCase)"
@@ -1286,7 +1324,7 @@ def _responses_blocks(blocks:list, hint)->bool:
 _LEVELS = ('reply', 'item', 'call') # the specific shapes first: a bare `{name, ...}` call only when nothing else fits
 
 def _readers()->list:
-    "One registered provider per `family` (a subclass that reads the same replies, e.g. 'gemini-json-schema', is not asked)"
+    "One registered provider per `family` (a subclass that reads the same replies, e.g. 'gemini-json-schema', is not)"
     first = {}
     for api in _providers.values(): first.setdefault(api.family, api)
     return list(first.values())
@@ -1315,12 +1353,11 @@ def _walk(d, out:list, hint=None)->str|None:
     return _shape_of(d, out, hint) if _is_map(d) else None
 
 # %% ../nbs/06_providers.ipynb #a5f60e79
-STREAM_CHUNK_ERROR = ("parse_tool_calls got {what} of a streamed {provider} reply, which holds a piece of the reply at "
-                      "most (a call's "
-                      "name without its arguments, or a bit of them): feed every chunk to "
-                      "`toolslm_like.streaming.StreamAccumulator` "
-                      "(`acc.add(chunk)`) and pass `acc.response()` here (or call `acc.tool_calls()`), or use "
-                      "`tool_loop(..., stream=True)`")
+STREAM_CHUNK_ERROR = ("parse_tool_calls got {what} of a streamed {provider} reply, which holds a piece of the reply "
+                      "at most (a call's name without its arguments, or a bit of them): "
+                      "feed every chunk to `toolslm_like.streaming.StreamAccumulator` (`acc.add(chunk)`) "
+                      "and pass `acc.response()` here (or call `acc.tool_calls()`), "
+                      "or use `tool_loop(..., stream=True)`")
 STREAM_OBJECT_ERROR = ("parse_tool_calls got a stream ({kind}), not a reply: feed each chunk it yields to "
                        "`toolslm_like.streaming.StreamAccumulator` and pass `acc.response()` here, or use "
                        "`tool_loop(..., stream=True)`")
@@ -1335,8 +1372,8 @@ def _error_text(err)->str:
     return f"{msg} ({kind})" if kind else str(msg)
 
 # %% ../nbs/06_providers.ipynb #0a90c11a
-_ANTHROPIC_EVENTS = frozenset({'message_start', 'message_delta', 'message_stop', 'content_block_start', 'content_block_delta',
-                               'content_block_stop', 'ping'})
+_ANTHROPIC_EVENTS = frozenset({'message_start', 'message_delta', 'message_stop', 'content_block_start',
+                               'content_block_delta', 'content_block_stop', 'ping'})
 
 def stream_piece_provider(piece:Any # A chunk or event of a streamed reply (SDK object or dict), or anything else
                          # 'openai', 'openai-responses' or 'anthropic'; `None` if `piece` is not a piece of a stream
@@ -1346,8 +1383,8 @@ def stream_piece_provider(piece:Any # A chunk or event of a streamed reply (SDK 
         piece = piece.model_dump(mode='json', exclude_none=True, warnings=False)
     if not isinstance(piece, abc.Mapping): return None
     t = piece.get('type')
-    if piece.get('object') == 'chat.completion.chunk' or any(isinstance(c, abc.Mapping) and 'delta' in c for c in piece.get('choices') or []):
-        return 'openai'
+    deltas = any(isinstance(c, abc.Mapping) and 'delta' in c for c in piece.get('choices') or [])
+    if piece.get('object') == 'chat.completion.chunk' or deltas: return 'openai'
     if (isinstance(t, str) and t.startswith('response.')) or (t == 'error' and 'sequence_number' in piece):
         return 'openai-responses'
     if t in _ANTHROPIC_EVENTS or (t == 'error' and isinstance(piece.get('error'), abc.Mapping)): return 'anthropic'
@@ -1387,10 +1424,11 @@ def _call(id, name, raw, custom, names)->dict:
     return c
 
 # %% ../nbs/06_providers.ipynb #550aa4c3
-def parse_tool_calls(response:Any, # A model response: SDK object, its dict or JSON text, or a part of one (message, blocks, a call)
+def parse_tool_calls(response:Any, # A response (SDK object, its dict or JSON), or a part: a message, blocks, a call
                      provider:str|None=None, # One of `PROVIDERS`; `None` works it out from the response
                      names:ToolNames|None=None # Maps provider names back; default: the names `tool_schemas` handed out
-                    # `[{'id', 'name', 'arguments'}]`, plus `error` and `raw_arguments` for a call whose arguments could not be read
+                    # `[{'id', 'name', 'arguments'}]`, plus `error` and `raw_arguments` for a call whose arguments
+                    # could not be read
                     )->list:
     "The tool calls in `response`, in order, with tool names mapped back and arguments parsed into dicts"
     api = get_provider(provider) if provider is not None else None
@@ -1399,11 +1437,12 @@ def parse_tool_calls(response:Any, # A model response: SDK object, its dict or J
     want = api.family if api else None
     try: detected = _walk(_unless_stream_piece(_plain(response)), found, want)
     except RecursionError:
-        raise UsageValueError("The response is nested too deeply to be a model response; pass the response object, its "
-                         "dict, or its JSON") from None
-    if want and detected and detected != want and detected not in ('json_schema',
-                                                                   'mcp') and want not in ('json_schema', 'mcp'):
-        raise UsageValueError(f"The response looks like {detected!r}, not {provider!r}; pass provider={detected!r} or None")
+        raise UsageValueError("The response is nested too deeply to be a model response; "
+                              "pass the response object, its dict, or its JSON") from None
+    loose = ('json_schema', 'mcp') # shapes any provider's calls may come in
+    if want and detected and detected != want and detected not in loose and want not in loose:
+        raise UsageValueError(f"The response looks like {detected!r}, not {provider!r}; "
+                              f"pass provider={detected!r} or None")
     calls = []
     for p,id,name,raw,custom in found:
         # the results go back as it writes them
@@ -1466,12 +1505,15 @@ def _order(results, calls)->list:
     "Results in the order of `calls` (matched by id); a call without a result gets one carrying an error"
     by_key = {}
     for k,r in zip(_match_keys(results), results):
-        if k in by_key: raise UsageValueError(f"Two results have the id {r.get('id')!r}; each call gets exactly one result")
+        if k in by_key:
+            raise UsageValueError(f"Two results have the id {r.get('id')!r}; each call gets exactly one result")
         by_key[k] = r
     keys = _match_keys(calls)
     if (extra := [k for k in by_key if k not in keys]):
         raise UsageValueError(f"Results {extra} match no call; the calls are {keys}")
-    return [by_key.get(k) or {'id': c.get('id'), 'name': c.get('name'), 'output': None, 'error': 'The tool did not return a result for this call'} for k,c in zip(keys, calls)]
+    missing = 'The tool did not return a result for this call'
+    return [by_key.get(k) or {'id': c.get('id'), 'name': c.get('name'), 'output': None, 'error': missing}
+            for k,c in zip(keys, calls)]
 
 def _remembered_call(id): return _call_dialects.get(id) if isinstance(id, str) else None
 
@@ -1481,7 +1523,8 @@ def _dialect_of(results)->str:
         if (hit := _remembered_call(r.get('id'))) is not None: return hit[0]
         if isinstance(r.get('id'), str) and r['id'].startswith(('toolu_', 'srvtoolu_')): return 'anthropic'
     if results and all(r.get('id') is None for r in results): return 'gemini'
-    raise UsageValueError("format_tool_results cannot tell which provider these results are for; pass provider= (one of: " + ', '.join(PROVIDERS) + ')')
+    raise UsageValueError("format_tool_results cannot tell which provider these results are for; "
+                          f"pass provider= (one of: {', '.join(PROVIDERS)})")
 
 def _is_custom(r): return r.get('type') == 'custom' or (_remembered_call(r.get('id')) or (None, False))[1]
 
@@ -1493,7 +1536,8 @@ def format_tool_results(results:list, # Tool results: `{'id', 'name', 'output', 
     "Tool results in `provider`'s dialect, one per call, in the order of the calls"
     if isinstance(results, abc.Mapping): results = [results]
     if not isinstance(results, (list, tuple)) or not all(isinstance(r, abc.Mapping) for r in results):
-        raise UsageTypeError("format_tool_results takes a list of results, each a dict {'id', 'name', 'output', 'error'}")
+        raise UsageTypeError("format_tool_results takes a list of results, "
+                             "each a dict {'id', 'name', 'output', 'error'}")
     if calls is not None: results = _order(results, calls)
     if provider is None: provider = _dialect_of(results)
     return get_provider(provider).results(list(results))

@@ -1,4 +1,4 @@
-"""Streamed model replies put back together: the text as it arrives, tool calls assembled from their chunks, and at the end the whole reply as the API returns it without streaming
+"""Streamed replies put back together: the text as it arrives, then the whole reply and its tool calls
 
 Docs: https://toolslm-like.github.io/toolslm_like/streaming.html.md"""
 
@@ -40,7 +40,8 @@ class StreamAccumulator:
         if provider is not None and (provider not in PROVIDERS or get_provider(provider).Parts is None):
             streamed = PROVIDERS.listed(lambda api: api.Parts is not None and not api.replies_as)
             raise UsageValueError(f"StreamAccumulator reads streams of {streamed}; got provider={provider!r}")
-        if provider is not None: provider = get_provider(provider).replies_as or provider # 'gemini-json-schema': 'gemini'
+        if provider is not None: # 'gemini-json-schema' streams Gemini's replies
+            provider = get_provider(provider).replies_as or provider
         self.provider,self.chunks = provider,0
         self._parts = get_provider(provider).Parts() if provider else None
         self._text = []
