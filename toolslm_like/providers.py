@@ -1,4 +1,4 @@
-"""Tool schemas in each model provider's dialect, tool calls parsed out of their responses, and results formatted back
+"""One object per model API: its tool schemas, the calls in its replies, the results it takes back
 
 Docs: https://toolslm-like.github.io/toolslm_like/providers.html.md"""
 
@@ -14,13 +14,15 @@ from collections import OrderedDict, abc
 from typing import Any, Optional
 from fastcore.basics import patch
 from .funccall import bind_arguments, get_schema, too_deep
-from .errors import StreamError, SchemaError, StrictSchemaError, ToolNameCollision, show_value
+from .errors import (StreamError, SchemaError, StrictSchemaError, ToolNameCollision, UsageTypeError,
+                                 UsageValueError, show_value)
 from .typekinds import to_jsonable, tool_info, WeakCache
-from .schemawalk import SchemaWalker, DEFS_KEYS, resolve_ref, refs_in, refs_into_defs, describe_schema, check_schema_bounds
+from .schemawalk import (SchemaWalker, DEFS_KEYS, resolve_ref, refs_in, refs_into_defs, describe_schema,
+                                     check_schema_bounds)
 from .limits import (MAX_NAME_CHARS, MAX_INPUT_NAME_CHARS, MAX_MCP_NAME_CHARS, MAX_REMEMBERED_NAMES,
-                                 MAX_OPENAI_STRICT_NESTING,
-                                 MAX_OPENAI_STRICT_PROPERTIES, MAX_GEMINI_REF_LEVELS, MAX_ARGUMENT_CHARS, MAX_REMEMBERED_CALLS,
-                                 MAX_JSON_DEPTH)
+                                 MAX_OPENAI_STRICT_NESTING, MAX_OPENAI_STRICT_PROPERTIES, MAX_GEMINI_REF_LEVELS,
+                                 MAX_ARGUMENT_CHARS, MAX_REMEMBERED_CALLS, MAX_JSON_DEPTH)
+
 
 # %% ../nbs/06_providers.ipynb #7829d3d6
 # A name all of OpenAI, Anthropic and Gemini accept: Gemini adds that the first character is a letter or `_`
@@ -32,19 +34,19 @@ _NAME_HASH_CHARS = 8 # hex digits of SHA-256 appended to a changed name: enough 
 
 def _check_name(name):
     if not isinstance(name, str) or not name:
-        raise ValueError(f"A tool name must be a non-empty string, got {show_value(name)}")
+        raise UsageValueError(f"A tool name must be a non-empty string, got {show_value(name)}")
     if len(name) > MAX_INPUT_NAME_CHARS:
-        raise ValueError(f"A tool name of {len(name)} characters is too long (the limit is {MAX_INPUT_NAME_CHARS}); "
-                         "give the tool a shorter name")
+        raise UsageValueError(f"A tool name of {len(name)} characters is too long "
+                              f"(the limit is {MAX_INPUT_NAME_CHARS}); give the tool a shorter name")
 
 def check_mcp_name(name:str # A tool's name
                   )->str: # `name` itself
     ("`name` if it can be an MCP tool's name (the one rule for serving and for `tool_schemas(..., 'mcp')`); else "
      "`ValueError` saying how to rename")
     if not isinstance(name, str) or not _MCP_NAME.fullmatch(name):
-        raise ValueError(f"{show_value(name)} cannot be an MCP tool name (1-{MAX_MCP_NAME_CHARS} letters, digits, '_', "
-                         "'-' or '.'): "
-                         "rename it, e.g. mk_ns({'new_name': f})")
+        raise UsageValueError(f"{show_value(name)} cannot be an MCP tool name "
+                              f"(1-{MAX_MCP_NAME_CHARS} letters, digits, '_', '-' or '.'): "
+                              "rename it, e.g. mk_ns({'new_name': f})")
     return name
 
 # %% ../nbs/06_providers.ipynb #fd338c59
@@ -124,7 +126,8 @@ _EMPTY_PARAMETERS = {'type': 'object', 'properties': {}}
 def _is_schema_dict(d)->bool:
     if not isinstance(d, abc.Mapping): return False
     if d.get('type') == 'function' and isinstance(d.get('function'), abc.Mapping): return True
-    return isinstance(d.get('name'), str) and (any(k in d for k in _SCHEMA_KEYS) or ('description' in d and not any(callable(v) for v in d.values())))
+    if not isinstance(d.get('name'), str): return False
+    return any(k in d for k in _SCHEMA_KEYS) or ('description' in d and not any(callable(v) for v in d.values()))
 
 def _spec_from_dict(d)->dict:
     "`{name, description, parameters}` from a schema dict in any dialect"
@@ -142,8 +145,8 @@ def _spec_from_dict(d)->dict:
 def _spec(f, name=None)->dict:
     if _is_schema_dict(f): return _spec_from_dict(f) if name is None else {**_spec_from_dict(f), 'name': name}
     if not callable(f):
-        raise TypeError(f"A tool must be a function (or other callable) or a schema dict, got {type(f).__name__} "
-                        f"{f!r:.60}")
+        raise UsageTypeError(f"A tool must be a function (or other callable) or a schema dict, got {type(f).__name__} "
+                             f"{f!r:.60}")
     return get_schema(f, pname='parameters', name=name)
 
 # %% ../nbs/06_providers.ipynb #0858a627
@@ -158,11 +161,11 @@ def _tool_items(tools)->list:
             if isinstance(o, abc.Mapping) and not _is_schema_dict(o): items += list(o.items())
             else: items.append((None, o))
     else:
-        raise TypeError("tools must be a function, a list of functions (or schema dicts), or a namespace dict; got "
-                        f"{type(tools).__name__}")
+        raise UsageTypeError("tools must be a function, a list of functions (or schema dicts), or a namespace dict; "
+                             f"got {type(tools).__name__}")
     for k,_ in items:
         if k is not None and not isinstance(k, str):
-            raise TypeError(f"Tool names in a namespace must be strings, got {k!r}")
+            raise UsageTypeError(f"Tool names in a namespace must be strings, got {k!r}")
     return items
 
 def _first_named(seen:dict, name:str, f)->bool:
@@ -177,7 +180,7 @@ def _first_named(seen:dict, name:str, f)->bool:
     return True
 
 # %% ../nbs/06_providers.ipynb #b67ab04b
-def tool_specs(tools:typing.Callable|dict|list # A function, a schema dict, a list of them, or a namespace (dict of name -> callable)
+def tool_specs(tools:typing.Callable|dict|list # A function, a schema dict, a list of them, or a namespace dict
               )->list: # `[{'name', 'description', 'parameters'}]`, one per tool, names unique
     "The provider-neutral description of each tool in `tools`"
     seen = {}
@@ -185,13 +188,15 @@ def tool_specs(tools:typing.Callable|dict|list # A function, a schema dict, a li
 
 # %% ../nbs/06_providers.ipynb #f049a161
 # Keywords OpenAI strict mode accepts; all others move into the description
-_STRICT_KEYWORDS = frozenset({'type', 'properties', 'required', 'additionalProperties', 'items', 'anyOf', 'enum', 'const', '$ref', '$defs',
-    'description', 'title', 'pattern', 'format', 'multipleOf', 'maximum', 'exclusiveMaximum', 'minimum', 'exclusiveMinimum', 'minItems', 'maxItems'})
+_STRICT_KEYWORDS = frozenset({'type', 'properties', 'required', 'additionalProperties', 'items', 'anyOf', 'enum',
+                              'const', '$ref', '$defs', 'description', 'title', 'pattern', 'format', 'multipleOf',
+                              'maximum', 'exclusiveMaximum', 'minimum', 'exclusiveMinimum', 'minItems', 'maxItems'})
 _STRICT_FORMATS = frozenset({'date-time', 'time', 'date', 'duration', 'email', 'hostname', 'ipv4', 'ipv6', 'uuid'})
 # Anthropic's strict tool use (its SDK's `transform_schema`): fewer keywords, `minItems` only 0 or 1, `uri` a known
 # format, no recursion
-_ANTHROPIC_STRICT_KEYWORDS = frozenset({'type', 'properties', 'required', 'additionalProperties', 'items', 'minItems', 'anyOf', 'allOf', 'enum', 'const',
-    '$ref', '$defs', 'description', 'title', 'format'})
+_ANTHROPIC_STRICT_KEYWORDS = frozenset({'type', 'properties', 'required', 'additionalProperties', 'items', 'minItems',
+                                        'anyOf', 'allOf', 'enum', 'const', '$ref', '$defs', 'description', 'title',
+                                        'format'})
 _ANTHROPIC_STRICT_FORMATS = _STRICT_FORMATS | {'uri'}
 
 def _note(s:dict, text:str)->dict:
@@ -221,7 +226,8 @@ def _nullable(s:dict)->dict:
     t = s.get('type')
     if 'enum' in s: return {**s, 'enum': [*s['enum'], None], **({'type': [t, 'null']} if isinstance(t, str) else {})}
     if 'const' in s:
-        return {k:v for k,v in s.items() if k != 'const'} | {'enum': [s['const'], None]} | ({'type': [t, 'null']} if isinstance(t, str) else {})
+        typed = {'type': [t, 'null']} if isinstance(t, str) else {}
+        return {k:v for k,v in s.items() if k != 'const'} | {'enum': [s['const'], None]} | typed
     if 'anyOf' in s: return {**s, 'anyOf': [*s['anyOf'], {'type': 'null'}]}
     if isinstance(t, str) and '$ref' not in s: return {**s, 'type': [t, 'null']}
     if isinstance(t, list): return {**s, 'type': [*t, 'null']}
@@ -250,17 +256,23 @@ def _parameters_using(root:dict, name:str)->list:
 class _Strict(SchemaWalker):
     ("OpenAI strict mode as a pass over the schema walker: objects closed, optional fields nullable, other keywords "
      "into descriptions; `at` is (path, objects nested)")
-    MODE,KEYWORDS,FORMATS,MAX_NESTING,MAX_PROPERTIES = 'OpenAI strict mode',_STRICT_KEYWORDS,_STRICT_FORMATS,MAX_OPENAI_STRICT_NESTING,MAX_OPENAI_STRICT_PROPERTIES
-    def __init__(self, tool, root): super().__init__(root, f"The schema of tool {tool!r}"); self.tool,self.props = tool,0
-    def keeps(self, k, v)->bool: return k in self.KEYWORDS # is keyword `k` (with value `v`) said in the schema, not in the description?
-    def optional(self, p:dict)->dict: return _nullable(p) # an optional field: required, but `null` stands for its default
+    MODE,KEYWORDS,FORMATS = 'OpenAI strict mode',_STRICT_KEYWORDS,_STRICT_FORMATS
+    MAX_NESTING,MAX_PROPERTIES = MAX_OPENAI_STRICT_NESTING,MAX_OPENAI_STRICT_PROPERTIES
+    def __init__(self, tool, root):
+        super().__init__(root, f"The schema of tool {tool!r}")
+        self.tool,self.props = tool,0
+    # is keyword `k` (with value `v`) said in the schema, not in the description?
+    def keeps(self, k, v)->bool: return k in self.KEYWORDS
+    # an optional field: required, but `null` stands for its default
+    def optional(self, p:dict)->dict: return _nullable(p)
     def required(self, props:dict, req:set)->list: return list(props)
     def fail(self, path, what):
         where = f"Parameter {_where(path)!r}"
         # inside a definition: say which parameters use it, since that is what the user wrote
         if path and path[0] in DEFS_KEYS:
             users = _parameters_using(self.root, path[1])
-            where = f"Field {_where(path[2:]) if len(path) > 2 else path[1]!r} of {path[1]} (used by parameter {', '.join(map(repr, users)) or 'none'})"
+            field = _where(path[2:]) if len(path) > 2 else path[1]
+            where = f"Field {field!r} of {path[1]} (used by parameter {', '.join(map(repr, users)) or 'none'})"
         raise StrictSchemaError(f"{where} of tool {self.tool!r} cannot be expressed in {self.MODE}: {what}. "
                                 "Use strict='auto' to send this tool without strict mode, or give the parameter a type "
                                 "with named fields (a dataclass or TypedDict)")
@@ -289,7 +301,8 @@ class _Strict(SchemaWalker):
         t = s.get('type')
         is_obj = t == 'object' or (isinstance(t, list) and 'object' in t) or 'properties' in s
         if is_obj: self.close_object(s, out, path, nesting+1)
-        if t == 'array' or (isinstance(t, list) and 'array' in t) or (t is None and ('items' in s or 'prefixItems' in s)):
+        is_array = t == 'array' or (isinstance(t, list) and 'array' in t)
+        if is_array or (t is None and ('items' in s or 'prefixItems' in s)):
             items = s.get('items')
             if items in (None, False) and s.get('prefixItems'):
                 items = {'anyOf': s['prefixItems']} # `items: false` closes a tuple
@@ -358,7 +371,8 @@ def _recursive_defs(root:dict)->set:
 class _AnthropicStrict(_Strict):
     ("Anthropic's strict tool use: as OpenAI's, but optional fields stay optional, fewer keywords, and no recursive "
      "types")
-    MODE,KEYWORDS,FORMATS,MAX_NESTING,MAX_PROPERTIES = "Anthropic's strict mode",_ANTHROPIC_STRICT_KEYWORDS,_ANTHROPIC_STRICT_FORMATS,None,None
+    MODE,KEYWORDS,FORMATS = "Anthropic's strict mode",_ANTHROPIC_STRICT_KEYWORDS,_ANTHROPIC_STRICT_FORMATS
+    MAX_NESTING,MAX_PROPERTIES = None,None
     def __init__(self, tool, root):
         super().__init__(tool, root)
         self.recursive = _recursive_defs(root) if refs_in(root) else set()
@@ -367,18 +381,20 @@ class _AnthropicStrict(_Strict):
     def required(self, props:dict, req:set)->list: return [k for k in props if k in req]
     def ref(self, s, at):
         if s['$ref'] in self.recursive:
-            self.fail(at[0], f"its type {s['$ref'].rsplit('/', 1)[-1] or 'parameters'} contains itself (a recursive "
-                             "type)")
+            name = s['$ref'].rsplit('/', 1)[-1] or 'parameters'
+            self.fail(at[0], f"its type {name} contains itself (a recursive type)")
         return super().ref(s, at)
 
 # %% ../nbs/06_providers.ipynb #2f541ab1
 # What a Gemini `Schema` has (its OpenAPI subset); other keywords are dropped or moved into the description
-_GEMINI_KEYWORDS = frozenset({'type', 'format', 'description', 'nullable', 'enum', 'maxItems', 'minItems', 'properties', 'required', 'minProperties',
-    'maxProperties', 'minLength', 'maxLength', 'pattern', 'example', 'anyOf', 'propertyOrdering', 'items', 'minimum', 'maximum'})
+_GEMINI_KEYWORDS = frozenset({'type', 'format', 'description', 'nullable', 'enum', 'maxItems', 'minItems',
+                              'properties', 'required', 'minProperties', 'maxProperties', 'minLength', 'maxLength',
+                              'pattern', 'example', 'anyOf', 'propertyOrdering', 'items', 'minimum', 'maximum'})
 _GEMINI_FORMATS = {'STRING': {'enum', 'date-time'}, 'INTEGER': {'int32', 'int64'}, 'NUMBER': {'float', 'double'}}
 _GEMINI_TYPES = {'string': 'STRING', 'integer': 'INTEGER', 'number': 'NUMBER', 'boolean': 'BOOLEAN', 'array': 'ARRAY',
                  'object': 'OBJECT'}
-_DROP_FOR_GEMINI = frozenset({'$schema', '$id', '$comment', 'title', 'additionalProperties', 'examples', '$defs', 'definitions', 'readOnly', 'writeOnly'})
+_DROP_FOR_GEMINI = frozenset({'$schema', '$id', '$comment', 'title', 'additionalProperties', 'examples', '$defs',
+                              'definitions', 'readOnly', 'writeOnly'})
 
 def _json_text(s:dict, what:str)->dict:
     "A string schema asking for `what` as JSON text (which `call_func` decodes)"
@@ -409,7 +425,8 @@ class _Gemini(SchemaWalker):
     def object(self, s, at):
         if s.get('properties'): return self.typed(s, at)
         extra = s.get('additionalProperties')
-        return _json_text(s, 'a JSON object' + (f" (each value {describe_schema(extra, self.root)})" if isinstance(extra, dict) and extra else ''))
+        each = f" (each value {describe_schema(extra, self.root)})" if isinstance(extra, dict) and extra else ''
+        return _json_text(s, 'a JSON object' + each)
 
     def typed(self, s, at):
         if 'const' in s: s = {**{k:v for k,v in s.items() if k != 'const'}, 'enum': [s['const']]}
@@ -449,12 +466,14 @@ class _Gemini(SchemaWalker):
         members = [o for o in members if not (isinstance(o, dict) and o.get('type') == 'null')]
         if not members: return self.walk({**rest, 'type': 'null'}, at)
         if len(members) == 1:
-            out = self.walk({**rest, **members[0], **({'description': rest['description']} if rest.get('description') else {})}, at)
+            described = {'description': rest['description']} if rest.get('description') else {}
+            out = self.walk({**rest, **members[0], **described}, at)
         else:
             out = {'anyOf': [self.walk(o, at) for o in members]}
             if 'default' in rest: out = _note(out, _keyword_note('default', rest['default']))
             if rest.get('description'):
-                out['description'] = rest['description'] + (f" ({out['description']})" if out.get('description') else '')
+                its = f" ({out['description']})" if out.get('description') else ''
+                out['description'] = rest['description'] + its
         return {**out, 'nullable': True} if null else out
 
 # %% ../nbs/06_providers.ipynb #e1e1c397
@@ -467,7 +486,8 @@ def gemini_schema(parameters:dict, # A tool's parameters schema (JSON Schema, `$
                           f"{parameters.get('type')!r}")
     if not parameters.get('properties'):
         return None # Gemini refuses an object without properties: a tool without parameters has none
-    return _Gemini(tool, parameters).walk({k:v for k,v in parameters.items() if k not in ('$defs', 'description', 'title')}, ())
+    top = {k:v for k,v in parameters.items() if k not in ('$defs', 'description', 'title')}
+    return _Gemini(tool, parameters).walk(top, ())
 
 # %% ../nbs/06_providers.ipynb #e137ae96
 def _strict_params(spec, strict, provider='openai'):
@@ -488,12 +508,14 @@ class Provider:
     name = None # the name it is registered under (`register_provider` sets it)
     # the class that puts a streamed reply together chunk by chunk, for `StreamAccumulator` (`None`: no streams)
     Parts = None
+    # the provider whose replies this one's are (its streams read, its calls answered as that one's); `None`: its own
+    replies_as = None
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
         for k,f in vars(cls).items(): # an override reads its parameters' comments from the method it overrides
-            if not k.startswith('_') and inspect.isfunction(f) and inspect.isfunction(base := getattr(Provider, k, None)):
-                f.__delwrap__ = base
+            base = getattr(Provider, k, None)
+            if not k.startswith('_') and inspect.isfunction(f) and inspect.isfunction(base): f.__delwrap__ = base
     def __repr__(self): return f"{type(self).__name__}({self.name!r})"
 
     # What the tool loop asks of an API that an SDK's clients speak
@@ -553,11 +575,20 @@ class Provider:
         "`field` of the first of the reply's `key` (its choices or candidates): the one the loop continues with"
         items = _get(response, key) or []
         if not items:
-            raise ValueError(f"The server's reply has no {key}, so there is no message to continue with: "
-                             f"{str(response)[:300]}")
+            raise UsageValueError(f"The server's reply has no {key}, so there is no message to continue with: "
+                                  f"{str(response)[:300]}")
         return _get(items[0], field)
 
-    def tool(self, spec:dict, # One tool, provider-neutral: `{'name', 'description', 'parameters'}` (as `tool_specs` gives it)
+    def read(self, d:abc.Mapping, # Plain data: a response, or a part of one (a message, a block, a call)
+             out:list, # Where the calls found go, each `(provider, id, name, arguments, custom)`
+             hint:str|None, # The provider asked for, or the shape `d` sits in; `None`: not known
+             level:str # 'reply' (a whole reply or message), 'item' (a typed block or item), 'call' (a bare call)
+            )->str|None: # Its `family` if `d` is one of its shapes at `level`, else `None`
+        "Is `d` one of this API's shapes? If so, put its calls in `out` (the base class: no shapes of its own)"
+        return None
+
+    def tool(self,
+             spec:dict, # One tool, provider-neutral: `{'name', 'description', 'parameters'}`, as `tool_specs` gives it
              name:str, # The tool's name, as this provider sees it
              strict:bool|str # Strict mode: True, False or 'auto' (only for a provider with `strict`)
             )->dict: # The tool as this API's `tools=` takes it
@@ -566,7 +597,8 @@ class Provider:
     def results(self, results:list # Tool results `{'id', 'name', 'output', 'error'}`, in the calls' order
                ): # What goes back to the model
         "Tool results in this API's dialect (the base class: `{'id', 'name', 'output', 'is_error'}` each)"
-        return [{'id': r.get('id'), 'name': r.get('name'), 'output': t, 'is_error': e} for r in results for t,e in [_text_and_error(r)]]
+        return [{'id': r.get('id'), 'name': r.get('name'), 'output': t, 'is_error': e}
+                for r in results for t,e in [_text_and_error(r)]]
 
 # %% ../nbs/06_providers.ipynb #675b9206
 _providers = {} # name -> the registered `Provider`, in the order registered
@@ -579,6 +611,11 @@ class _Names(abc.Sequence):
     def __eq__(self, other): return isinstance(other, (tuple, list, _Names)) and tuple(self) == tuple(other)
     __hash__ = None
     def __repr__(self): return repr(tuple(_providers))
+    def listed(self, keep:typing.Callable|None=None # Which providers to name: `keep(provider)` is true; `None`: all
+              )->str: # 'openai, openai-responses, anthropic, ...'
+        "The names for a message, OpenAI's two APIs first (as the messages have always named them), then as registered"
+        names = [n for n in self if keep is None or keep(_providers[n])]
+        return ', '.join(sorted(names, key=lambda n: _providers[n].family not in ('openai', 'openai-responses')))
 
 PROVIDERS = _Names()
 
@@ -587,7 +624,7 @@ def get_provider(name:str # A provider's name, one of `PROVIDERS`: 'anthropic', 
                 )->'Provider': # The object that knows that API
     "The registered `Provider` called `name`; `ValueError` naming the others if there is none"
     if not isinstance(name, str) or name not in _providers:
-        raise ValueError(f"Unknown provider {name!r}; use one of: {', '.join(PROVIDERS)}")
+        raise UsageValueError(f"Unknown provider {name!r}; use one of: {', '.join(PROVIDERS)}")
     return _providers[name]
 
 def register_provider(name:str, # The name `tool_schemas`, `parse_tool_calls`, `format_tool_results`, ... take
@@ -595,9 +632,9 @@ def register_provider(name:str, # The name `tool_schemas`, `parse_tool_calls`, `
                      )->'Provider': # The registered object (a provider registered before under `name` is replaced)
     "Register the API `cls` under `name`; from then on every function that takes `provider=` knows it"
     if not (isinstance(cls, type) and issubclass(cls, Provider)):
-        raise TypeError(f"register_provider takes a Provider subclass, got {cls!r:.80}")
+        raise UsageTypeError(f"register_provider takes a Provider subclass, got {cls!r:.80}")
     if not isinstance(name, str) or not name:
-        raise ValueError(f"A provider's name is a non-empty string, got {show_value(name)}")
+        raise UsageValueError(f"A provider's name is a non-empty string, got {show_value(name)}")
     api = cls()
     api.name,api.family = name,cls.family or name
     _providers[name] = api
@@ -620,6 +657,23 @@ class AnthropicMessages(Provider):
         return [{'role': 'assistant', 'content': [_reply_fields(b) for b in _get(response, 'content') or []]}]
     def answer_text(self, response):
         return ''.join(_get(b, 'text') or '' for b in _get(response, 'content') or [] if _get(b, 'type') == 'text')
+    # content blocks without a call
+    _NO_CALLS = frozenset({'text', 'thinking', 'redacted_thinking', 'server_tool_use', 'web_search_tool_result',
+                           'web_fetch_tool_result', 'code_execution_tool_result', 'mcp_tool_use', 'mcp_tool_result',
+                           'container_upload', 'image', 'document', 'tool_result'})
+    def read(self, d, out, hint, level):
+        if level == 'item':
+            if d.get('type') == 'tool_use': return self._tool_use(d, out)
+            if (blocks := _message_blocks(d)) is not None and not _responses_blocks(blocks, hint):
+                _walk(blocks, out, self.family) # a `Message`, or a message dict
+                return self.family
+            if d.get('type') in self._NO_CALLS and hint != 'openai-responses': return self.family
+        elif level == 'call' and 'name' in d and 'input' in d and 'args' not in d and 'arguments' not in d:
+            return self._tool_use(d, out)
+        return None
+    def _tool_use(self, d, out):
+        out.append(_found(self.family, d.get('id'), d.get('name'), d.get('input')))
+        return self.family
     def tool(self, spec, name, strict):
         params,is_strict = _strict_params(spec, strict, 'anthropic')
         return {'name': name, 'description': spec['description'], 'input_schema': params,
@@ -706,6 +760,27 @@ class ChatCompletions(Provider):
         ids = [c.get('id') or f"call_{iteration}_{k}" for k,c in enumerate(calls)]
         msg = {**added[0], 'tool_calls': [{**tc, 'id': i} for tc,i in zip(tool_calls, ids)]}
         return [msg] + added[1:], [{**c, 'id': i} for c,i in zip(calls, ids)]
+    def read(self, d, out, hint, level):
+        if level == 'reply':
+            if 'choices' in d:
+                ch = (d['choices'] or [{}])[0] # other choices are alternatives, not more calls
+                _walk(ch.get('message') or ch.get('delta') or {}, out, self.family)
+                return self.family
+            content_only = d.get('role') == 'assistant' and isinstance(d.get('content'), (str, type(None)))
+            if 'tool_calls' in d or (content_only and hint != 'anthropic'): return self._read_message(d, out)
+        elif level == 'item':
+            if d.get('type') in ('function', None) and _is_map(fn := d.get('function')):
+                out.append(_found(self.family, d.get('id'), fn.get('name'), fn.get('arguments')))
+                return self.family
+            if d.get('type') == 'custom' and _is_map(c := d.get('custom')):
+                out.append(_found(self.family, d.get('id'), c.get('name'), {'input': c.get('input', '')}, True))
+                return self.family
+        return None
+    def _read_message(self, d, out):
+        _walk(d.get('tool_calls') or [], out, self.family)
+        if isinstance(fc := d.get('function_call'), abc.Mapping): # the legacy `functions` API
+            out.append(_found(self.family, None, fc.get('name'), fc.get('arguments')))
+        return self.family
     def tool(self, spec, name, strict):
         params,is_strict = _strict_params(spec, strict)
         fn = {'name': name, 'description': spec['description'], 'parameters': params}
@@ -752,7 +827,8 @@ class ChatCompletions(Provider):
         def complete(self)->bool: return self.finish is not None
         def response(self)->dict:
             calls = [{**({'id': c['id']} if 'id' in c else {}), 'type': c['type'],
-                      'function': {**c['function'], 'arguments': ''.join(self.args.get(k, []))}} for k,c in sorted(self.calls.items())]
+                      'function': {**c['function'], 'arguments': ''.join(self.args.get(k, []))}}
+                     for k,c in sorted(self.calls.items())]
             text = ''.join(self.text)
             msg = {'role': 'assistant', 'content': text or (None if calls or not self.saw_text else '')}
             if self.refusal: msg['refusal'] = ''.join(self.refusal)
@@ -772,7 +848,7 @@ class Responses(Provider):
     def create(self, client): return client.responses.create
     def request(self, model, history, schemas, system, final, options):
         if system and options.get('instructions'):
-            raise ValueError("Pass the system prompt once: as system= or as instructions=, not both")
+            raise UsageValueError("Pass the system prompt once: as system= or as instructions=, not both")
         req = {**options, 'model': model, 'input': list(history)}
         if system: req['instructions'] = system
         if schemas and not final: req['tools'] = schemas
@@ -781,8 +857,26 @@ class Responses(Provider):
         return req
     def assistant_messages(self, response): return [_reply_fields(item) for item in _get(response, 'output') or []]
     def answer_text(self, response):
-        return ''.join(_get(c, 'text') or '' for item in _get(response, 'output') or [] if _get(item, 'type') == 'message'
+        return ''.join(_get(c, 'text') or ''
+                       for item in _get(response, 'output') or [] if _get(item, 'type') == 'message'
                        for c in _get(item, 'content') or [] if _get(c, 'type') == 'output_text')
+    # output items without a call
+    _NO_CALLS = frozenset({'reasoning', 'web_search_call', 'file_search_call', 'computer_call', 'image_generation_call',
+                           'code_interpreter_call', 'local_shell_call', 'mcp_call', 'mcp_list_tools',
+                           'mcp_approval_request', 'function_call_output', 'output_text', 'refusal'})
+    def read(self, d, out, hint, level):
+        whole = d.get('object') == 'response' or (isinstance(d.get('output'), list) and 'type' not in d)
+        if level == 'reply' and whole:
+            _walk(d['output'], out, self.family)
+            return self.family
+        if level != 'item': return None
+        if d.get('type') in ('function_call', 'custom_tool_call'):
+            custom = d.get('type') == 'custom_tool_call'
+            args = {'input': d.get('input', '')} if custom else d.get('arguments')
+            out.append(_found(self.family, d.get('call_id') or d.get('id'), d.get('name'), args, custom))
+            return self.family
+        if (blocks := _message_blocks(d)) is not None and _responses_blocks(blocks, hint): return self.family
+        return self.family if d.get('type') in self._NO_CALLS else None
     def tool(self, spec, name, strict):
         params,is_strict = _strict_params(spec, strict)
         return {'type': 'function', 'name': name, 'description': spec['description'], 'parameters': params,
@@ -818,7 +912,8 @@ class Responses(Provider):
             out = dict(self.final or {})
             if not out.get('output'):
                 items = sorted(self.items.items(), key=lambda kv: kv[0] or 0)
-                out['output'] = [{**v, 'arguments': (v.get('arguments') or '') + ''.join(self.args[k])} if k in self.args else v for k,v in items]
+                out['output'] = [{**v, 'arguments': (v.get('arguments') or '') + ''.join(self.args[k])}
+                                 if k in self.args else v for k,v in items]
             return out
 
 register_provider('openai-responses', Responses)
@@ -845,14 +940,30 @@ class Gemini(Provider):
         c = _gemini_plain(c) if c is not None else {}
         return [{**c, 'role': c.get('role') or 'model'}] if c.get('parts') else []
     def answer_text(self, response):
-        return ''.join(_get(p, 'text') or '' for p in _get(self._content(response), 'parts') or [] if not _get(p, 'thought'))
+        parts = _get(self._content(response), 'parts') or []
+        return ''.join(_get(p, 'text') or '' for p in parts if not _get(p, 'thought'))
     def user_message(self, text): return {'role': 'user', 'parts': [{'text': text}]}
-    def result_messages(self, results, calls): return [{'role': 'user', 'parts': format_tool_results(results, self.name, calls=calls)}]
+    def result_messages(self, results, calls):
+        return [{'role': 'user', 'parts': format_tool_results(results, self.name, calls=calls)}]
     def with_note(self, history, text):
         last = history[-1] if history else None
         if isinstance(last, dict) and last.get('role') == 'user' and isinstance(last.get('parts'), list):
             return history[:-1] + [{**last, 'parts': last['parts'] + [{'text': text}]}]
         return list(history) + [self.user_message(text)]
+    def read(self, d, out, hint, level):
+        if level == 'reply':
+            if 'candidates' in d: # the first candidate, as `response.function_calls` does
+                _walk(((d['candidates'] or [{}])[0]).get('content') or {}, out, self.family)
+                return self.family
+            if 'parts' in d:
+                _walk(d['parts'] or [], out, self.family)
+                return self.family
+        elif level == 'item' and _is_map(fc := _g(d, 'function_call', 'functionCall')): return self._call(fc, out)
+        elif level == 'call' and 'name' in d and 'args' in d: return self._call(d, out)
+        return None
+    def _call(self, d, out):
+        out.append(_found(self.family, d.get('id'), d.get('name'), d.get('args')))
+        return self.family
     def tool(self, spec, name, strict):
         d = {'name': name, 'description': spec['description']}
         if (p := gemini_schema(spec['parameters'], spec['name'])) is not None: d['parameters'] = p
@@ -861,7 +972,7 @@ class Gemini(Provider):
         parts = []
         for r in results:
             if not isinstance(r.get('name'), str) or not r['name']:
-                raise ValueError(f"Gemini needs each result's tool name; result {r.get('id')!r} has none")
+                raise UsageValueError(f"Gemini needs each result's tool name; result {r.get('id')!r} has none")
             text,err = _text_and_error(r)
             fr = {'name': provider_tool_name(r['name']), 'response': {'error': text} if err else {'output': text}}
             if r.get('id') is not None: fr = {'id': r['id'], **fr}
@@ -893,13 +1004,15 @@ class Gemini(Provider):
             return ''.join(text)
         def complete(self)->bool: return self.finish is not None
         def response(self)->dict:
-            parts = [{**p, 'text': p['text'] + ''.join(more)} if (more := self.more.get(id(p))) else p for p in self.parts]
+            parts = [{**p, 'text': p['text'] + ''.join(more)} if (more := self.more.get(id(p))) else p
+                     for p in self.parts]
             out = {'candidates': [{'content': {'role': self.role, 'parts': parts}, 'finish_reason': self.finish}]}
             return {**out, 'usage_metadata': self.usage} if self.usage else out
 
 class GeminiJSONSchema(Gemini):
     "Gemini with the whole JSON Schema in `parametersJsonSchema` (no rewrite to its OpenAPI subset)"
     sdk = None # the tool loop drives Gemini as 'gemini'
+    replies_as = 'gemini' # its replies are Gemini's
     def tool(self, spec, name, strict):
         return {'name': name, 'description': spec['description'], 'parametersJsonSchema': spec['parameters']}
 
@@ -910,6 +1023,11 @@ register_provider('gemini-json-schema', GeminiJSONSchema)
 class MCP(Provider):
     "MCP: tools as `tools/list` lists them (`inputSchema`, names kept as they are), results as `CallToolResult`s"
     family,maps_names = 'mcp',False
+    def read(self, d, out, hint, level):
+        if level == 'item' and d.get('method') == 'tools/call' and _is_map(p := d.get('params')):
+            out.append(_found(self.family, d.get('id'), p.get('name'), p.get('arguments')))
+            return self.family
+        return None
     def tool(self, spec, name, strict):
         return {'name': check_mcp_name(name), 'description': spec['description'], 'inputSchema': spec['parameters']}
     def results(self, results):
@@ -926,6 +1044,10 @@ class MCP(Provider):
 class JSONSchema(Provider):
     "Plain `{name, description, parameters}` (JSON Schema), as many other tools read it; names kept as they are"
     family,maps_names = 'json_schema',False
+    def read(self, d, out, hint, level):
+        if level != 'call' or 'name' not in d or 'arguments' not in d: return None
+        out.append(_found(hint or self.family, d.get('id'), d.get('name'), d.get('arguments'))) # as the caller said
+        return hint or self.family
 
 register_provider('mcp', MCP)
 register_provider('json_schema', JSONSchema)
@@ -939,7 +1061,7 @@ def _reply_fields(obj):
     "A reply object from an SDK as a plain dict of the fields the server sent (dicts are copied)"
     if isinstance(obj, dict): return dict(obj)
     if hasattr(obj, 'model_dump'): return obj.model_dump(mode='json', exclude_unset=True, by_alias=True)
-    raise TypeError(f"Expected an SDK model or a dict in the reply, got {type(obj).__name__}")
+    raise UsageTypeError(f"Expected an SDK model or a dict in the reply, got {type(obj).__name__}")
 
 def _get(obj, key, default=None): return obj.get(key, default) if isinstance(obj, dict) else getattr(obj, key, default)
 
@@ -952,7 +1074,8 @@ def _as_messages(formatted)->list:
     return [formatted] if isinstance(formatted, dict) else list(formatted)
 
 # %% ../nbs/06_providers.ipynb #3fcb3a5d
-def _blocks(content)->list: return [{'type': 'text', 'text': content}] if isinstance(content, str) else list(content or [])
+def _blocks(content)->list:
+    return [{'type': 'text', 'text': content}] if isinstance(content, str) else list(content or [])
 
 def _user_turns_joined(messages:list, field:str='content')->list:
     ("`messages` with each run of user messages joined into one, blocks (Anthropic's `content`, Gemini's `parts`) in "
@@ -986,8 +1109,8 @@ def _dialect_tool(f, k:str|None, provider:str, strict)->tuple:
     ("`(own name, description in provider's dialect)` of tool `f` (named `k`): a callable's is kept, and each caller "
      "gets a copy")
     key,entries = (provider, strict, k),None
-    if not isinstance(f, abc.Mapping) and (entries := _dialect_cache.get(f)) is not None and (hit := entries.get(key)) is not None:
-        return hit[0],marshal.loads(hit[1])
+    if not isinstance(f, abc.Mapping) and (entries := _dialect_cache.get(f)) is not None:
+        if (hit := entries.get(key)) is not None: return hit[0],marshal.loads(hit[1])
     s = _spec(f, k)
     api = get_provider(provider)
     tool = api.tool(s, provider_tool_name(s['name']) if api.maps_names else s['name'], strict)
@@ -1004,19 +1127,19 @@ def _keep_batch(provider, strict, batch:tuple, items:list, names:ToolNames, out:
     _last_batches[(provider, strict)] = (batch, refs, names, None if out is None else marshal.dumps(out))
 
 # %% ../nbs/06_providers.ipynb #0958d767
-def tool_schemas(tools:typing.Callable|dict|list, # A function, a schema dict, a list of them, or a namespace (dict of name -> callable)
+def tool_schemas(tools:typing.Callable|dict|list, # A function, a schema dict, a list of them, or a namespace dict
                  provider:str='anthropic', # One of `PROVIDERS`
                  # Strict mode (OpenAI's, Anthropic's): True, False, or 'auto' (strict for each tool that can be)
                  strict:bool|str=False
                 )->list: # One tool description per tool, in `provider`'s dialect
     "Describe `tools` the way `provider` wants them in its `tools` request parameter"
     api = get_provider(provider)
-    if strict not in (True, False, 'auto'): raise ValueError(f"strict must be True, False or 'auto', got {strict!r}")
+    if strict not in (True, False, 'auto'):
+        raise UsageValueError(f"strict must be True, False or 'auto', got {strict!r}")
     if strict is True and api.strict is None:
-        having = ', '.join(n for n in PROVIDERS if _providers[n].strict)
-        raise ValueError(f"strict=True is a strict mode that only {having} have; provider {provider!r} has no such "
-                         "setting "
-                         "(use strict=False or 'auto')")
+        having = PROVIDERS.listed(lambda api: api.strict)
+        raise UsageValueError(f"strict=True is a strict mode that only {having} have; "
+                              f"provider {provider!r} has no such setting (use strict=False or 'auto')")
     if api.strict is None: strict = False # the others have no strict mode: 'auto' is the same as False
     items,mapped = _tool_items(tools),api.maps_names
     batch,last = tuple((k, id(f)) for k,f in items),_last_batches.get((provider, strict))
@@ -1035,7 +1158,7 @@ def tool_schemas(tools:typing.Callable|dict|list, # A function, a schema dict, a
     return out
 
 # %% ../nbs/06_providers.ipynb #fb062590
-def tool_names(tools:typing.Callable|dict|list # A function, a schema dict, a list of them, or a namespace: anything `tool_schemas` takes
+def tool_names(tools:typing.Callable|dict|list # Anything `tool_schemas` takes: functions, schema dicts, a namespace
               )->ToolNames: # The names' two-way map
     "The `ToolNames` map for `tools`, collisions checked, without remembering anything process-wide"
     return ToolNames(s['name'] for s in tool_specs(tools))
@@ -1044,7 +1167,8 @@ def tool_names(tools:typing.Callable|dict|list # A function, a schema dict, a li
 def _plain_dicts(ann):
     ("`ann` with each dataclass and TypedDict in it as `dict`: google-genai can neither describe nor check those, the "
      "wrapper rebuilds them")
-    if isinstance(ann, type) and (dataclasses.is_dataclass(ann) or (issubclass(ann, dict) and hasattr(ann, '__required_keys__'))):
+    typed_dict = isinstance(ann, type) and issubclass(ann, dict) and hasattr(ann, '__required_keys__')
+    if isinstance(ann, type) and (dataclasses.is_dataclass(ann) or typed_dict):
         return dict
     origin,args = typing.get_origin(ann),typing.get_args(ann)
     if origin is None or not args or origin is typing.Annotated: return ann
@@ -1070,7 +1194,8 @@ def _gemini_signature(f, info):
         if default is not inspect.Parameter.empty and default is not None:
             default = None
             if ann is not inspect.Parameter.empty: ann = Optional[ann]
-        params.append(inspect.Parameter(p.name, _KEYWORD, default=default, annotation=_whole_numbers_pass(_plain_dicts(ann))))
+        ann = _whole_numbers_pass(_plain_dicts(ann))
+        params.append(inspect.Parameter(p.name, _KEYWORD, default=default, annotation=ann))
     return inspect.Signature(params, return_annotation=info.returns)
 
 def _whole_numbers_pass(ann):
@@ -1094,7 +1219,8 @@ def gemini_callable(f:typing.Callable # A tool: function, method, callable objec
     def _kwargs(sent):
         unknown = [k for k in sent if k not in sig.parameters]
         if unknown:
-            raise TypeError(f"{info.name}() got unexpected arguments {unknown}; it takes: {', '.join(sig.parameters)}")
+            raise UsageTypeError(f"{info.name}() got unexpected arguments {unknown}; "
+                                 f"it takes: {', '.join(sig.parameters)}")
         # converted and checked, as `call_func` does
         kw = bind_arguments(f, {k:v for k,v in sent.items() if v is not None})
         # the model sent null: it gets None, not the default
@@ -1106,7 +1232,8 @@ def gemini_callable(f:typing.Callable # A tool: function, method, callable objec
     wrapper.__name__,wrapper.__qualname__,wrapper.__doc__ = info.name,info.name,info.doc
     wrapper.__module__ = getattr(f, '__module__', None)
     wrapper.__signature__ = sig
-    wrapper.__annotations__ = {p.name: p.annotation for p in sig.parameters.values() if p.annotation is not inspect.Parameter.empty}
+    wrapper.__annotations__ = {p.name: p.annotation for p in sig.parameters.values()
+                               if p.annotation is not inspect.Parameter.empty}
     if sig.return_annotation is not inspect.Signature.empty: wrapper.__annotations__['return'] = sig.return_annotation
     wrapper.__tool_original__ = f
     return wrapper
@@ -1123,7 +1250,8 @@ def _remember_call(id, provider, custom):
         while len(_call_dialects) > MAX_REMEMBERED_CALLS: _call_dialects.popitem(last=False)
 
 # %% ../nbs/06_providers.ipynb #d3156746
-_TOO_DEEP = f"The arguments for {{tool!r}} are nested more than {MAX_JSON_DEPTH} levels deep; send a flatter JSON object"
+_TOO_DEEP = (f"The arguments for {{tool!r}} are nested more than {MAX_JSON_DEPTH} levels deep; "
+             "send a flatter JSON object")
 
 def parse_arguments(text:str|bytes|dict|None, # A model's arguments: JSON text, a dict, or None
                     tool:str='tool' # The tool's name, for the error
@@ -1138,7 +1266,8 @@ def parse_arguments(text:str|bytes|dict|None, # A model's arguments: JSON text, 
         return {},f"The arguments for {tool!r} must be a JSON object, got {type(text).__name__}"
     if not text.strip(): return {},None # some models send '' for a tool without parameters
     if len(text) > MAX_ARGUMENT_CHARS:
-        return {},f"The arguments for {tool!r} are {len(text)} characters long, over the limit of {MAX_ARGUMENT_CHARS}; send less"
+        return {},(f"The arguments for {tool!r} are {len(text)} characters long, "
+                   f"over the limit of {MAX_ARGUMENT_CHARS}; send less")
     try: v = json.loads(text)
     except ValueError as e:
         return {},f"The arguments for {tool!r} are not valid JSON ({e}); send one JSON object of name: value pairs"
@@ -1147,7 +1276,8 @@ def parse_arguments(text:str|bytes|dict|None, # A model's arguments: JSON text, 
         return {},_TOO_DEEP.format(tool=tool)
     if too_deep(v): return {},_TOO_DEEP.format(tool=tool) # the one depth check, as call_func and the CLI make it
     if not isinstance(v, dict):
-        return {},f"The arguments for {tool!r} must be a JSON object of name: value pairs, got {type(v).__name__}: {text[:80]}"
+        return {},(f"The arguments for {tool!r} must be a JSON object of name: value pairs, "
+                   f"got {type(v).__name__}: {text[:80]}")
     return v,None
 
 # %% ../nbs/06_providers.ipynb #ceb941bd
@@ -1156,8 +1286,9 @@ def _plain(o):
     if isinstance(o, (str, bytes, bytearray)):
         try: return json.loads(o)
         except (ValueError, RecursionError) as e:
-            raise ValueError(f"parse_tool_calls got text that is not JSON it can read ({e or 'nested too deeply'}); "
-                             "pass the response object, its dict, or its JSON") from None
+            raise UsageValueError("parse_tool_calls got text that is not JSON it can read "
+                                  f"({e or 'nested too deeply'}); pass the response object, its dict, or its JSON"
+                                  ) from None
     if hasattr(o, 'model_dump') and not isinstance(o, type):
         return o.model_dump(mode='json', exclude_none=True, warnings=False)
     if isinstance(o, (list, tuple)):
@@ -1165,7 +1296,8 @@ def _plain(o):
         return [x if isinstance(x, (str, bytes, bytearray)) else _plain(x) for x in o]
     if isinstance(o, abc.Mapping) or o is None: return o
     if hasattr(o, 'to_dict'): return o.to_dict()
-    raise TypeError(f"parse_tool_calls takes a response (an SDK object, its dict or JSON text), got {type(o).__name__}")
+    raise UsageTypeError("parse_tool_calls takes a response (an SDK object, its dict or JSON text), "
+                         f"got {type(o).__name__}")
 
 def _g(d, *keys):
     "The first of `keys` present in dict `d` (Gemini's snake_case and camelCase)"
@@ -1174,90 +1306,39 @@ def _g(d, *keys):
     return None
 
 def _found(provider, id, name, args, custom=False): return (provider, id, name, args, custom)
-
-# %% ../nbs/06_providers.ipynb #6551b402
-def _chat_completion(d, out, hint):
-    ch = (d['choices'] or [{}])[0] # other choices are alternatives, not more calls
-    _walk(ch.get('message') or ch.get('delta') or {}, out, 'openai')
-    return 'openai'
-
-def _chat_message(d, out, hint):
-    _walk(d.get('tool_calls') or [], out, 'openai')
-    if isinstance(fc := d.get('function_call'), abc.Mapping):
-        out.append(_found('openai', None, fc.get('name'), fc.get('arguments'))) # the legacy `functions` API
-    return 'openai'
-
-def _chat_tool_call(d, out, hint):
-    fn = d['function']; out.append(_found('openai', d.get('id'), fn.get('name'), fn.get('arguments'))); return 'openai'
-
-def _chat_custom_call(d, out, hint):
-    c = d['custom']; out.append(_found('openai', d.get('id'), c.get('name'), {'input': c.get('input', '')}, True)); return 'openai'
-
-def _response(d, out, hint): _walk(d['output'], out, 'openai-responses'); return 'openai-responses'
-
-def _response_call(d, out, hint):
-    custom = d.get('type') == 'custom_tool_call'
-    args = {'input': d.get('input', '')} if custom else d.get('arguments')
-    out.append(_found('openai-responses', d.get('call_id') or d.get('id'), d.get('name'), args, custom)); return 'openai-responses'
-
-# %% ../nbs/06_providers.ipynb #5aa5f71c
-def _message_with_blocks(d, out, hint):
-    "An Anthropic `Message` or message dict, or a Responses `message` item (whose blocks are `output_text`)"
-    blocks = d.get('content') if isinstance(d.get('content'), list) else []
-    if hint == 'openai-responses' or any(isinstance(b, abc.Mapping) and b.get('type') in ('output_text', 'refusal') for b in blocks):
-        return 'openai-responses'
-    _walk(blocks, out, 'anthropic')
-    return 'anthropic'
-
-def _tool_use(d, out, hint): out.append(_found('anthropic', d.get('id'), d.get('name'), d.get('input'))); return 'anthropic'
-
-def _gemini_response(d, out, hint):
-    # the first candidate, as `response.function_calls` does
-    _walk(((d['candidates'] or [{}])[0]).get('content') or {}, out, 'gemini')
-    return 'gemini'
-
-def _gemini_content(d, out, hint): _walk(d['parts'] or [], out, 'gemini'); return 'gemini'
-def _gemini_part(d, out, hint): return _gemini_call(_g(d, 'function_call', 'functionCall'), out, hint)
-def _gemini_call(d, out, hint): out.append(_found('gemini', d.get('id'), d.get('name'), d.get('args'))); return 'gemini'
-
-def _mcp_request(d, out, hint):
-    p = d['params']; out.append(_found('mcp', d.get('id'), p.get('name'), p.get('arguments'))); return 'mcp'
-
-def _plain_call(d, out, hint):
-    out.append(_found(hint or 'json_schema', d.get('id'), d.get('name'), d.get('arguments'))); return hint or 'json_schema'
-
-def _no_calls(provider): return lambda d, out, hint: provider
-
-# %% ../nbs/06_providers.ipynb #d7b5a901
-_ANTHROPIC_BLOCKS = frozenset({'text', 'thinking', 'redacted_thinking', 'server_tool_use', 'web_search_tool_result', 'web_fetch_tool_result',
-                               'code_execution_tool_result', 'mcp_tool_use', 'mcp_tool_result', 'container_upload', 'image', 'document', 'tool_result'})
-_RESPONSES_ITEMS = frozenset({'reasoning', 'web_search_call', 'file_search_call', 'computer_call', 'image_generation_call', 'code_interpreter_call',
-                              'local_shell_call', 'mcp_call', 'mcp_list_tools', 'mcp_approval_request', 'function_call_output', 'output_text', 'refusal'})
 _is_map = lambda o: isinstance(o, abc.Mapping)
 
-# (does `d` have this shape, given the provider hint?, its reader): the first match wins, so the specific shapes come
-# before the general ones
-_SHAPES = [
-    (lambda d,h: 'choices' in d, _chat_completion),
-    (lambda d,h: 'candidates' in d, _gemini_response),
-    (lambda d,h: 'tool_calls' in d or (d.get('role') == 'assistant' and isinstance(d.get('content'), (str, type(None))) and h != 'anthropic'), _chat_message),
-    (lambda d,h: d.get('object') == 'response' or (isinstance(d.get('output'), list) and 'type' not in d), _response),
-    (lambda d,h: 'parts' in d, _gemini_content),
-    (lambda d,h: d.get('type') == 'tool_use', _tool_use),
-    (lambda d,h: d.get('type') in ('function_call', 'custom_tool_call'), _response_call),
-    (lambda d,h: d.get('type') in ('function', None) and _is_map(d.get('function')), _chat_tool_call),
-    (lambda d,h: d.get('type') == 'custom' and _is_map(d.get('custom')), _chat_custom_call),
-    (lambda d,h: _is_map(_g(d, 'function_call', 'functionCall')), _gemini_part),
-    (lambda d,h: d.get('type') == 'message' or isinstance(d.get('content'), list), _message_with_blocks),
-    (lambda d,h: d.get('type') in _ANTHROPIC_BLOCKS and h != 'openai-responses', _no_calls('anthropic')),
-    (lambda d,h: d.get('type') in _RESPONSES_ITEMS, _no_calls('openai-responses')),
-    (lambda d,h: d.get('method') == 'tools/call' and _is_map(d.get('params')), _mcp_request),
-    (lambda d,h: 'name' in d and 'args' in d, _gemini_call),
-    (lambda d,h: 'name' in d and 'arguments' in d, _plain_call),
-    (lambda d,h: 'name' in d and 'input' in d, _tool_use),
-]
+# %% ../nbs/06_providers.ipynb #6551b402
+def _message_blocks(d)->list|None:
+    "The blocks of a message with a list of them (Anthropic's, or a Responses `message` item); `None` if `d` is not one"
+    if d.get('type') == 'message' or isinstance(d.get('content'), list):
+        return d['content'] if isinstance(d.get('content'), list) else []
+    return None
 
-# %% ../nbs/06_providers.ipynb #8e6a9c0d
+def _responses_blocks(blocks:list, hint)->bool:
+    "Are these the blocks of a Responses `message` item?"
+    return hint == 'openai-responses' or any(_is_map(b) and b.get('type') in ('output_text', 'refusal') for b in blocks)
+
+
+# %% ../nbs/06_providers.ipynb #5aa5f71c
+_LEVELS = ('reply', 'item', 'call') # the specific shapes first: a bare `{name, ...}` call only when nothing else fits
+
+def _readers()->list:
+    "One registered provider per `family` (a subclass that reads the same replies, e.g. 'gemini-json-schema', is not)"
+    first = {}
+    for api in _providers.values(): first.setdefault(api.family, api)
+    return list(first.values())
+
+
+# %% ../nbs/06_providers.ipynb #d7b5a901
+def _shape_of(d:abc.Mapping, out:list, hint=None)->str|None:
+    "The family whose shape `d` is, asking each provider level by level (the calls found go to `out`); `None`: no one's"
+    readers = _readers()
+    for level in _LEVELS:
+        for api in readers:
+            if (p := api.read(d, out, hint, level)) is not None: return p
+    return None
+
 def _walk(d, out:list, hint=None)->str|None:
     ("Find the tool calls in plain response data `d`, appending them to `out`; returns the provider the shape belongs "
      "to (or `None`)")
@@ -1266,19 +1347,17 @@ def _walk(d, out:list, hint=None)->str|None:
         for o in d:
             p = _walk(o, out, hint)
             if p and seen and p != seen and {p, seen} != {'mcp', 'json_schema'}:
-                raise ValueError(f"The response mixes {seen} and {p} shapes; pass one response at a time")
+                raise UsageValueError(f"The response mixes {seen} and {p} shapes; pass one response at a time")
             seen = seen or p
         return seen
-    if not _is_map(d): return None
-    return next((read(d, out, hint) for matches,read in _SHAPES if matches(d, hint)), None)
+    return _shape_of(d, out, hint) if _is_map(d) else None
 
 # %% ../nbs/06_providers.ipynb #a5f60e79
-STREAM_CHUNK_ERROR = ("parse_tool_calls got {what} of a streamed {provider} reply, which holds a piece of the reply at "
-                      "most (a call's "
-                      "name without its arguments, or a bit of them): feed every chunk to "
-                      "`toolslm_like.streaming.StreamAccumulator` "
-                      "(`acc.add(chunk)`) and pass `acc.response()` here (or call `acc.tool_calls()`), or use "
-                      "`tool_loop(..., stream=True)`")
+STREAM_CHUNK_ERROR = ("parse_tool_calls got {what} of a streamed {provider} reply, which holds a piece of the reply "
+                      "at most (a call's name without its arguments, or a bit of them): "
+                      "feed every chunk to `toolslm_like.streaming.StreamAccumulator` (`acc.add(chunk)`) "
+                      "and pass `acc.response()` here (or call `acc.tool_calls()`), "
+                      "or use `tool_loop(..., stream=True)`")
 STREAM_OBJECT_ERROR = ("parse_tool_calls got a stream ({kind}), not a reply: feed each chunk it yields to "
                        "`toolslm_like.streaming.StreamAccumulator` and pass `acc.response()` here, or use "
                        "`tool_loop(..., stream=True)`")
@@ -1293,8 +1372,8 @@ def _error_text(err)->str:
     return f"{msg} ({kind})" if kind else str(msg)
 
 # %% ../nbs/06_providers.ipynb #0a90c11a
-_ANTHROPIC_EVENTS = frozenset({'message_start', 'message_delta', 'message_stop', 'content_block_start', 'content_block_delta',
-                               'content_block_stop', 'ping'})
+_ANTHROPIC_EVENTS = frozenset({'message_start', 'message_delta', 'message_stop', 'content_block_start',
+                               'content_block_delta', 'content_block_stop', 'ping'})
 
 def stream_piece_provider(piece:Any # A chunk or event of a streamed reply (SDK object or dict), or anything else
                          # 'openai', 'openai-responses' or 'anthropic'; `None` if `piece` is not a piece of a stream
@@ -1304,8 +1383,8 @@ def stream_piece_provider(piece:Any # A chunk or event of a streamed reply (SDK 
         piece = piece.model_dump(mode='json', exclude_none=True, warnings=False)
     if not isinstance(piece, abc.Mapping): return None
     t = piece.get('type')
-    if piece.get('object') == 'chat.completion.chunk' or any(isinstance(c, abc.Mapping) and 'delta' in c for c in piece.get('choices') or []):
-        return 'openai'
+    deltas = any(isinstance(c, abc.Mapping) and 'delta' in c for c in piece.get('choices') or [])
+    if piece.get('object') == 'chat.completion.chunk' or deltas: return 'openai'
     if (isinstance(t, str) and t.startswith('response.')) or (t == 'error' and 'sequence_number' in piece):
         return 'openai-responses'
     if t in _ANTHROPIC_EVENTS or (t == 'error' and isinstance(piece.get('error'), abc.Mapping)): return 'anthropic'
@@ -1324,10 +1403,10 @@ def _unless_stream_piece(d):
         if (p := stream_piece_provider(o)) is None: continue
         if o.get('type') in ('response.completed', 'response.incomplete') and o is d: return o.get('response')
         if o.get('type') == 'error':
-            raise ValueError(SERVER_ERROR_REPLY.format(message=json.dumps(o.get('error') or o)[:300]))
+            raise UsageValueError(SERVER_ERROR_REPLY.format(message=json.dumps(o.get('error') or o)[:300]))
         what = {'openai': 'a chunk', 'openai-responses': f"a {o.get('type')!r} event",
                 'anthropic': f"a {o.get('type')!r} event"}[p]
-        raise ValueError(STREAM_CHUNK_ERROR.format(what=what if o is d else f"a list holding {what}", provider=p))
+        raise UsageValueError(STREAM_CHUNK_ERROR.format(what=what if o is d else f"a list holding {what}", provider=p))
     return d
 
 # %% ../nbs/06_providers.ipynb #8e10722b
@@ -1345,27 +1424,29 @@ def _call(id, name, raw, custom, names)->dict:
     return c
 
 # %% ../nbs/06_providers.ipynb #550aa4c3
-def parse_tool_calls(response:Any, # A model response: SDK object, its dict or JSON text, or a part of one (message, blocks, a call)
+def parse_tool_calls(response:Any, # A response (SDK object, its dict or JSON), or a part: a message, blocks, a call
                      provider:str|None=None, # One of `PROVIDERS`; `None` works it out from the response
                      names:ToolNames|None=None # Maps provider names back; default: the names `tool_schemas` handed out
-                    # `[{'id', 'name', 'arguments'}]`, plus `error` and `raw_arguments` for a call whose arguments could not be read
+                    # `[{'id', 'name', 'arguments'}]`, plus `error` and `raw_arguments` for a call whose arguments
+                    # could not be read
                     )->list:
     "The tool calls in `response`, in order, with tool names mapped back and arguments parsed into dicts"
     api = get_provider(provider) if provider is not None else None
     found = []
-    if _is_stream(response): raise TypeError(STREAM_OBJECT_ERROR.format(kind=type(response).__name__))
-    try: detected = _walk(_unless_stream_piece(_plain(response)), found, provider)
-    except RecursionError:
-        raise ValueError("The response is nested too deeply to be a model response; pass the response object, its "
-                         "dict, or its JSON") from None
+    if _is_stream(response): raise UsageTypeError(STREAM_OBJECT_ERROR.format(kind=type(response).__name__))
     want = api.family if api else None
-    if want and detected and detected != want and detected not in ('json_schema',
-                                                                   'mcp') and want not in ('json_schema', 'mcp'):
-        raise ValueError(f"The response looks like {detected!r}, not {provider!r}; pass provider={detected!r} or None")
+    try: detected = _walk(_unless_stream_piece(_plain(response)), found, want)
+    except RecursionError:
+        raise UsageValueError("The response is nested too deeply to be a model response; "
+                              "pass the response object, its dict, or its JSON") from None
+    loose = ('json_schema', 'mcp') # shapes any provider's calls may come in
+    if want and detected and detected != want and detected not in loose and want not in loose:
+        raise UsageValueError(f"The response looks like {detected!r}, not {provider!r}; "
+                              f"pass provider={detected!r} or None")
     calls = []
     for p,id,name,raw,custom in found:
         # the results go back as it writes them
-        dialect = provider if want and (p in ('json_schema', 'mcp') or p == want) else p
+        dialect = (api.replies_as or provider) if want and (p in ('json_schema', 'mcp') or p == want) else p
         calls.append(_call(id, name, raw, custom, names))
         _remember_call(id, dialect, custom)
     return calls
@@ -1424,12 +1505,15 @@ def _order(results, calls)->list:
     "Results in the order of `calls` (matched by id); a call without a result gets one carrying an error"
     by_key = {}
     for k,r in zip(_match_keys(results), results):
-        if k in by_key: raise ValueError(f"Two results have the id {r.get('id')!r}; each call gets exactly one result")
+        if k in by_key:
+            raise UsageValueError(f"Two results have the id {r.get('id')!r}; each call gets exactly one result")
         by_key[k] = r
     keys = _match_keys(calls)
     if (extra := [k for k in by_key if k not in keys]):
-        raise ValueError(f"Results {extra} match no call; the calls are {keys}")
-    return [by_key.get(k) or {'id': c.get('id'), 'name': c.get('name'), 'output': None, 'error': 'The tool did not return a result for this call'} for k,c in zip(keys, calls)]
+        raise UsageValueError(f"Results {extra} match no call; the calls are {keys}")
+    missing = 'The tool did not return a result for this call'
+    return [by_key.get(k) or {'id': c.get('id'), 'name': c.get('name'), 'output': None, 'error': missing}
+            for k,c in zip(keys, calls)]
 
 def _remembered_call(id): return _call_dialects.get(id) if isinstance(id, str) else None
 
@@ -1439,7 +1523,8 @@ def _dialect_of(results)->str:
         if (hit := _remembered_call(r.get('id'))) is not None: return hit[0]
         if isinstance(r.get('id'), str) and r['id'].startswith(('toolu_', 'srvtoolu_')): return 'anthropic'
     if results and all(r.get('id') is None for r in results): return 'gemini'
-    raise ValueError("format_tool_results cannot tell which provider these results are for; pass provider= (one of: " + ', '.join(PROVIDERS) + ')')
+    raise UsageValueError("format_tool_results cannot tell which provider these results are for; "
+                          f"pass provider= (one of: {', '.join(PROVIDERS)})")
 
 def _is_custom(r): return r.get('type') == 'custom' or (_remembered_call(r.get('id')) or (None, False))[1]
 
@@ -1451,7 +1536,8 @@ def format_tool_results(results:list, # Tool results: `{'id', 'name', 'output', 
     "Tool results in `provider`'s dialect, one per call, in the order of the calls"
     if isinstance(results, abc.Mapping): results = [results]
     if not isinstance(results, (list, tuple)) or not all(isinstance(r, abc.Mapping) for r in results):
-        raise TypeError("format_tool_results takes a list of results, each a dict {'id', 'name', 'output', 'error'}")
+        raise UsageTypeError("format_tool_results takes a list of results, "
+                             "each a dict {'id', 'name', 'output', 'error'}")
     if calls is not None: results = _order(results, calls)
     if provider is None: provider = _dialect_of(results)
     return get_provider(provider).results(list(results))

@@ -1,4 +1,4 @@
-"""Streamed model replies put back together: the text as it arrives, tool calls assembled from their chunks, and at the end the whole reply as the API returns it without streaming
+"""Streamed replies put back together: the text as it arrives, then the whole reply and its tool calls
 
 Docs: https://toolslm-like.github.io/toolslm_like/streaming.html.md"""
 
@@ -11,8 +11,9 @@ __all__ = ['StreamAccumulator']
 import json
 from collections import abc
 from fastcore.basics import patch
-from .errors import StreamError
+from .errors import StreamError, UsageTypeError, UsageValueError
 from .providers import ToolNames, parse_tool_calls, stream_piece_provider, get_provider, PROVIDERS, STREAM_ERROR_EVENT
+
 
 # %% ../nbs/08_streaming.ipynb #cca7a4b7
 STREAM_CUT_OFF = ("The streamed reply ended before it was complete ({missing} never came): the connection was cut off "
@@ -29,7 +30,7 @@ def _plain_piece(o)->dict:
     if hasattr(o, 'model_dump') and not isinstance(o, type):
         if type(o).__module__.startswith('google.'): return o.model_dump(mode='json', exclude_none=True)
         return o.model_dump(mode='json', exclude_unset=True, by_alias=True)
-    raise TypeError(f"A stream yields SDK objects (or their dicts); got {type(o).__name__}")
+    raise UsageTypeError(f"A stream yields SDK objects (or their dicts); got {type(o).__name__}")
 
 # %% ../nbs/08_streaming.ipynb #8340d744
 class StreamAccumulator:
@@ -37,8 +38,10 @@ class StreamAccumulator:
     def __init__(self, provider:str|None=None # One of `PROVIDERS` with streams; `None`: from the first chunk
                 ):
         if provider is not None and (provider not in PROVIDERS or get_provider(provider).Parts is None):
-            streamed = ', '.join(n for n in PROVIDERS if get_provider(n).Parts is not None)
-            raise ValueError(f"StreamAccumulator reads streams of {streamed}; got provider={provider!r}")
+            streamed = PROVIDERS.listed(lambda api: api.Parts is not None and not api.replies_as)
+            raise UsageValueError(f"StreamAccumulator reads streams of {streamed}; got provider={provider!r}")
+        if provider is not None: # 'gemini-json-schema' streams Gemini's replies
+            provider = get_provider(provider).replies_as or provider
         self.provider,self.chunks = provider,0
         self._parts = get_provider(provider).Parts() if provider else None
         self._text = []
@@ -52,7 +55,7 @@ class StreamAccumulator:
             p = stream_piece_provider(d) or ('gemini' if 'candidates' in d else None)
             if p is None:
                 what = f"{type(chunk).__name__} {json.dumps(d, default=str)[:120]}"
-                raise TypeError(NOT_A_STREAM_PIECE.format(what=what, provider='model'))
+                raise UsageTypeError(NOT_A_STREAM_PIECE.format(what=what, provider='model'))
             self.provider,self._parts = p,get_provider(p).Parts()
         self.chunks += 1
         text = self._parts.add(d)

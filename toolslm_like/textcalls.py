@@ -1,4 +1,4 @@
-"""Tool calls written as text by models without native tool calling (JSON, hermes, mistral, llama, pythonic, DeepSeek, ...): the prompt that asks for them, the parser that finds them, the results written back
+"""Tool calls written as text by models without native tool calling: prompt, parser, results back
 
 Docs: https://toolslm-like.github.io/toolslm_like/textcalls.html.md"""
 
@@ -14,6 +14,8 @@ from typing import Any, Callable
 from .providers import tool_output_text, tool_schemas, tool_specs, REFUSED_TEXT
 from .schemawalk import sample_value
 from .limits import MAX_TEXT_CHARS, MAX_FAILED_SPANS, MAX_PARSED_CHARS, MAX_JSON_DEPTH
+from .errors import UsageTypeError, UsageValueError
+
 
 # %% ../nbs/07_textcalls.ipynb #6af3b659
 def _tools_of(tools):
@@ -27,8 +29,10 @@ def _sample_arguments(params:dict)->dict:
     props = params.get('properties') or {}
     return {name: sample_value(props.get(name) or {}, params) for name in params.get('required') or list(props)[:1]}
 
-TEXT_TOOLS_INTRO = "You can call the tools below. Each is given with its description and the JSON schema of its arguments."
-TEXT_TOOLS_HOWTO = """To call a tool, write a JSON object with the tool's name and its arguments in a ```json fenced block, exactly like this:
+TEXT_TOOLS_INTRO = ("You can call the tools below. "
+                    "Each is given with its description and the JSON schema of its arguments.")
+TEXT_TOOLS_HOWTO = """To call a tool, write a JSON object with the tool's name and its arguments \
+in a ```json fenced block, exactly like this:
 
 ```json
 {json}
@@ -59,7 +63,8 @@ TEXT_TOOL_FORMATS = {
                 "To call several tools at once, put them all in that one list, separated by commas.",
     'deepseek': "To call tools, write the call tokens, the tool's name and its arguments as JSON in a fenced block, "
                 "exactly like this:\n\n"
-                f"{_ds('tool','calls','begin')}{_ds('tool','call','begin')}function{_ds('tool','sep')}{{name}}\n```json\n{{arguments}}\n```"
+                f"{_ds('tool','calls','begin')}{_ds('tool','call','begin')}function{_ds('tool','sep')}{{name}}\n"
+                f"```json\n{{arguments}}\n```"
                 f"{_ds('tool','call','end')}{_ds('tool','calls','end')}\n\nTo call several tools at once, write one "
                 f"{_ds('tool','call','begin')}...{_ds('tool','call','end')} per call "
                 f"between {_ds('tool','calls','begin')} and {_ds('tool','calls','end')}.",
@@ -83,18 +88,18 @@ def _example_call(fmt:str, name:str, args:dict)->str:
                                          pythonic=pythonic, name=name, arguments=js(args))
 
 # %% ../nbs/07_textcalls.ipynb #ea959971
-def text_tools_prompt(tools:Callable|list|dict|Any, # Functions, schemas (any dialect `tool_schemas` reads), a list of them, a namespace, or a `Toolbox`
+def text_tools_prompt(tools:Callable|list|dict|Any, # Functions, schemas, a list of them, a namespace, or a `Toolbox`
                       # How calls are written: one of `TEXT_TOOL_FORMATS` (the one the model was trained on)
                       format:str='json'
                      )->str: # A system prompt listing the tools and the exact text a call is written as
     ("A system prompt that lists the tools and shows the exact text to write to call one, for models without native "
      "tool calling")
     if format not in TEXT_TOOL_FORMATS:
-        raise ValueError(f"Unknown format {format!r}: use one of {', '.join(TEXT_TOOL_FORMATS)}")
+        raise UsageValueError(f"Unknown format {format!r}: use one of {', '.join(TEXT_TOOL_FORMATS)}")
     schemas = tool_schemas(_tools_of(tools), 'json_schema')
     if not schemas:
-        raise ValueError("text_tools_prompt needs at least one tool: a function, a schema, a list of them, or a "
-                         "namespace")
+        raise UsageValueError("text_tools_prompt needs at least one tool: a function, a schema, a list of them, or a "
+                              "namespace")
     parts = [TEXT_TOOLS_INTRO]
     for s in schemas:
         params = json.dumps(s['parameters'], ensure_ascii=False)
@@ -143,10 +148,9 @@ def _literal(node):
     if isinstance(node, ast.Dict):
         if any(k is None for k in node.keys): raise _NotLiteral('** in a dict')
         return {_literal(k): _literal(v) for k,v in zip(node.keys, node.values)}
-    if isinstance(node, ast.UnaryOp) and isinstance(node.op,
-                                                    (ast.USub, ast.UAdd)) and isinstance(node.operand, ast.Constant) \
-       and type(node.operand.value) in (int,
-                                        float): return -node.operand.value if isinstance(node.op, ast.USub) else node.operand.value
+    signed = isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd))
+    if signed and isinstance(node.operand, ast.Constant) and type(node.operand.value) in (int, float):
+        return -node.operand.value if isinstance(node.op, ast.USub) else node.operand.value
     raise _NotLiteral(type(node).__name__)
 
 _unreadable = object()
@@ -173,9 +177,11 @@ def _arguments(raw)->tuple[dict,str|None]:
     if isinstance(raw, str):
         v = _read_json_ish(raw) if raw.strip() else {}
         if isinstance(v, dict): return v, None
-        return {}, f"The arguments must be a JSON object, but got {raw[:200]!r}. Write the call again with valid JSON arguments."
+        return {}, (f"The arguments must be a JSON object, but got {raw[:200]!r}. "
+                    "Write the call again with valid JSON arguments.")
     if isinstance(raw, dict): return raw, None
-    return {}, f"The arguments must be a JSON object, but got {json.dumps(raw)[:200]}. Write the call again with an object of named arguments."
+    return {}, (f"The arguments must be a JSON object, but got {json.dumps(raw)[:200]}. "
+                "Write the call again with an object of named arguments.")
 
 # %% ../nbs/07_textcalls.ipynb #6efc3c54
 def _calls_in(value, names:frozenset|None, depth=0)->list:
@@ -214,9 +220,11 @@ def _pythonic_call(node:ast.Call, table:dict)->tuple[dict,bool]:
         literal,params = True,table[name][0] if name in table else None
         if not given: err,call['arguments'] = None,named
         elif params is None:
-            err = f"{name} was called with positional arguments, which cannot be matched to its parameters here; write them as name=value."
+            err = (f"{name} was called with positional arguments, which cannot be matched to its parameters here; "
+                   "write them as name=value.")
         elif len(given) > len(params):
-            err = f"{name} takes at most {len(params)} arguments ({', '.join(params)}), but was given {len(given)}; write them as name=value."
+            err = (f"{name} takes at most {len(params)} arguments ({', '.join(params)}), "
+                   f"but was given {len(given)}; write them as name=value.")
         elif twice := [p for p in params[:len(given)] if p in named]:
             err = f"{name} was given {twice[0]} twice, by position and by name; give it once."
         else: err,call['arguments'] = None,{**dict(zip(params, given)), **named}
@@ -231,8 +239,8 @@ def _pythonic_calls(span:str, names:frozenset|None, table:dict)->list|None:
      "is not that")
     try: node = ast.parse(span, mode='eval').body
     except (SyntaxError, ValueError, RecursionError, MemoryError): return None
-    if not (isinstance(node, ast.List) and node.elts and all(isinstance(e, ast.Call) and isinstance(e.func, ast.Name) for e in node.elts)):
-        return None
+    calls_only = all(isinstance(e, ast.Call) and isinstance(e.func, ast.Name) for e in getattr(node, 'elts', ()))
+    if not (isinstance(node, ast.List) and node.elts and calls_only): return None
     if names is not None and not all(e.func.id in names for e in node.elts):
         return None # `[len(x)]` in code: not a call of our tools
     read = [_pythonic_call(e, table) for e in node.elts]
@@ -255,7 +263,8 @@ def _sources(span:str, nodes:list)->list:
 # %% ../nbs/07_textcalls.ipynb #5e5203ed
 _ds_token = lambda *words: '<[｜|]' + '[▁_]'.join(words) + '[｜|]>' # DeepSeek's tokens, also as models type them in ASCII
 _ds_begin,_ds_sep = re.compile(_ds_token('tool', 'call', 'begin')),re.compile(_ds_token('tool', 'sep'))
-_ds_stop = re.compile('|'.join(_ds_token(*w) for w in (('tool', 'call', 'end'), ('tool', 'call', 'begin'), ('tool', 'calls', 'end'))))
+_ds_stop = re.compile('|'.join(_ds_token(*w) for w in (('tool', 'call', 'end'), ('tool', 'call', 'begin'),
+                                                       ('tool', 'calls', 'end'))))
 _ds_name = re.compile(r'\s*([A-Za-z_][\w.-]*)')
 
 def _deepseek_call(text:str, pos:int)->tuple[list,int]:
@@ -329,16 +338,16 @@ def _with_unique_ids(calls:list, id_prefix:str)->list:
 
 # %% ../nbs/07_textcalls.ipynb #c13c368e
 def parse_text_tool_calls(text:str, # What the model wrote
-                          # Tool names the model was offered: an object naming one of them is a call even without arguments
-                          names:list|None=None,
+                          names:list|None=None, # Tool names the model was offered: an object naming one is a call
                           id_prefix:str='call_', # Calls without an id get `f"{id_prefix}{n}"`, n counting from 1
-                          # The tools offered (functions, schemas, a namespace): their parameters name positional arguments and tell prose from calls
+                          # The tools offered: their parameters name positional arguments and tell calls from prose
                           tools:Callable|list|dict|Any|None=None
                          # `[{'id', 'name', 'arguments'}]`, plus `'error'` where the arguments could not be read
                          )->list:
-    "Tool calls a model wrote in free text: JSON (fenced, tagged or bare), pythonic calls, DeepSeek's tokens, among prose"
+    ("Tool calls a model wrote in free text: JSON (fenced, tagged or bare), pythonic calls, DeepSeek's tokens, "
+     "among prose")
     if not isinstance(text, str):
-        raise TypeError(f"parse_text_tool_calls needs the model's text as a str, got {type(text).__name__}")
+        raise UsageTypeError(f"parse_text_tool_calls needs the model's text as a str, got {type(text).__name__}")
     table = _tool_table(tools) if tools is not None else {}
     names = frozenset(names) if names is not None else frozenset(table) if tools is not None else None
     text = text[:MAX_TEXT_CHARS]

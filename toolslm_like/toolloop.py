@@ -1,4 +1,4 @@
-"""The chat loop with tools, for OpenAI Chat Completions (and any compatible server), the OpenAI Responses API, Anthropic Messages and Gemini; with a prompt-only fallback for models without native tool calling
+"""The tool loop over OpenAI (Chat, Responses), Anthropic and Gemini clients, or tools in the prompt
 
 Docs: https://toolslm-like.github.io/toolslm_like/toolloop.html.md"""
 
@@ -16,9 +16,12 @@ from collections import abc
 from .providers import (parse_tool_calls, get_provider, PROVIDERS, Provider, ChatCompletions, Responses,
                                     AnthropicMessages, Gemini, DEFAULT_MAX_TOKENS)
 from .toolbox import Toolbox, md_block, tool_calls_markdown, cut_for_display
-from .textcalls import (TEXT_TOOL_FORMATS, parse_text_tool_calls, text_tools_prompt, text_tool_results,
-                                    TEXT_TOOLS_INTRO, TEXT_TOOLS_HOWTO, TEXT_TOOLS_AFTER, TEXT_RESULTS_INTRO) # also their old home
+from .textcalls import TEXT_TOOL_FORMATS, parse_text_tool_calls, text_tools_prompt, text_tool_results
+# the text-call words, importable from here too (their old home)
+from .textcalls import TEXT_TOOLS_INTRO, TEXT_TOOLS_HOWTO, TEXT_TOOLS_AFTER, TEXT_RESULTS_INTRO
 from .streaming import StreamAccumulator
+from .errors import UsageStateError, UsageTypeError, UsageValueError
+
 
 # %% ../nbs/10_toolloop.ipynb #5dcfdfdb
 class _LoopAPIs(abc.Mapping):
@@ -57,7 +60,8 @@ def _sdk_of(client)->str|None:
     return None
 
 # %% ../nbs/10_toolloop.ipynb #a6ab3243
-def client_api(client:Any, # An `openai`, `anthropic` or `google-genai` client, sync or async (`genai.Client` or its `.aio`)
+# An `openai`, `anthropic` or `google-genai` client, sync or async (`genai.Client` or its `.aio`)
+def client_api(client:Any,
                # 'chat' (the default for OpenAI clients), 'responses', 'anthropic' or 'gemini'; `None` works it out
                api:str|None=None
               )->tuple[str,bool]: # (provider name as `toolslm_like.providers` spells it, is the client async?)
@@ -65,24 +69,24 @@ def client_api(client:Any, # An `openai`, `anthropic` or `google-genai` client, 
      "it is async")
     sdk = _sdk_of(client)
     if sdk is None:
-        raise TypeError("tool_loop needs an openai, anthropic or google-genai client (e.g. "
-                        f"openai.OpenAI(base_url=...)), got {type(client).__name__}")
+        raise UsageTypeError("tool_loop needs an openai, anthropic or google-genai client (e.g. "
+                             f"openai.OpenAI(base_url=...)), got {type(client).__name__}")
     if api is None: provider = next(n for n in DIALECTS if get_provider(n).sdk == sdk)
     else:
         provider = API_ALIASES.get(str(api).lower())
         if provider is None:
-            raise ValueError(f"Unknown api {api!r}: use 'chat' or 'responses' with an OpenAI client, 'anthropic' with "
-                             "an Anthropic one, 'gemini' with a google-genai one")
+            raise UsageValueError(f"Unknown api {api!r}: use 'chat' or 'responses' with an OpenAI client, "
+                                  "'anthropic' with an Anthropic one, 'gemini' with a google-genai one")
         if get_provider(provider).sdk != sdk:
-            raise ValueError(f"api={api!r} does not fit the {type(client).__name__} client: use 'chat' or 'responses' "
-                             "with OpenAI clients, 'anthropic' with Anthropic ones, 'gemini' with google-genai ones")
+            raise UsageValueError(f"api={api!r} does not fit a {type(client).__name__} client: "
+                                  "use 'chat' or 'responses' with OpenAI clients, 'anthropic' with Anthropic ones, "
+                                  "'gemini' with google-genai ones")
     is_async = any(c.__name__.startswith('Async') for c in type(client).__mro__)
     return provider, is_async
 
 # %% ../nbs/10_toolloop.ipynb #026576e0
-BUDGET_NOTE = ("You have used all {max_iters} rounds of tool calls allowed for this task, so no more tools can be "
-               "called. "
-               "Answer now, as well as you can, with what you have found so far.")
+BUDGET_NOTE = ("You have used all {max_iters} rounds of tool calls allowed for this task, "
+               "so no more tools can be called. Answer now, as well as you can, with what you have found so far.")
 NOT_RUN_ERROR = "Not run: the budget of {max_iters} rounds of tool calls had run out. Answer without this tool."
 
 SHOWN_CHARS = 80 # how much of an argument, output or answer a step's one-line summary shows
@@ -139,19 +143,23 @@ class ToolHistory(list):
                  provider:str|None=None): # The provider whose dialect they are in ('openai', 'anthropic', ...)
         super().__init__(messages)
         self.provider,self.steps,self.budget_exhausted,self.answer = provider,[],False,None
-    def __repr__(self): return f"ToolHistory({len(self)} messages, {len(self.steps)} steps, budget_exhausted={self.budget_exhausted}, answer={self.answer!r})"
+    def __repr__(self):
+        return (f"ToolHistory({len(self)} messages, {len(self.steps)} steps, "
+                f"budget_exhausted={self.budget_exhausted}, answer={self.answer!r})")
 
     def _repr_markdown_(self)->str:
         "The loop in a notebook: how many rounds, how it ended, then each round"
         n = len(self.steps)
-        head = f"**Tool loop**: {n} round{'' if n == 1 else 's'}, {len(self)} messages" + (', budget exhausted' if self.budget_exhausted else '')
+        head = f"**Tool loop**: {n} round{'' if n == 1 else 's'}, {len(self)} messages"
+        if self.budget_exhausted: head += ', budget exhausted'
         return '\n\n---\n\n'.join([head] + [s._repr_markdown_() for s in self.steps])
 
 # %% ../nbs/10_toolloop.ipynb #85b70708
 @dataclasses.dataclass
 class _Loop:
     "The state of one tool loop; `rounds` is the loop, as a generator of what it needs done"
-    dialect:Any; model:str; history:ToolHistory; schemas:list; names:Any; max_iters:int; native:bool; system:str|None; options:dict
+    dialect:Any; model:str; history:ToolHistory; schemas:list; names:Any; max_iters:int; native:bool
+    system:str|None; options:dict
     iteration:int = 0 # the round being asked for now
     text_format:str = 'json' # how calls are written when `native` is off (one of `TEXT_TOOL_FORMATS`)
 
@@ -175,8 +183,8 @@ class _Loop:
 
     def add_results(self, step, results):
         step.results = results
-        added = self.dialect.result_messages(results,
-                                             step.calls) if self.native else [self.dialect.user_message(text_tool_results(results))]
+        if self.native: added = self.dialect.result_messages(results, step.calls)
+        else: added = [self.dialect.user_message(text_tool_results(results))]
         self.history.extend(added)
         step.messages += added
 
@@ -266,7 +274,8 @@ def _ending(run):
 @dataclasses.dataclass
 class _Run:
     "A tool loop with what it needs to run: the client's methods, the toolbox, the callbacks"
-    loop:_Loop; create:Callable; create_stream:Callable; toolbox:Any; owns_toolbox:bool; is_async:bool; on_step:Callable|None
+    loop:_Loop; create:Callable; create_stream:Callable; toolbox:Any; owns_toolbox:bool; is_async:bool
+    on_step:Callable|None
     execute_options:dict; stream:bool=False; progress:Callable|None=None
     client:Any=None # held while the loop runs: `genai.Client` closes its connections when it is garbage-collected
 
@@ -337,13 +346,13 @@ class ToolStream:
         self.started = self.finished = False
     def _start(self):
         if self.started:
-            raise RuntimeError("This tool loop has already run (a ToolStream runs once); call tool_loop again for "
-                               "another run")
+            raise UsageStateError("This tool loop has already run (a ToolStream runs once); call tool_loop again for "
+                                  "another run")
         self.started = True
     def __iter__(self):
         if self._run.is_async:
-            raise TypeError("This tool loop has an async client: iterate it with `async for` (or `await` it for the "
-                            "history)")
+            raise UsageTypeError("This tool loop has an async client: "
+                                 "iterate it with `async for` (or `await` it for the history)")
         self._start()
         yield from self._run.events()
         self.finished = True
@@ -360,7 +369,8 @@ class ToolStream:
         return self.history
     def __await__(self): return self._aresult().__await__() # `await` it: the history, as without streaming
     def __repr__(self):
-        state = 'finished' if self.finished else 'running' if self.started else 'not started: iterate it, or call .result()'
+        if self.finished: state = 'finished'
+        else: state = 'running' if self.started else 'not started: iterate it, or call .result()'
         return f"ToolStream({state}, {len(self.history.steps)} steps)"
 
 # %% ../nbs/10_toolloop.ipynb #199972cd
@@ -399,21 +409,21 @@ def _setup(client, messages, tools, model, max_iters, api, native, system, on_st
     provider,is_async = client_api(client, api)
     dialect = get_provider(provider)
     if not isinstance(model, str) or not model:
-        raise ValueError("tool_loop needs model='...': the model name the server knows")
+        raise UsageValueError("tool_loop needs model='...': the model name the server knows")
     if isinstance(max_iters, bool) or not isinstance(max_iters, int) or max_iters < 1:
-        raise ValueError(f"max_iters must be a whole number of rounds of tool calls, at least 1; got {max_iters!r}")
+        raise UsageValueError("max_iters must be a whole number of rounds of tool calls, at least 1; "
+                              f"got {max_iters!r}")
     if text_format not in TEXT_TOOL_FORMATS:
-        raise ValueError(f"Unknown text_format {text_format!r}: use one of {', '.join(TEXT_TOOL_FORMATS)}")
+        raise UsageValueError(f"Unknown text_format {text_format!r}: use one of {', '.join(TEXT_TOOL_FORMATS)}")
     if isinstance(messages, str): messages = [dialect.user_message(messages)]
     if not isinstance(messages, (list, tuple)) or not messages:
-        raise TypeError("messages must be a non-empty list of messages in the provider's dialect (or a str: the user's "
-                        "first message)")
+        raise UsageTypeError("messages must be a non-empty list of messages in the provider's dialect "
+                             "(or a str: the user's first message)")
     for name,f in (('on_step', on_step), ('approve', approve)):
-        if f is not None and not callable(f): raise TypeError(f"{name} must be callable, got {f!r}")
+        if f is not None and not callable(f): raise UsageTypeError(f"{name} must be callable, got {f!r}")
     toolbox = tools if isinstance(tools, Toolbox) else Toolbox(tools)
-    ns = toolbox.ns
-    if not ns:
-        raise ValueError("tool_loop needs at least one tool: pass a function, a list of them, or a namespace dict")
+    if not (ns := toolbox.ns):
+        raise UsageValueError("tool_loop needs at least one tool: pass a function, a list of them, or a namespace dict")
     schemas = toolbox.schemas(provider, strict=strict) if native else toolbox.schemas('json_schema')
     # native: the names the provider saw, to map back; text: the tools' own names
     names = toolbox.tool_names() if native else list(ns)
@@ -425,7 +435,7 @@ def _setup(client, messages, tools, model, max_iters, api, native, system, on_st
                 on_step, options, bool(stream), show, client)
 
 # %% ../nbs/10_toolloop.ipynb #770a9aa6
-def tool_loop(client:Any, # `openai.OpenAI`/`AsyncOpenAI` (Chat Completions or Responses), `anthropic.Anthropic`/`AsyncAnthropic`, or `genai.Client` (or its `.aio`)
+def tool_loop(client:Any, # `openai.OpenAI`/`AsyncOpenAI`, `anthropic.Anthropic`/`AsyncAnthropic`, `genai.Client`/`.aio`
               messages:list|str, # The conversation so far, in that API's dialect (a str is the user's first message)
               tools:Callable|list|dict|Toolbox, # A function, a list of them, a namespace dict, or a `Toolbox`
               model:str|None=None, # The model's name, as the server knows it
@@ -433,15 +443,16 @@ def tool_loop(client:Any, # `openai.OpenAI`/`AsyncOpenAI` (Chat Completions or R
               *,
               api:str|None=None, # For OpenAI clients: 'chat' (default) or 'responses'
               native:bool=True, # The API's tool calling? `False`: tools in the system prompt, calls found in the text
-              # With `native=False`: how the prompt tells the model to write calls, one of `TEXT_TOOL_FORMATS` (the one it was trained on, e.g. 'hermes', 'pythonic')
+              # With `native=False`: how calls are written, one of `TEXT_TOOL_FORMATS` (as the model was trained)
               text_format:str='json',
-              # A system prompt, sent with each request but kept out of the history (Chat: a first system message; Responses: `instructions`; Anthropic: `system`; Gemini: `system_instruction`)
+              # A system prompt for each request, kept out of the history (`instructions`, `system`, ...)
               system:str|None=None,
               # Called with each `LoopStep` (for progress display and logging); may be async with async clients
               on_step:Callable|None=None,
-              # Stream the replies? Then a `ToolStream` is returned: iterate it for the text as it comes, `ToolCalls` and each `LoopStep`
+              # Stream? Returns a `ToolStream`: iterate it for the text as it comes, the `ToolCalls` and each `LoopStep`
               stream:bool=False,
-              # Sees each call before it runs (sync or async): `True`/`None` runs it, `False` or a reason denies it, a dict runs it with those arguments
+              # Sees each call before it runs (sync or async): `True`/`None` runs it, `False` or a reason denies it,
+              # a dict runs it with those arguments
               approve:Callable|None=None,
               progress:bool|None=None, # Show each round in a notebook display? `None`: when in a Jupyter kernel
               parallel:bool=True, # Run the calls of one turn in parallel?
@@ -450,8 +461,7 @@ def tool_loop(client:Any, # `openai.OpenAI`/`AsyncOpenAI` (Chat Completions or R
               # Passed to every request, e.g. `temperature=0`, `max_tokens=1024` (Gemini: `config={...}`)
               **create_options
              )->ToolHistory: # The whole history: the messages, then the model's replies and the tool results
-    ("Send `messages` and `tools` to `client`, run the calls the model asks for and send back the results, until it "
-     "answers in plain text")
+    "Send `messages` and `tools` to `client`, run the calls the model asks for, send back results, until it answers"
     run = _setup(**locals()) # `_setup` takes the same arguments
     if stream: return ToolStream(run)
     return run.arun() if run.is_async else run.run()
@@ -477,4 +487,6 @@ def atool_loop(client:Any, # As for `tool_loop`; a sync client's requests run in
 atool_loop.__delwrap__ = tool_loop
 
 # %% ../nbs/10_toolloop.ipynb #000e55fb
-Dialect,ChatDialect,ResponsesDialect,AnthropicDialect,GeminiDialect = Provider,ChatCompletions,Responses,AnthropicMessages,Gemini # their names here before
+# their names here before
+Dialect,ChatDialect,ResponsesDialect,AnthropicDialect = Provider,ChatCompletions,Responses,AnthropicMessages
+GeminiDialect = Gemini
