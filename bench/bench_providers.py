@@ -2,7 +2,8 @@
 import timeit, json
 from dataclasses import dataclass
 from typing import Literal
-from toolslm_like.providers import *
+from toolslm_like.providers import (PROVIDERS, tool_schemas, tool_specs, parse_tool_calls, format_tool_results,
+                                    strict_schema, gemini_schema)
 from openai.types.chat import ChatCompletion
 @dataclass
 class Address:
@@ -44,7 +45,7 @@ d = oai.model_dump()
 print(f"parse_tool_calls dict 5 calls: {timeit.timeit(lambda: parse_tool_calls(d), number=n)/n*1e6:.1f} us")
 res = [{'id': f'call_{i}', 'name': 'get_weather', 'output': {'t': i}, 'error': None} for i in range(5)]
 print(f"format_tool_results 5 results: {timeit.timeit(lambda: format_tool_results(res, 'anthropic'), number=n)/n*1e6:.1f} us")
-# The rewrites are passes over toolslm_like.jsonschema's walker (one method call per node, one shared budget)
+# The rewrites are passes over toolslm_like.schemawalk's walker (one method call per node, one shared budget)
 params = tool_specs(send_parcel)[0]['parameters']
 n=2000
 for nm,f in (('strict_schema', lambda: strict_schema(params, 'send')), ('gemini_schema', lambda: gemini_schema(params, 'send'))):

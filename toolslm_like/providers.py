@@ -627,6 +627,8 @@ def get_provider(name:str # A provider's name, one of `PROVIDERS`: 'anthropic', 
         raise UsageValueError(f"Unknown provider {name!r}; use one of: {', '.join(PROVIDERS)}")
     return _providers[name]
 
+_read_order = [] # `(level, read)` pairs in the order `_shape_of` asks them; made again when the registry changes
+
 def register_provider(name:str, # The name `tool_schemas`, `parse_tool_calls`, `format_tool_results`, ... take
                       cls:type # A `Provider` subclass: the API's dialect
                      )->'Provider': # The registered object (a provider registered before under `name` is replaced)
@@ -638,6 +640,7 @@ def register_provider(name:str, # The name `tool_schemas`, `parse_tool_calls`, `
     api = cls()
     api.name,api.family = name,cls.family or name
     _providers[name] = api
+    _read_order.clear() # who reads which reply shapes is worked out again
     return api
 
 # %% ../nbs/06_providers.ipynb #3fefcd51
@@ -1329,14 +1332,17 @@ def _readers()->list:
     for api in _providers.values(): first.setdefault(api.family, api)
     return list(first.values())
 
+def _reading_order()->list:
+    "`(level, read)` for each level, then each reader: made once per change of the registry (this runs for every node)"
+    if not _read_order: _read_order.extend((level, api.read) for level in _LEVELS for api in _readers())
+    return _read_order
+
 
 # %% ../nbs/06_providers.ipynb #d7b5a901
 def _shape_of(d:abc.Mapping, out:list, hint=None)->str|None:
     "The family whose shape `d` is, asking each provider level by level (the calls found go to `out`); `None`: no one's"
-    readers = _readers()
-    for level in _LEVELS:
-        for api in readers:
-            if (p := api.read(d, out, hint, level)) is not None: return p
+    for level,read in _read_order or _reading_order():
+        if (p := read(d, out, hint, level)) is not None: return p
     return None
 
 def _walk(d, out:list, hint=None)->str|None:
