@@ -28,7 +28,6 @@ from .typekinds import EXACT_TYPES, NON_WORD_RE, BIG_INT, is_pydantic_model
 from .interpreter import (python, run_code, run_with_timeout, run_returning_on_time, caller_globals,
     using_globals, user_globals, tool_traceback, GLOBALS_VAR)
 
-_empty = inspect.Parameter.empty
 _P = inspect.Parameter
 _VAR_POS,_VAR_KW,_POS_ONLY = _P.VAR_POSITIONAL,_P.VAR_KEYWORD,_P.POSITIONAL_ONLY
 
@@ -48,7 +47,7 @@ _returns_section = re.compile(r'^(?:Returns?|Yields?):[ \t]*$|^Returns?\n[ \t]*-
 def _returns_text(info):
     "The `Returns:` text added to the description, unless the description has such a section already"
     if _returns_section.search(info.description): return ''
-    has_type = info.returns is not _empty and info.returns is not None and info.returns is not type(None)
+    has_type = info.returns is not empty and info.returns is not None and info.returns is not type(None)
     if not has_type and not info.returns_doc: return ''
     tstr = f"type: {json_type_name(info.returns)}" if has_type else None
     what = f'{info.returns_doc} ({tstr})' if has_type and info.returns_doc else (tstr or info.returns_doc)
@@ -88,7 +87,7 @@ def _params_schema(f, info, b, skip_hidden)->dict:
         if p.kind is _POS_ONLY:
             raise SchemaError(f"Parameter {p.name!r} of {info.name!r} is positional-only: "
                               "a model sends arguments by name")
-        if p.annotation is _empty:
+        if p.annotation is empty:
             raise SchemaError(f"Parameter {p.name!r} of {info.name!r} has no type annotation: "
                               f"add one (e.g. `{p.name}:str`) so the model knows what to send")
         fields.append(ClassField(p.name, p.annotation, p.default, p.doc))
@@ -284,7 +283,7 @@ def _bind(f, inputs, strict=False)->tuple:
         _bind_slowly(info, k, v, p, kw, problems, failed, strict)
     for p in info.required:
         if p.name not in kw and p.name not in failed:
-            what = describe_type(p.annotation) if p.annotation is not _empty else 'any value'
+            what = describe_type(p.annotation) if p.annotation is not empty else 'any value'
             problems.append(f"{p.name}: missing required argument ({what}{': ' + p.doc if p.doc else ''})")
     if problems: raise ArgumentError(info.name, problems)
     return info,kw
@@ -302,7 +301,7 @@ def _bind_slowly(info, k:str, v, p, kw:dict, problems:list, failed:set, strict:b
         return
     nm,ann = p.name,p.annotation
     if nm in kw: problems.append(f"{nm}: given twice"); return
-    if ann is _empty: kw[nm] = v; return # unannotated: passed through unchecked
+    if ann is empty: kw[nm] = v; return # unannotated: passed through unchecked
     if v is None and not p.required and not accepts_none(ann): return # null for an optional argument: use its default
     try: kw[nm] = (strict_converter if strict else lax_converter).convert(v, ann)
     except BadValue as e: failed.add(nm); problems.append(f"{nm}{path_text(e.path)}: {e.msg}")

@@ -23,7 +23,7 @@ from .typekinds import SchemaBuilder, TypeKind, Converter, add_type_kind, to_jso
 # the `$defs` renaming done for pydantic models, used for a server's schemas too
 from .typekinds import rename_refs
 from .schemawalk import (SchemaWalker, SchemaBudget, check_schema_bounds, resolve_ref, refs_in, def_name,
-                                     refs_into_defs, describe_schema, check_bounds, json_equal)
+                                     refs_into_defs, describe_schema, check_bounds, json_equal, is_number)
 from .schemawalk import TYPE_WORDS # a JSON type in words ('an integer'), as every message says it
 from .providers import check_mcp_name
 from .toolbox import Toolbox
@@ -303,8 +303,6 @@ def _convert_type(v, t, c, strict):
             if isinstance(d, want): return d
     raise BadValue(f"expected {TYPE_WORDS.get(t, t)}, {got_value(v)}")
 
-def _is_number(v)->bool: return isinstance(v, (int, float)) and not isinstance(v, bool)
-
 def _bounds(s:dict)->dict:
     "The bound keywords of node `s` checked here: all but `pattern`, which is left to the server"
     # a server's regex run in our process could backtrack for minutes on a model's string, holding the GIL all the while
@@ -354,7 +352,7 @@ class _ValueCheck(SchemaWalker):
             raise BadValue(f"expected {show_value(s['const'])}, {got_value(v)}")
         if isinstance(s.get('enum'), list) and not any(json_equal(v, o) for o in s['enum']):
             m = None if self.c.strict or not isinstance(v, str) else next(
-                (o for o in s['enum'] if _is_number(o) and v.strip() == str(o)), None) # '4' for 4, laxly
+                (o for o in s['enum'] if is_number(o) and v.strip() == str(o)), None) # '4' for 4, laxly
             if m is not None:
                 v = m
             else: raise BadValue(f"expected one of {', '.join(show_value(o) for o in s['enum'])}, {got_value(v)}")

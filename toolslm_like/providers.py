@@ -16,7 +16,7 @@ from fastcore.basics import patch
 from .funccall import bind_arguments, get_schema, too_deep
 from .errors import (StreamError, SchemaError, StrictSchemaError, ToolNameCollision, UsageTypeError,
                                  UsageValueError, show_value)
-from .typekinds import to_jsonable, tool_info, WeakCache
+from .typekinds import to_jsonable, tool_info, WeakCache, is_typed_dict
 from .schemawalk import (SchemaWalker, DEFS_KEYS, resolve_ref, refs_in, refs_into_defs, describe_schema,
                                      check_schema_bounds)
 from .limits import (MAX_NAME_CHARS, MAX_INPUT_NAME_CHARS, MAX_MCP_NAME_CHARS, MAX_REMEMBERED_NAMES,
@@ -1170,8 +1170,7 @@ def tool_names(tools:typing.Callable|dict|list # Anything `tool_schemas` takes: 
 def _plain_dicts(ann):
     ("`ann` with each dataclass and TypedDict in it as `dict`: google-genai can neither describe nor check those, the "
      "wrapper rebuilds them")
-    typed_dict = isinstance(ann, type) and issubclass(ann, dict) and hasattr(ann, '__required_keys__')
-    if isinstance(ann, type) and (dataclasses.is_dataclass(ann) or typed_dict):
+    if isinstance(ann, type) and (dataclasses.is_dataclass(ann) or is_typed_dict(ann)):
         return dict
     origin,args = typing.get_origin(ann),typing.get_args(ann)
     if origin is None or not args or origin is typing.Annotated: return ann

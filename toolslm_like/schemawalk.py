@@ -63,7 +63,7 @@ def is_multiple(v, # A number (`int`, `float` or `Decimal`)
     return k <= len(str(abs(cv))) and cv % (cm * 10**k) == 0
 
 # %% ../nbs/02_schemawalk.ipynb #b0c1a005
-def _is_number(x)->bool: return isinstance(x, (int, float, Decimal)) and not isinstance(x, bool)
+def is_number(x)->bool: return isinstance(x, (int, float, Decimal)) and not isinstance(x, bool)
 
 _NUMBER_BOUNDS = (('minimum', 'at least', operator.ge), ('maximum', 'at most', operator.le),
                   ('exclusiveMinimum', 'above', operator.gt), ('exclusiveMaximum', 'below', operator.lt))
@@ -77,7 +77,7 @@ def _pattern(p:str):
 def json_equal(a, b)->bool:
     "Are JSON values `a` and `b` equal as JSON says? `1 == 1.0`, but `True` is not `1`"
     if isinstance(a, bool) or isinstance(b, bool): return type(a) is type(b) and a == b
-    if _is_number(a) and _is_number(b): return a == b
+    if is_number(a) and is_number(b): return a == b
     if isinstance(a, dict) and isinstance(b, dict):
         return a.keys() == b.keys() and all(json_equal(a[k], b[k]) for k in a)
     if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
@@ -89,19 +89,19 @@ def check_bounds(v:Any, # A value, converted to its type (a number, a string, a 
                  s:dict # Its schema: the bound keywords in it are checked, the rest ignored
                 ):
     "Raise `BadValue` unless `v` keeps the bounds in `s` that apply to its JSON type (number, string, array, object)"
-    if _is_number(v):
+    if is_number(v):
         for k,words,ok in _NUMBER_BOUNDS:
-            if k in s and _is_number(b := s[k]) and not ok(v, b):
+            if k in s and is_number(b := s[k]) and not ok(v, b):
                 raise BadValue(f"expected a number {words} {b}, {got_value(v)}")
-        if _is_number(m := s.get('multipleOf')) and m > 0 and not is_multiple(v, m):
+        if is_number(m := s.get('multipleOf')) and m > 0 and not is_multiple(v, m):
             raise BadValue(f"expected a multiple of {m}, {got_value(v)}")
         return
     if isinstance(v, str): lo,hi,what = 'minLength','maxLength','characters'
     elif isinstance(v, dict): lo,hi,what = 'minProperties','maxProperties','properties'
     elif isinstance(v, (list, tuple, set, frozenset, deque)): lo,hi,what = 'minItems','maxItems','items'
     else: return
-    if _is_number(b := s.get(lo)) and len(v) < b: raise BadValue(f"expected at least {b} {what}, got {len(v)}")
-    if _is_number(b := s.get(hi)) and len(v) > b: raise BadValue(f"expected at most {b} {what}, got {len(v)}")
+    if is_number(b := s.get(lo)) and len(v) < b: raise BadValue(f"expected at least {b} {what}, got {len(v)}")
+    if is_number(b := s.get(hi)) and len(v) > b: raise BadValue(f"expected at most {b} {what}, got {len(v)}")
     if isinstance(v, str) and (p := s.get('pattern')) is not None:
         if (rx := p if isinstance(p, re.Pattern) else _pattern(p) if isinstance(p, str) else None) and not rx.search(v):
             raise BadValue(f"expected a string matching the pattern {show_value(rx.pattern)}, {got_value(v)}")
@@ -423,7 +423,7 @@ class _Words(SchemaWalker):
         if isinstance(s.get('items'), dict) and s['items']: words += f" (each {self.walk(s['items'], at+1)})"
         if isinstance(s.get('additionalProperties'), dict) and s['additionalProperties']:
             words += f" (each value {self.walk(s['additionalProperties'], at+1)})"
-        bounds = [f"{w} {s[k]}" for k,w in _BOUND_WORDS if _is_number(s.get(k))]
+        bounds = [f"{w} {s[k]}" for k,w in _BOUND_WORDS if is_number(s.get(k))]
         unit = (' characters' if 'string' in ts and ('minLength' in s or 'maxLength' in s) else
                 ' items' if 'array' in ts and ('minItems' in s or 'maxItems' in s) else '')
         return words + (f", {' and '.join(bounds)}{unit}" if bounds else '')

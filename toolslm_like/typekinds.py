@@ -833,7 +833,7 @@ class ArrayKind(TypeKind):
 class MappingKind(TypeKind):
     def match(self, tp:Any, origin:Any)->bool:
         o = origin or tp
-        return isinstance(o, type) and (o in _map_origins or issubclass(o, dict)) and not _is_typeddict(o)
+        return isinstance(o, type) and (o in _map_origins or issubclass(o, dict)) and not is_typed_dict(o)
     def schema(self, tp:Any, b:'SchemaBuilder')->dict:
         args = get_args(tp)
         s = {'type': 'object'}
@@ -851,7 +851,7 @@ class MappingKind(TypeKind):
         return f"an object (each value {describe_type(args[1])})" if len(args) == 2 else 'an object'
 
 # %% ../nbs/03_typekinds.ipynb #90e29d7d
-def _is_typeddict(tp):
+def is_typed_dict(tp):
     return (isinstance(tp, type) and issubclass(tp, dict) and hasattr(tp, '__required_keys__')
             and hasattr(tp, '__total__'))
 def _is_namedtuple(tp): return isinstance(tp, type) and issubclass(tp, tuple) and hasattr(tp, '_fields')
@@ -932,7 +932,7 @@ def _td_required(tp, k, hint)->bool:
     return True if o == 'Required' else False if o == 'NotRequired' else k in tp.__required_keys__
 
 class TypedDictKind(ClassKind):
-    def match(self, tp:Any, origin:Any)->bool: return _is_typeddict(tp)
+    def match(self, tp:Any, origin:Any)->bool: return is_typed_dict(tp)
     def fields(self, tp:Any)->list[ClassField]:
         hints,docs = _field_hints(tp),_class_field_docs(tp)
         return [ClassField(k, _strip_required(t), _empty if _td_required(tp, k, t) else _OPTIONAL, docs.get(k, ''))
