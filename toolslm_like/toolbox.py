@@ -414,7 +414,7 @@ def _apart(tb, items:list)->tuple:
     return ([x for x in items if x not in alone], alone) if alone else (items, [])
 
 # %% ../nbs/09_toolbox.ipynb #c26a0206
-def _toolbox_view(tb, **attrs):
+def toolbox_view(tb, **attrs):
     "A copy of toolbox `tb` for one batch, with `attrs` changed (its context, its namespace); it shares `tb`'s threads"
     tb._tool_threads() # made now, so the copy shares them
     v = copy.copy(tb)
@@ -460,7 +460,7 @@ def _asked(call)->dict:
 # %% ../nbs/09_toolbox.ipynb #a46ee3f1
 class Toolbox:
     "Runs the tool calls a model asked for, from a namespace of tools: in order or at once, with timeouts and retries"
-    _context = None # the run's context, for tools that take a `ToolContext` (set on a batch's view: `_toolbox_view`)
+    _context = None # the run's context, for tools that take a `ToolContext` (set on a batch's view: `toolbox_view`)
     def __init__(self,
                  # Anything `mk_ns` accepts: a function, a list of functions and dicts, or a mapping of name -> function
                  tools:abc.Callable|list|abc.Mapping,
@@ -746,7 +746,7 @@ def execute(self:Toolbox, calls:list, # Tool calls: `{'id', 'name', 'arguments'}
            )->list: # One result dict per call, in the calls' order (a `ToolResults`, which shows itself in a notebook)
     "Run the tool calls a model asked for; every call gets a result, in order, whatever happens to the others"
     if not (timeout is None and retries == 0 and type(calls) is list): calls = _check_batch(calls, timeout, retries)
-    if context is not None: return _toolbox_view(self, _context=context).execute(calls, parallel, timeout, retries,
+    if context is not None: return toolbox_view(self, _context=context).execute(calls, parallel, timeout, retries,
                                                                                  approve)
     if approve is not None or self.approve is not None:
         return self._approved(calls, parallel, timeout, retries, approve)
@@ -930,7 +930,7 @@ async def aexecute(self:Toolbox,
     "Run the tool calls on the running event loop: async tools as tasks, sync tools in threads; results in order"
     calls = _check_batch(calls, timeout, retries)
     if context is not None:
-        return await _toolbox_view(self, _context=context).aexecute(calls, parallel, timeout, retries, approve)
+        return await toolbox_view(self, _context=context).aexecute(calls, parallel, timeout, retries, approve)
     if approve is not None or self.approve is not None:
         return await self._aapproved(calls, parallel, timeout, retries, approve)
     glb = _resolved_globals()
@@ -1156,6 +1156,7 @@ def _status_md(result:dict|None)->str:
     "How one call ended, in markdown"
     if result is None: return ' → *no result yet*'
     if result.get('refused') is not None: return ' → **refused**, not run: ' + _md_value(result['refused'])
+    if result.get('waiting'): return ' → *waiting for a decision*, not run yet'
     if result.get('error') is not None: return ' → **error**: ' + _md_value(result['error'], keep_end=True)
     return ' → ' + _md_value(result.get('output'))
 
