@@ -382,6 +382,8 @@ LATER = _Later()
 class _Approved(dict):
     "A call the approval hook let through (or whose tool is never put to it): it runs even if its tool needs approval"
 
+_PLAIN_CALLS = (dict, _Approved) # the types of call `_run_call` reads without further checks
+
 def _own_limits(info, call, timeout, retries)->tuple:
     "A call's `(timeout, retries)`: its tool's own where set, else the batch's; refused if it needs approval it lacks"
     policy = info.policy
@@ -396,16 +398,24 @@ def _approval(tb, approve):
     approve = _checked_hook(approve) or tb.approve
     return None if approve is None else _Approval(tb, approve)
 
+
+# %% ../nbs/09_toolbox.ipynb #c26a0208
 def _call_policy(tb, call):
     "The policy of the tool `call` names in toolbox `tb`, or None"
-    name = call.get('name') if isinstance(call, abc.Mapping) else None
-    f = tb.ns.get(name) if isinstance(name, str) else None
+    name = call.get('name') if type(call) is dict or isinstance(call, abc.Mapping) else None
+    f = tb.ns.get(name) if type(name) is str else None
     try: return None if f is None else tool_info(f).policy
     except Exception: return None # not a tool it can run: its call is refused where it is prepared
 
 def _own_road(tb, calls:list, parallel:bool, timeout, retries:int, watched:bool)->list|None:
     "A batch where some tools have their own policy: each call on its own (on the event loop, or in turn); else None"
-    if not any(_call_policy(tb, c) is not None for c in calls): return None
+    seen = {} # name -> its tool's policy: the calls of a batch often share a few tools
+    for c in calls:
+        name = c.get('name') if type(c) is dict else id(c)
+        if type(name) is not str: name = id(c)
+        if (p := seen.get(name, seen)) is seen: p = seen[name] = _call_policy(tb, c)
+        if p is not None: break
+    else: return None
     return tb._on_event_loop(calls, timeout, retries) if parallel else tb._serially(calls, timeout, retries, watched)
 
 def _apart(tb, items:list)->tuple:
@@ -456,6 +466,87 @@ def _asked(call)->dict:
         try: arguments = json.loads(arguments) if arguments.strip() else {}
         except ValueError: pass
     return {'id': call_id, 'name': name, 'arguments': {} if arguments is None else arguments}
+
+# %% ../nbs/09_toolbox.ipynb #c26a0602
+_handoff_idle,_handoff_lock = [],threading.Lock() # idle `_Handoff` threads, shared by all toolboxes
+
+class _Handoff:
+    "A thread that runs one call at a time, handed over with a lock each way (quicker than a queue and a future)"
+    def __init__(self):
+        self.go,self.done,self.lock = threading.Lock(),threading.Lock(),threading.Lock()
+        self.go.acquire(); self.done.acquire()
+        self.fn,self.out,self.err,self.abandoned,self.tid = None,None,None,False,None
+        self.intr,self.stop = Interrupter(),threading.Event() # to stop it, once given up on
+        threading.Thread(target=self.work, daemon=True, name=f'toolslm_like-timed-{next(_thread_numbers)}').start()
+
+    @classmethod
+    def take(cls)->'_Handoff':
+        with _handoff_lock:
+            if _handoff_idle: return _handoff_idle.pop()
+        return cls()
+
+    def work(self):
+        self.tid = threading.get_ident()
+        try:
+            while True:
+                if not self.go.acquire(timeout=_IDLE_SECONDS): # idle too long: leave the pool, unless just taken
+                    with _handoff_lock:
+                        if self in _handoff_idle: _handoff_idle.remove(self); return
+                    continue
+                try: self.out,self.err = self.fn(),None
+                except BaseException as e: self.out,self.err = None,e
+                self.fn = None
+                with self.lock:
+                    if self.abandoned: return # its caller has given up on it: it leaves the pool
+                    self.done.release()
+        except BaseException: pass # an interruption that came after its call ended
+        finally:
+            self.intr.done()
+            self.stop.set()
+
+    def run(self, fn, timeout:float):
+        "`fn()` on this thread, waited for at most `timeout` seconds (then `CodeTimeout` is raised in it, and here)"
+        self.fn = fn
+        self.go.release()
+        if not self.done.acquire(timeout=timeout):
+            with self.lock: # it may have finished just now
+                if not self.done.acquire(blocking=False): self.abandoned = True
+            if self.abandoned:
+                threading.Thread(target=self.intr.fire_until, args=(self.tid, self.stop), daemon=True,
+                                 name='toolslm_like-timeout').start()
+                raise CodeTimeout()
+        out,err,self.out,self.err = self.out,self.err,None,None
+        with _handoff_lock: _handoff_idle.append(self)
+        if err is not None: raise err
+        return out
+
+# %% ../nbs/09_toolbox.ipynb #c26a0604
+def _timed_road(tb, calls:list, retries:int, timeout:float, serial:bool)->list:
+    "A timed batch: one sync call handed to a `_Handoff` thread, or else a `_TimedBatch`"
+    if not (serial and len(calls) == 1 and retries == 0) or (res := _timed_one(tb, calls[0], timeout)) is None:
+        return _TimedBatch(tb, calls, retries, _resolved_globals(), timeout, serial).run()
+    return ToolResults([res], calls)
+
+def _timed_one(tb, call, timeout:float)->dict|None:
+    "The result of one sync call with a time limit, run on a `_Handoff` thread; None where that road does not fit"
+    start = _clock()
+    try: call_id,name,f,info,kw = tb._prepare(call)
+    except Exception as e: return tb._refused(call, e, start)
+    if info.is_async or info.wants_globals or info.policy is not None: return None
+    with tb._threads_lock: # at most `max_workers` at once, as on the toolbox's threads
+        if (n := getattr(tb, '_handing', 0)) >= tb.max_workers: return None
+        tb._handing = n + 1
+    try:
+        out = _Handoff.take().run(lambda: f(**kw), timeout)
+        if type(out) not in _never_awaitable: out = _settled(out, name, timeout)
+    except CodeTimeout: err = _timed_out(name, timeout)
+    except (Exception, SystemExit) as e: err = e
+    else: return {'id': call_id, 'name': name, 'output': out, 'error': None, 'attempts': 1, 'time': _clock()-start}
+    finally:
+        with tb._threads_lock: tb._handing -= 1
+    for nm in info.context: kw[nm].cancelled = True
+    tb._after_error(call_id, name, err, 1, 0) # its `failure` event
+    return _failed(call_id, name, err, 1, start)
 
 # %% ../nbs/09_toolbox.ipynb #a46ee3f1
 class Toolbox:
@@ -593,7 +684,7 @@ class Toolbox:
         "Run one call from sync code, with its retries, to its result (`watched`: does anyone listen to its events?)"
         start = _clock()
         try:
-            if type(call) is dict and call.keys() <= _PLAIN_CALL_KEYS: # `_prepare`, written out: this is the hot path
+            if type(call) in _PLAIN_CALLS and call.keys() <= _PLAIN_CALL_KEYS: # `_prepare`, written out: the hot path
                 call_id,name,arguments = call.get('id'),call.get('name'),call.get('arguments')
                 if type(arguments) is dict and len(arguments) < 16 and self._small_ok:
                     for v in arguments.values():
@@ -709,7 +800,7 @@ class Toolbox:
 
     def _timed(self, calls:list, retries:int, timeout:float, serial:bool=False)->list:
         "Calls with a time limit, at once (or one by one: `serial`): taken by our threads, watched from this thread"
-        return _TimedBatch(self, calls, retries, _resolved_globals(), timeout, serial).run()
+        return _timed_road(self, calls, retries, timeout, serial)
 
     def _on_event_loop(self, calls:list, timeout, retries:int)->list:
         "Calls at once, each a task on the background event loop"
