@@ -468,7 +468,7 @@ def _asked(call)->dict:
     return {'id': call_id, 'name': name, 'arguments': {} if arguments is None else arguments}
 
 # %% ../nbs/09_toolbox.ipynb #c26a0602
-_handoff_idle,_handoff_lock = [],threading.Lock() # idle `_Handoff` threads, shared by all toolboxes
+_handoff_idle = [] # idle `_Handoff` threads, shared by all toolboxes (`append`, `pop` and `remove` are atomic)
 
 class _Handoff:
     "A thread that runs one call at a time, handed over with a lock each way (quicker than a queue and a future)"
@@ -481,21 +481,19 @@ class _Handoff:
 
     @classmethod
     def take(cls)->'_Handoff':
-        with _handoff_lock:
-            if _handoff_idle: return _handoff_idle.pop()
-        return cls()
+        try: return _handoff_idle.pop()
+        except IndexError: return cls()
 
     def work(self):
         self.tid = threading.get_ident()
         try:
             while True:
                 if not self.go.acquire(timeout=_IDLE_SECONDS): # idle too long: leave the pool, unless just taken
-                    with _handoff_lock:
-                        if self in _handoff_idle: _handoff_idle.remove(self); return
-                    continue
-                try: self.out,self.err = self.fn(),None
+                    try: _handoff_idle.remove(self); return
+                    except ValueError: continue
+                try: self.out,self.err = self.fn(**self.kw),None
                 except BaseException as e: self.out,self.err = None,e
-                self.fn = None
+                self.fn = self.kw = None
                 with self.lock:
                     if self.abandoned: return # its caller has given up on it: it leaves the pool
                     self.done.release()
@@ -504,9 +502,9 @@ class _Handoff:
             self.intr.done()
             self.stop.set()
 
-    def run(self, fn, timeout:float):
-        "`fn()` on this thread, waited for at most `timeout` seconds (then `CodeTimeout` is raised in it, and here)"
-        self.fn = fn
+    def run(self, fn, kw:dict, timeout:float):
+        "`fn(**kw)` on this thread, waited for at most `timeout` seconds (then `CodeTimeout` is raised in it, and here)"
+        self.fn,self.kw = fn,kw
         self.go.release()
         if not self.done.acquire(timeout=timeout):
             with self.lock: # it may have finished just now
@@ -516,7 +514,7 @@ class _Handoff:
                                  name='toolslm_like-timeout').start()
                 raise CodeTimeout()
         out,err,self.out,self.err = self.out,self.err,None,None
-        with _handoff_lock: _handoff_idle.append(self)
+        _handoff_idle.append(self)
         if err is not None: raise err
         return out
 
@@ -532,18 +530,19 @@ def _timed_one(tb, call, timeout:float)->dict|None:
     start = _clock()
     try: call_id,name,f,info,kw = tb._prepare(call)
     except Exception as e: return tb._refused(call, e, start)
-    if info.is_async or info.wants_globals or info.policy is not None: return None
-    with tb._threads_lock: # at most `max_workers` at once, as on the toolbox's threads
-        if (n := getattr(tb, '_handing', 0)) >= tb.max_workers: return None
-        tb._handing = n + 1
+    if info.policy is not None: return tb._serially([call], timeout, 0, False)[0] # its own limits
+    if info.is_async or info.wants_globals: return None
+    if (slots := tb.__dict__.get('_hand_slots')) is None: # at most `max_workers` at once, as on the toolbox's threads
+        slots = tb.__dict__.setdefault('_hand_slots', [None] * tb.max_workers)
+    try: slot = slots.pop()
+    except IndexError: return None
     try:
-        out = _Handoff.take().run(lambda: f(**kw), timeout)
+        out = _Handoff.take().run(f, kw, timeout)
         if type(out) not in _never_awaitable: out = _settled(out, name, timeout)
     except CodeTimeout: err = _timed_out(name, timeout)
     except (Exception, SystemExit) as e: err = e
     else: return {'id': call_id, 'name': name, 'output': out, 'error': None, 'attempts': 1, 'time': _clock()-start}
-    finally:
-        with tb._threads_lock: tb._handing -= 1
+    finally: slots.append(slot)
     for nm in info.context: kw[nm].cancelled = True
     tb._after_error(call_id, name, err, 1, 0) # its `failure` event
     return _failed(call_id, name, err, 1, start)
@@ -836,14 +835,16 @@ def execute(self:Toolbox, calls:list, # Tool calls: `{'id', 'name', 'arguments'}
             context=None # The run's `ToolContext` for tools that take one (another value becomes its `deps`)
            )->list: # One result dict per call, in the calls' order (a `ToolResults`, which shows itself in a notebook)
     "Run the tool calls a model asked for; every call gets a result, in order, whatever happens to the others"
-    if not (timeout is None and retries == 0 and type(calls) is list): calls = _check_batch(calls, timeout, retries)
+    if not (type(calls) is list and retries == 0 and (timeout is None or type(timeout) in (int, float) and timeout>0)):
+        calls = _check_batch(calls, timeout, retries) # (the common cases pass without it)
     if context is not None: return toolbox_view(self, _context=context).execute(calls, parallel, timeout, retries,
                                                                                  approve)
     if approve is not None or self.approve is not None:
         return self._approved(calls, parallel, timeout, retries, approve)
     watched = self.on_event is not None or self.logger.isEnabledFor(logging.DEBUG) # `_watched`, inline: the hot path
-    if (parallel or timeout is not None) and (res := _own_road(self, calls, parallel, timeout, retries, watched)):
-        return res # some tools have their own policies
+    if (parallel or timeout is not None and len(calls) > 1) and (res := _own_road(self, calls, parallel, timeout,
+                                                                                      retries, watched)):
+        return res # some tools have their own policies (one call alone: see `_timed_one`)
     if parallel and len(calls) > 1:
         if not self._threads_may_take(watched): return self._on_event_loop(calls, timeout, retries)
         return self._on_threads(calls, retries) if timeout is None else self._timed(calls, retries, timeout)
