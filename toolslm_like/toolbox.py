@@ -506,17 +506,24 @@ class _Handoff:
         "`fn(**kw)` on this thread, waited for at most `timeout` seconds (then `CodeTimeout` is raised in it, and here)"
         self.fn,self.kw = fn,kw
         self.go.release()
-        if not self.done.acquire(timeout=timeout):
-            with self.lock: # it may have finished just now
-                if not self.done.acquire(blocking=False): self.abandoned = True
-            if self.abandoned:
-                threading.Thread(target=self.intr.fire_until, args=(self.tid, self.stop), daemon=True,
-                                 name='toolslm_like-timeout').start()
-                raise CodeTimeout()
+        try: finished = self.done.acquire(timeout=timeout)
+        except BaseException: # interrupted while waiting (Ctrl-C): let the call go
+            if not self.give_up(): _handoff_idle.append(self)
+            raise
+        if not finished and self.give_up(): raise CodeTimeout()
         out,err,self.out,self.err = self.out,self.err,None,None
         _handoff_idle.append(self)
         if err is not None: raise err
         return out
+
+    def give_up(self)->bool:
+        "Stop waiting for the call: True if it had not finished (its code is then interrupted; it leaves the pool)"
+        with self.lock: # it may have finished just now
+            if self.done.acquire(blocking=False): return False
+            self.abandoned = True
+        threading.Thread(target=self.intr.fire_until, args=(self.tid, self.stop), daemon=True,
+                         name='toolslm_like-timeout').start()
+        return True
 
 # %% ../nbs/09_toolbox.ipynb #c26a0604
 def _timed_road(tb, calls:list, retries:int, timeout:float, serial:bool)->list:
