@@ -431,6 +431,12 @@ def toolbox_view(tb, **attrs):
     v.__dict__.update(attrs)
     return v
 
+def _results_of(calls:list):
+    "An empty `ToolResults` for `calls`, made without running its `__init__` (the serial road is the hot path)"
+    r = list.__new__(ToolResults)
+    r.calls = calls
+    return r
+
 def _failed(call_id, name, e:BaseException, attempts:int, start:float)->dict:
     "A call that failed for good: `error` for the model (no host paths), and its whole `traceback` for the program"
     res = _result(call_id, name, None, _error_text(e), attempts, start)
@@ -793,7 +799,7 @@ class Toolbox:
 
     def _serially(self, calls:list, timeout, retries:int, watched:bool)->list:
         "The calls one after another, on this thread (tools that want the caller's globals find them as they run)"
-        results,run = ToolResults((), calls),self._run_call
+        results,run = _results_of(calls),self._run_call
         if len(calls) <= self.max_calls:
             for c in calls: results.append(run(c, timeout, retries, caller_globals, watched))
         else: results += [self._refused(c, r, _clock()) if r is not None else
