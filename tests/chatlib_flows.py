@@ -73,6 +73,11 @@ class Point:
     x: int # Across
     y: int # Up
 
+def dist(p:Point, # Where from
+         q:Point): # Where to
+    "Manhattan distance between two points"
+    return abs(p.x-q.x) + abs(p.y-q.y)
+
 # flows: each returns (server, value)
 def drain(o):
     "Consume a generator (and any generators it yields), so a streamed flow runs to its end"
@@ -92,6 +97,7 @@ REPAIRS = [[('tag', {'h': "{'k': 1}", 'xs': {}}), ('tag', {'h': {}, 'xs': '[1, 2
             ('tag', {'h': {}, 'xs': "['a']"})], 'done']
 CALLS = [[('add', {'a': 1, 'b': 2}), ('mul', {'a': 3, 'b': 4})], [('boom', {'x': 0}), ('boom', {'x': 4})], 'done']
 THREADS = [[('where', {}), ('alarm', {})], 'done']
+POINTS = [[('dist', {'p': {'x': 1, 'y': 2}, 'q': {'x': 4, 'y': 6}}), ('dist', {'p': {'x': 1}, 'q': {'x': 0, 'y': 0}})], 'done']
 ALL = [add, mul, boom, tag, where, alarm]
 
 def claudette_flows():
@@ -125,6 +131,9 @@ def claudette_flows():
         'threads and signals': lambda: loop(THREADS),
         'server tools': lambda: loop([[('add', {'a': 1})], 'done'], [add, search_conf(), text_editor_conf['sonnet']]),
         'image result': lambda: loop([[('shot', {})], 'done'], [shot]),
+        'dataclass arguments': lambda: loop(POINTS, [dist]),
+        'forced tool choice': lambda: loop([[('add', {'a': 2, 'b': 2})], 'done'], tool_choice='add'),
+        'async image result': lambda: aloop([[('shot', {})], 'done'], [shot]),
         'async calls': lambda: aloop(CALLS),
         'async calls, streamed': lambda: aloop(CALLS, stream=True),
         'async tool': lambda: aloop([[('aadd', {'a': 1, 'b': 2}), ('add', {'a': 5})], 'done'], [aadd, add]),
@@ -151,7 +160,9 @@ def cosette_flows():
         'calls': lambda: loop(CALLS),
         'calls, streamed': lambda: loop(CALLS, stream=True),
         'bad calls': lambda: loop(ERRS),
+        'bad calls, streamed': lambda: loop(ERRS, stream=True),
         'repairs': lambda: loop(REPAIRS),
+        'dataclass arguments': lambda: loop(POINTS, [dist]),
         'threads and signals': lambda: loop(THREADS),
         'structured': lambda: structured([[('Point', {'x': 1, 'y': 2})]]),
     }
@@ -185,6 +196,7 @@ def lisette_flows():
         'bad calls': lambda: loop(ERRS),
         'repairs': lambda: loop(REPAIRS),
         'threads and signals': lambda: loop(THREADS),
+        'dataclass arguments': lambda: loop(POINTS, [dist]),
         'tc_refs': lambda: loop(refs, [nums, settings, total, tag], ckw={'tc_refs': True}),
         'tc_refs, evaluated': lambda: loop(refs, [nums, settings, total, tag], ckw={'tc_refs': True, 'tc_res_eval': True}),
         'async calls': lambda: aloop(CALLS),

@@ -63,7 +63,7 @@ def test_no_name_is_missing():
 
 def test_every_flow_runs_with_ours(ours):
     "No flow ends in an exception with our module in place, and every request the libraries send is well formed"
-    assert len(ours) == 33
+    assert len(ours) == 39
     for name,o in ours.items():
         assert o['crash'] is None, f"{name}: {o['crash']}"
         assert o['problems'] == [], f"{name}: {o['problems']}"
@@ -83,7 +83,8 @@ def test_results_match_the_originals(original, ours):
         assert mine['value'] == o['value'], f"{name}: {mine['value']} vs {o['value']}"
 
 def test_what_ours_does_better(original, ours):
-    "The blocked flows of the issue now run: claudette's server-tool dicts, threads and signals, repairs, tc_refs"
+    """The flows the issue found blocked now run (claudette's server-tool dicts, threads and signals, repairs, tc_refs),
+    and a bad dataclass argument is an error the model reads, where fastcore's loops crash"""
     for lib in ('claudette', 'lisette'):
         assert ours[f'{lib}: async threads and signals']['results'] == ['main', 'ok']
     assert ours['claudette: server tools']['results'] == ['1']
@@ -94,6 +95,9 @@ def test_what_ours_does_better(original, ours):
         assert r[3].startswith("ArgumentError") and 'xs[0]: expected an integer' in r[3], r[3]
         bad = ours[f'{lib}: bad calls']['results']
         assert "a: expected an integer" in bad[0] and "c: unknown argument" in bad[2], bad
+        assert original[f'{lib}: dataclass arguments']['crash'].startswith('TypeError') # fastcore builds it outside its try
+        assert ours[f'{lib}: dataclass arguments']['results'] == [
+            '7', "ArgumentError: Invalid arguments for tool 'dist':\n- p: missing required field 'y' (an integer)"]
     refs = [json.loads(r)[-1]['text'] for r in ours['lisette: tc_refs']['results']]
     assert refs[2:] == ['6', "[('k', 1)] [1]"], refs
 
