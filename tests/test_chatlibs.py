@@ -25,6 +25,11 @@ def _chat_python()->Path:
             pytest.fail(f"{PY} is missing: .ci/run builds it (claudette, cosette, lisette and the SDKs they need)")
         pytest.skip(".venv-chat is absent (.ci/run builds it: python -m venv .venv-chat; "
                     ".venv-chat/bin/pip install claudette cosette lisette, with the pins .ci/run gives)")
+    # the same subprocesses whichever Python runs pytest: once, in the suite of the chat venv's own version, is enough
+    cfg = (PY.parent.parent/'pyvenv.cfg').read_text()
+    v = re.search(r'^version(?:_info)?\s*=\s*(\d+\.\d+)', cfg, re.M)
+    if v and v[1] != '%d.%d' % sys.version_info[:2]:
+        pytest.skip(f".venv-chat is Python {v[1]}'s: these tests run in that version's suite")
     return PY
 
 def _start(mode:str)->subprocess.Popen:

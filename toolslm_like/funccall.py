@@ -454,7 +454,8 @@ def resolve_nm(nm:str, # A name in `ns`, or a dotted path from one that you wrot
 def get_schema_nm(nm:str, # A name in `ns`, or a dotted path from one (`'calc.mul'`)
                   ns:abc.Mapping|list|abc.Callable, # The namespace
                   dot2dash:bool=False, # Name the tool `calc-mul` (tool names may not hold dots)?
-                  **kwargs)->dict: # `get_schema`'s other arguments
+                  **kwargs # `get_schema`'s other arguments (`pname`, `skip_hidden`, ...)
+                 )->dict: # The schema, named `nm`
     "The schema of what `nm` names in `ns` (see `resolve_nm`), named `nm`"
     return get_schema(resolve_nm(nm, ns), name=nm.replace('.', '-') if dot2dash else nm, **kwargs)
 
