@@ -10,7 +10,6 @@ __all__ = ['mcp_server', 'serve_mcp', 'MCPHTTPServer', 'MCPClient', 'connect_mcp
 # %% ../nbs/14_mcp.ipynb #3fd2c2dc
 import asyncio, atexit, concurrent.futures, contextlib, inspect, json, keyword, os, re, shlex, sys, threading, time
 import warnings
-import weakref
 from typing import Any, Annotated, Callable, Literal, Union
 from fastcore.basics import patch
 from fastcore.meta import delegates
@@ -93,11 +92,30 @@ async def call_mcp_tool(name:str, # The tool's name, as the client sent it
         if box is not ns: box.close()
     return _error_result(r['error']) if r['error'] is not None else _tool_result(r['output'])
 
-def _slot(slots, session, n:int|None):
-    "What a call of `session` waits on: its own semaphore of `n` slots, so one client's calls cannot take every worker"
-    if n is None: return contextlib.nullcontext()
-    try: return slots.setdefault(session, asyncio.Semaphore(n))
-    except TypeError: return contextlib.nullcontext() # a session that cannot be weakly referenced: no per-client bound
+class _ClientSlots:
+    "Per-client semaphores of `n` slots each, keyed by MCP session id; an entry lives while its client's calls do"
+    def __init__(self, n:int|None): self.n,self.held = n,{}
+    @contextlib.asynccontextmanager
+    async def __call__(self, key):
+        "Hold one of `key`'s slots (no bound for a key of None, or when `n` is None)"
+        if self.n is None or key is None:
+            yield
+            return
+        sem,users = self.held.get(key, (None, 0))
+        self.held[key] = (sem := sem or asyncio.Semaphore(self.n)),users + 1
+        try:
+            async with sem: yield
+        finally:
+            users = self.held[key][1] - 1
+            if users: self.held[key] = sem,users
+            else: del self.held[key]
+
+def _client_key(ctx)->str|None:
+    "Who sent request `ctx`: its HTTP session id; over stdio (or in-process), the one client there is"
+    req = getattr(ctx, 'request', None)
+    if req is None: return 'stdio'
+    return getattr(req, 'headers', {}).get('mcp-session-id') # None: a stateless request, nobody to bound
+
 
 # %% ../nbs/14_mcp.ipynb #aae840c9
 def _require_mcp_sdk(what:str # What needs it, for the message
@@ -124,9 +142,9 @@ def mcp_server(tools:Callable|list|dict, # A namespace: a function, a list of fu
     listed,schemas = [mt.Tool.model_validate(d) for d in defs],{d['name']: d['inputSchema'] for d in defs}
     if glb is None: glb = {'__name__': '__mcp__'} # never the globals of whichever SDK frame happens to call the tool
     async def on_list_tools(ctx, params): return mt.ListToolsResult(tools=[t.model_copy(deep=True) for t in listed])
-    box,slots = Toolbox(ns),weakref.WeakKeyDictionary()
+    box,slots = Toolbox(ns),_ClientSlots(max_calls_per_client)
     async def on_call_tool(ctx, params):
-        async with _slot(slots, ctx.session, max_calls_per_client):
+        async with slots(_client_key(ctx)):
             return await call_mcp_tool(params.name, params.arguments, box, glb, timeout)
     return Server(name, version=__version__, instructions=instructions, on_list_tools=on_list_tools,
                   on_call_tool=on_call_tool,
