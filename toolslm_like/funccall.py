@@ -110,6 +110,8 @@ def _build_schema(f, skip_hidden=False)->dict:
         # a pydantic model as the tool: its own schema, `Field` descriptions and constraints kept
         if is_pydantic_model(f):
             s = {k: v for k,v in PydanticKind().def_schema(f, b).items() if k != 'description'}
+        # a schema written by hand (an MCP server's, or to serve one): given as it is (`mcp.tool_function` sets it)
+        elif isinstance(getattr(f, '__input_schema__', None), dict): s = dict(f.__input_schema__)
         else: s = _params_schema(f, info, b, skip_hidden)
     except RecursionError: # our own walk does not recurse into definitions; pydantic's does, for a chain of its models
         raise SchemaError(f"{info.name!r}: its types nest too deeply to describe "
@@ -268,6 +270,8 @@ def _bind(f, inputs, strict=False)->tuple:
     if type(inputs) is not dict: inputs = _inputs_dict(inputs, info.name)
     if type(f) is not types.FunctionType and is_pydantic_model(f): return _bind_model(f, info, inputs, strict)
     named,kw = info.named,{}
+    # names a schema written by hand uses that Python cannot (`from`, `max-tokens`): sent name -> parameter name
+    if (renamed := getattr(f, '__arg_names__', None)): inputs = {renamed.get(k, k): v for k,v in inputs.items()}
     problems,failed = [],set()
     for k,v in inputs.items():
         if type(k) is not str: # a `str` subclass's own `__hash__`/`__eq__` are never called

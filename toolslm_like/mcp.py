@@ -548,6 +548,9 @@ def tool_function(tool:dict, # An MCP tool definition: name, description, inputS
     fn.__signature__ = sig
     fn.__module__ = 'toolslm_like.mcp'
     fn.mcp_tool = tool
+    # what a model and `call_func` see: the server's schema as published, and its names (`from`, not `from_`)
+    fn.__input_schema__ = tool.get('inputSchema')
+    fn.__arg_names__ = {w: py for py,w in wire.items() if w != py}
     return fn
 
 # %% ../nbs/14_mcp.ipynb #bc77bed9
