@@ -7,7 +7,7 @@ Docs: https://toolslm-like.github.io/toolslm_like/funccall.html.md"""
 # %% auto #0
 __all__ = ['empty', 'get_schema', 'PathArg', 'dateArg', 'mk_ns', 'call_func', 'call_func_async', 'custom_types',
            'uses_caller_globals', 'TypeKind', 'add_type_kind', 'hide_params', 'using_globals', 'ArgumentError',
-           'ToolNotFoundError', 'python']
+           'ToolNotFoundError', 'python', 'ToolContext']
 
 # %% ../nbs/05_funccall.ipynb #8535f9ed
 import ast, contextlib, contextvars, functools, inspect, io, itertools, json, linecache
@@ -36,7 +36,7 @@ empty = inspect.Parameter.empty # toolslm's name for "no default" and "no annota
 # what fastcore.funccall and toolslm.funccall users import from here, and the errors a caller catches; the rest
 # (`SchemaError`, `BadValue`, `to_jsonable`, `run_code`, `run_with_timeout`, `CodeTimeout`...) still imports from here
 _all_ = ['empty', 'custom_types', 'uses_caller_globals', 'TypeKind', 'add_type_kind', 'hide_params', 'using_globals',
-         'ArgumentError', 'ToolNotFoundError', 'python']
+         'ArgumentError', 'ToolNotFoundError', 'python', 'ToolContext']
 
 # %% ../nbs/05_funccall.ipynb #e76019fe
 _schema_cache = WeakCache()
@@ -73,6 +73,7 @@ def _params_schema(f, info, b, skip_hidden)->dict:
     "The object schema of `f`'s parameters; closed, as `call_func` refuses names it does not know"
     fields = []
     for p in info.params:
+        if p.context: continue # filled by the runner
         if p.hidden or (skip_hidden and p.name.startswith('_')):
             if p.required:
                 raise SchemaError(f"Parameter {p.name!r} of {info.name!r} is hidden from the model, "
@@ -301,6 +302,7 @@ def _bind_slowly(info, k:str, v, p, kw:dict, problems:list, failed:set, strict:b
     if p is None and len(k) <= MAX_INPUT_NAME_CHARS: p = info.named.get(NON_WORD_RE.sub('', k))
     if p is None:
         if info.var_kw and k.isidentifier() and k not in info.all_names: kw[k] = v; return
+        if (q := info.param(k)) is not None and q.hidden: problems.append(_program_sets_text(info, q)); return
         problems.append(f"{shown_key(k)}: unknown argument; this tool takes: {', '.join(info.named) or 'no arguments'}")
         return
     nm,ann = p.name,p.annotation
@@ -360,12 +362,14 @@ def lookup_tool(fc_name:str|typing.Callable, # The name a model sent (or the fun
 # %% ../nbs/05_funccall.ipynb #ccf88cce
 def prepare_call(fc_name:str|typing.Callable,
                  fc_inputs:dict|str,
-                 ns:abc.Mapping|list|abc.Callable|None=None
+                 ns:abc.Mapping|list|abc.Callable|None=None,
+                 context=None
                 )->tuple:
     """`(function, ToolInfo, kwargs)` for a model's call, looked up and checked but not run (for runners that add
     timeouts, retries, ...)"""
     f = lookup_tool(fc_name, ns)
     info,kw = _bind(f, fc_inputs)
+    if info.context: with_context(info, kw, context)
     return f,info,kw
 
 
@@ -373,9 +377,10 @@ def prepare_call(fc_name:str|typing.Callable,
 def call_func(fc_name:str|typing.Callable, # The tool's name, as the model sent it (or the function itself)
               fc_inputs:dict|str, # Its arguments: a dict, or the JSON text of one
               ns:abc.Mapping|list|abc.Callable|None=None, # Where to look `fc_name` up (anything `mk_ns` accepts)
-              raise_on_err:bool=True): # Raise errors, or return them as text a model can read?
+              raise_on_err:bool=True, # Raise errors, or return them as text a model can read?
+              context=None): # The run's `ToolContext` (any other value becomes its `deps`), for tools that take one
     "Call the tool `fc_name` in `ns` with `fc_inputs`, converted and checked against its annotations"
-    try: f,info,kw = prepare_call(fc_name, fc_inputs, ns)
+    try: f,info,kw = prepare_call(fc_name, fc_inputs, ns, context)
     except Exception as e: # bad input never crashes the caller's loop
         if raise_on_err: raise
         return f"{type(e).__name__}: {e}"
@@ -412,9 +417,10 @@ async def _fail(e, raise_on_err):
 def call_func_async(fc_name:str|typing.Callable,
                     fc_inputs:dict|str,
                     ns:abc.Mapping|list|abc.Callable|None=None,
-                    raise_on_err:bool=True): # Raise errors, or return them as text?
+                    raise_on_err:bool=True, # Raise errors, or return them as text?
+                    context=None):
     "Awaitable: call `fc_name` in `ns`, awaiting coroutine functions and running sync tools in a worker thread"
-    try: f,info,kw = prepare_call(fc_name, fc_inputs, ns)
+    try: f,info,kw = prepare_call(fc_name, fc_inputs, ns, context)
     except Exception as e: return _fail(e, raise_on_err)
     glb = (GLOBALS_VAR.get() or user_globals()) if info.wants_globals else None
     return _call_async(f, info, kw, raise_on_err, glb)
@@ -426,3 +432,59 @@ if hasattr(inspect, 'markcoroutinefunction'): inspect.markcoroutinefunction(call
 # before, `asyncio.iscoroutinefunction` says so (when it was loaded first)
 elif hasattr(getattr(sys.modules.get('asyncio'), 'coroutines', None), '_is_coroutine'):
     call_func_async._is_coroutine = sys.modules['asyncio'].coroutines._is_coroutine
+
+# %% ../nbs/05_funccall.ipynb #c26a0003
+import copy, dataclasses
+_LOG_LEVELS = ('debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency') # MCP's (syslog's)
+
+@dataclasses.dataclass
+class ToolContext:
+    "What a tool may know of its run, given by the program (never by the model) to a parameter annotated `ToolContext`"
+    deps:typing.Any=None # The program's own value (a user's id, a database handle, ...)
+    call_id:str|None=None # The id of the model's call (filled in per call)
+    name:str|None=None # The tool's name (filled in per call)
+    history:list|None=None # The conversation so far, or None
+    on_progress:abc.Callable|None=None # Set by the runner: `on_progress(progress, total, message)`; None drops them
+    on_log:abc.Callable|None=None # Set by the runner: `on_log(level, data)`; None drops them
+    _cancelled:bool=dataclasses.field(default=False, init=False, repr=False, compare=False)
+    __tool_context__ = True # `typekinds` keeps parameters of this type out of schemas, and from models
+    @property
+    def cancelled(self)->bool: return self._cancelled # Was this call cancelled (timed out, or its loop stopped)?
+    @cancelled.setter
+    def cancelled(self, v:bool): self._cancelled = bool(v) # the runner sets it
+    def report_progress(self, progress:float, # How far the call has got
+                        total:float|None=None, # Out of how much, if known
+                        message:str|None=None): # A few words on what it is doing
+        "Tell the program how far the call has got (an MCP client sees a progress notification)"
+        if self.on_progress is not None: self.on_progress(progress, total, message)
+    def log(self, level:str, # One of MCP's levels: debug info notice warning error critical alert emergency
+            data): # What to log: text, or any JSON value
+        "Send a log message to the program (an MCP client sees a logging notification)"
+        if level not in _LOG_LEVELS:
+            raise UsageValueError(f"Log level {show_value(level)} is not one of: {', '.join(_LOG_LEVELS)}")
+        if self.on_log is not None: self.on_log(level, data)
+    def for_call(self, call_id:str|None=None, # The call's id (None: keep this one's)
+                 name:str|None=None, # The tool's name (None: keep this one's)
+                 history:list|None=None # The conversation so far (None: keep this one's)
+                )->'ToolContext':
+        "A copy for one call, not cancelled, with its id, tool name and history filled in where given"
+        c = copy.copy(self)
+        c._cancelled = False
+        if call_id is not None: c.call_id = call_id
+        if name is not None: c.name = name
+        if history is not None: c.history = history
+        return c
+
+# %% ../nbs/05_funccall.ipynb #c26a0005
+def with_context(info, kw:dict, context, call_id=None, history=None)->dict:
+    "`kw` with the tool's context parameters set to one copy of `context` for this call (another value is its `deps`)"
+    ctx = context if isinstance(context, ToolContext) else ToolContext(deps=context)
+    c = ctx.for_call(call_id, info.name, history)
+    for nm in info.context: kw[nm] = c
+    return kw
+
+def _program_sets_text(info, p)->str:
+    "The refusal of an argument the program sets (a context, a hidden parameter, a keyword bound by `partial`)"
+    what = "is the run's context, which the program gives" if p.context else "is set by the program"
+    return (f"{p.name}: this argument {what}; a model may not send it "
+            f"(this tool takes: {', '.join(info.named) or 'no arguments'})")
