@@ -190,6 +190,23 @@ def dateArg(
     datestr: str   # A date in ISO format: YYYY-MM-DD
 ): return date.fromisoformat(datestr)
 
+# %% ../nbs/05_funccall.ipynb #a25f0002
+_NO_OUTPUT_SCHEMA = ('ToolResult', 'ImagePart', 'Figure', 'Image') # images and parts: no JSON value to describe
+_STREAMS = (abc.Iterator, abc.Iterable, abc.Generator, abc.AsyncIterator, abc.AsyncIterable, abc.AsyncGenerator)
+
+def output_schema(f:typing.Callable|dict # A tool, or a tool's schema dict (its `outputSchema`/`output_schema`)
+                 )->dict|None: # JSON schema of what `f` returns (`$defs` at its root); `None` where it says nothing
+    "The schema of what tool `f` returns, from its return annotation (what MCP publishes as a tool's `outputSchema`)"
+    if isinstance(f, abc.Mapping): return f.get('outputSchema', f.get('output_schema'))
+    try: ann = tool_info(f).returns
+    except (SchemaError, TypeError, ValueError): return None
+    if ann is empty or ann is None or ann is type(None) or ann is typing.Any: return None
+    if get_origin(unannotate(ann)) in _STREAMS or getattr(ann, '__name__', None) in _NO_OUTPUT_SCHEMA: return None
+    b = SchemaBuilder()
+    try: s = b.schema(ann)
+    except (SchemaError, RecursionError): return None # a type we cannot describe: the tool still works, as text
+    return json.loads(json.dumps({**s, '$defs': b.defs} if b.defs else s))
+
 # %% ../nbs/05_funccall.ipynb #e02fb007
 def mk_ns(fs:abc.Callable|list|abc.Mapping|None # A function, a list of functions and dicts, or a mapping (kept as is)
          )->dict: # name -> callable
