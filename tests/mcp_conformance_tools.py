@@ -65,3 +65,21 @@ test_custom_headers = tool_function({'name': 'test_custom_headers', 'description
                     'required': ['region']}}, lambda name, args: f"region {args['region']}")
 
 TOOLS += ',test_custom_headers'
+
+from toolslm_like.funccall import ToolContext
+
+def test_tool_with_logging(ctx:ToolContext)->str:
+    "Tests tool that emits log messages during execution"
+    for i,text in enumerate(['Tool execution started', 'Tool processing data', 'Tool execution completed']):
+        if i: time.sleep(0.05)
+        ctx.log('info', text)
+    return 'Tool with logging executed successfully'
+
+def test_tool_with_progress(ctx:ToolContext)->str:
+    "Tests tool that reports progress notifications"
+    for i,done in enumerate([0, 50, 100]):
+        if i: time.sleep(0.05)
+        ctx.report_progress(done, 100, f"Completed step {done} of 100")
+    return 'Tool with progress executed successfully'
+
+TOOLS += ',test_tool_with_logging,test_tool_with_progress'

@@ -104,16 +104,18 @@ def test_the_conformance_tools_server_scenarios(server, tmp_path, version):
     passed = sorted(s for s,fails in results.items() if not fails)
     print(f"{version}: {len(passed)} of {len(results)} scenarios pass: {', '.join(passed)}")
 
-def inspector(bins, home, *args)->dict:
+def inspector(bins, home, *args, status=0)->dict:
+    "What the Inspector's CLI prints (JSON) for `args`, checking its exit status (5: the tool gave `isError`)"
     r = subprocess.run([str(bins/'mcp-inspector'), '--cli', *args], capture_output=True, text=True, timeout=120,
                        env=node_env(bins, home), cwd=HERE)
-    assert r.returncode == 0, (r.stdout[-2000:], r.stderr[-2000:])
+    assert r.returncode == status, (r.stdout[-2000:], r.stderr[-2000:])
     return json.loads(r.stdout)
 
 def test_the_inspector_cli_over_stdio_and_http(server, tmp_path):
     "The Inspector lists our tools and calls them, over stdio (it runs the server) and over HTTP"
     bins = node22()
-    stdio = [sys.executable, '-m', 'toolslm_like', 'serve', SPEC]
+    # the Inspector passes a server only some of its environment: PYTHONPATH given, for a worktree's own package
+    stdio = ['-e', f"PYTHONPATH={HERE.parent}", sys.executable, '-m', 'toolslm_like', 'serve', SPEC]
     for target in (stdio, [server]):
         listed = inspector(bins, tmp_path, *target, '--method', 'tools/list')
         names = [t['name'] for t in listed['tools']]
@@ -123,7 +125,8 @@ def test_the_inspector_cli_over_stdio_and_http(server, tmp_path):
         r = inspector(bins, tmp_path, *target, '--method', 'tools/call', '--tool-name', 'test_custom_headers',
                       '--tool-arg', 'region=eu')
         assert r['content'] == [{'type': 'text', 'text': 'region eu'}] and not r.get('isError'), r
-        r = inspector(bins, tmp_path, *target, '--method', 'tools/call', '--tool-name', 'test_error_handling')
+        r = inspector(bins, tmp_path, *target, '--method', 'tools/call', '--tool-name', 'test_error_handling', status=5)
         assert r['isError'] and 'intentionally' in r['content'][0]['text'], r
+        assert str(HERE) not in r['content'][0]['text'] # the traceback names files, not where they are
         r = inspector(bins, tmp_path, *target, '--method', 'logging/setLevel', '--log-level', 'debug')
         assert 'error' not in r, r
