@@ -690,7 +690,13 @@ def tool_function(tool:dict, # An MCP tool definition: name, description, inputS
 
 # %% ../nbs/14_mcp.ipynb #bc77bed9
 def _block_value(b):
-    return b.text if getattr(b, 'type', None) == 'text' else b.model_dump(mode='json', by_alias=True, exclude_none=True)
+    "A content block in Python: text as `str`, an image as an `ImagePart`, any other block as its JSON dict"
+    kind = getattr(b, 'type', None)
+    if kind == 'text': return b.text
+    if kind == 'image':
+        try: return ImagePart(base64.b64decode(b.data, validate=True), b.mime_type)
+        except (ValueError, UsageValueError): pass # not an image we know (or not base64): as the server sent it
+    return b.model_dump(mode='json', by_alias=True, exclude_none=True)
 
 def _wraps_result(output_schema)->bool:
     "Does `output_schema` declare FastMCP's `{\"result\": value}` wrapper for a non-object return value?"
@@ -709,6 +715,7 @@ def _tool_output(result:object, # What the server answered: an `mcp_types.CallTo
     if sc is not None:
         return sc['result'] if _wraps_result(output_schema) and isinstance(sc, dict) and set(sc) == {'result'} else sc
     vals = [_block_value(b) for b in result.content]
+    if len(vals) > 1 and any(isinstance(v, ImagePart) for v in vals): return ToolResult(vals) # text and images
     return None if not vals else vals[0] if len(vals) == 1 else vals
 
 # %% ../nbs/14_mcp.ipynb #21be8a15
@@ -772,9 +779,13 @@ class MCPClient:
                  headers:dict|None=None, # For a URL: HTTP headers to send (e.g. Authorization)
                  prefix:str='', # Put before each tool's name in the namespace (to keep two servers' tools apart)
                  timeout:float|None=None, # Seconds to wait for one tool call (None: no limit)
-                 connect_timeout:float=60 # Seconds to wait for the server to start and list its tools
+                 connect_timeout:float=60, # Seconds to wait for the server to start and list its tools
+                 on_progress:Callable|None=None, # Called as `on_progress(tool, progress, total, message)` as tools run
+                 on_log:Callable|None=None, # Called as `on_log(level, data)` for each message the server logs
+                 log_level:str='info' # With `on_log`: the least level of the messages asked for ('debug', ...)
                 ):
         self.server,self.env,self.cwd,self.headers,self.prefix = server,env,cwd,headers,prefix
+        self.on_progress,self.on_log,self.log_level = on_progress,on_log,log_level
         self.timeout,self.connect_timeout = timeout,connect_timeout
         self.tools,self.async_tools,self.skipped,self.tool_defs = {},{},{},{}
         self._loop,self._client,self._stop,self._task = None,None,None,None
@@ -817,7 +828,9 @@ class MCPClient:
             from mcp import Client
             async with AsyncExitStack() as stack:
                 transport = await self._transport(stack)
-                client = await stack.enter_async_context(Client(transport, read_timeout_seconds=self.timeout))
+                client = await stack.enter_async_context(Client(transport, read_timeout_seconds=self.timeout,
+                                                                **self._log_options()))
+                await self._ask_for_logs(client)
                 tools = await _list_tools(client)
                 self._client,self._stop = client,asyncio.Event()
                 ready.set_result(tools)
@@ -838,7 +851,10 @@ class MCPClient:
         client = self._client
         if client is None:
             raise MCPConnectionError(f"Cannot call MCP tool {name!r}: the connection to {self._where()!r} has closed")
-        try: r = await client.call_tool(name, arguments)
+        progress = None
+        if self.on_progress is not None:
+            async def progress(p, total, message): self.on_progress(self.prefix + name, p, total, message)
+        try: r = await client.call_tool(name, arguments, progress_callback=progress)
         except Exception as e:
             err = MCPToolError(f"The call to MCP tool {name!r} failed: {type(e).__name__}: {e}")
             err.cause = e
@@ -889,6 +905,24 @@ class MCPClient:
         "Import `jsonschema` in the background: the SDK checks structured results with it, and it is slow to import"
         if 'jsonschema' not in sys.modules:
             threading.Thread(target=lambda: __import__('jsonschema'), name='toolslm_like-warm-up', daemon=True).start()
+
+# %% ../nbs/14_mcp.ipynb #afd8a7bf
+@patch
+def _log_options(self:MCPClient)->dict:
+    "What the SDK `Client` is given to hear the server's log messages (nothing without `on_log`)"
+    if self.on_log is None: return {}
+    async def logged(params): self.on_log(params.level, params.data)
+    return {'logging_callback': logged, 'log_level': self.log_level}
+
+@patch
+async def _ask_for_logs(self:MCPClient, client):
+    "Set the server's log level to ours, where the server offers logging and the version has `logging/setLevel`"
+    caps = getattr(client, 'server_capabilities', None)
+    if self.on_log is None or caps is None or caps.logging is None: return
+    with warnings.catch_warnings(): # "deprecated at 2026-07-28", where the request's `_meta` says it instead
+        warnings.simplefilter('ignore')
+        try: await client.set_logging_level(self.log_level)
+        except Exception: pass # a 2026-07-28 server has no such method: each request asks for the level
 
 # %% ../nbs/14_mcp.ipynb #242e3fab
 @patch
