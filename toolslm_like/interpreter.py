@@ -47,15 +47,49 @@ def using_globals(glb:dict|None # Globals for `python` and other `uses_caller_gl
     finally:
         if tok is not None: GLOBALS_VAR.reset(tok)
 
+# %% ../nbs/04_interpreter.ipynb #c26a0101
+import os
+def _host_dirs()->list:
+    "Folders whose names a model need not see (where code is imported from, this folder, the home folder), longest first"
+    dirs = {os.path.join(os.path.abspath(d or '.'), '') for d in sys.path if isinstance(d, str)}
+    dirs |= {os.path.join(os.getcwd(), ''), os.path.join(os.path.expanduser('~'), '')}
+    return sorted((d for d in dirs if len(d) > 1), key=len, reverse=True)
+
+def _short_path(fn:str, dirs:list)->str:
+    "A source file's name as a model may see it: relative to the folder it was imported from, else its base name"
+    if not fn or fn.startswith('<'): return fn
+    d = next((d for d in dirs if fn.startswith(d)), None)
+    return fn[len(d):] if d else os.path.basename(fn)
+
+def _without_paths(te, seen:set):
+    "Rename the files of `te`'s frames (and of the exceptions chained to it) as `_short_path` does, lines read first"
+    if id(te) in seen: return
+    seen.add(id(te))
+    dirs = _host_dirs()
+    for fs in te.stack:
+        fs.line # read the source line while the file's real name is known
+        fs.filename = _short_path(fs.filename, dirs)
+    for o in (te.__cause__, te.__context__, *(getattr(te, 'exceptions', None) or ())):
+        if o is not None: _without_paths(o, seen)
+
+def _scrubbed(text:str)->str:
+    "`text` with host folders (`_host_dirs`) taken out of any path in it (an error message may name one)"
+    for d in _host_dirs(): text = text.replace(d, '')
+    return text
+
 # %% ../nbs/04_interpreter.ipynb #01e5b753
 # Frames of these modules come before the tool's own when it ran in a thread or a loop: a model has no use for them
 _RUNNER_MODULES = ('toolslm_like', 'asyncio', 'concurrent.futures', 'threading')
 
-def tool_traceback(e:BaseException)->str:
-    "Traceback text of `e`, starting at the tool (our own frames, and those of the thread or loop it ran in, left out)"
+def tool_traceback(e:BaseException, full:bool=False)->str:
+    """Traceback text of `e`, starting at the tool (our own frames, and those of the thread or loop it ran in, left
+    out); for a model unless `full`: file names relative to where they were imported from, no host path"""
     tb = e.__traceback__
     while tb is not None and tb.tb_frame.f_globals.get('__name__', '').startswith(_RUNNER_MODULES): tb = tb.tb_next
-    return ''.join(traceback.format_exception(type(e), e, tb))
+    te = traceback.TracebackException(type(e), e, tb)
+    if not full: _without_paths(te, set())
+    text = ''.join(te.format())
+    return text if full else _scrubbed(text)
 
 
 # %% ../nbs/04_interpreter.ipynb #60e6ed63
