@@ -66,14 +66,11 @@ def _block(part): # A part of a `ToolResult`: text or an `ImagePart`
     if isinstance(part, ImagePart): return mt.ImageContent(data=part.base64, mime_type=part.mime_type)
     return mt.TextContent(text=_utf8(part))
 
-# a traceback's `File "/home/me/project/tools.py"`: where the server's files are is not the client's business
-_FILE_LINE = re.compile(r'(File ")([^"]*[/\\])([^"/\\]*")')
-
 def _error_result(text:str # What went wrong, for the model to read
                 ): # `mcp_types.CallToolResult` with `isError` set
-    "An MCP result that reports a failed tool call; a traceback's file paths are cut to the files' names"
+    "An MCP result that reports a failed tool call (a traceback's files named as `tool_traceback` names them)"
     import mcp_types as mt
-    return mt.CallToolResult(content=[mt.TextContent(text=_utf8(_FILE_LINE.sub(r'\1\3', text)))], is_error=True)
+    return mt.CallToolResult(content=[mt.TextContent(text=_utf8(text))], is_error=True)
 
 _SURROGATE = re.compile('[\ud800-\udfff]')
 
