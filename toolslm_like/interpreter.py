@@ -50,7 +50,7 @@ def using_globals(glb:dict|None # Globals for `python` and other `uses_caller_gl
 # %% ../nbs/04_interpreter.ipynb #c26a0101
 import os
 def _host_dirs()->list:
-    "Folders whose names a model need not see (where code is imported from, this folder, the home folder), longest first"
+    "Folders a model need not see (where code is imported from, this folder, the home folder), longest first"
     dirs = {os.path.join(os.path.abspath(d or '.'), '') for d in sys.path if isinstance(d, str)}
     dirs |= {os.path.join(os.getcwd(), ''), os.path.join(os.path.expanduser('~'), '')}
     return sorted((d for d in dirs if len(d) > 1), key=len, reverse=True)

@@ -307,6 +307,16 @@ _hidden_attr = '__tool_hidden__'
 _context_attr = '__tool_context__' # set on a class whose parameters the runner fills (`funccall.ToolContext`)
 
 _globals_attr = '__tool_caller_globals__'
+_policy_attr = '__tool_policy__'
+
+def set_tool_policy(f:typing.Callable, # The tool
+                    policy # What `toolbox.tool_policy` made
+                   )->typing.Callable: # `f` itself
+    "Put `policy` on tool `f` (as `ToolInfo.policy`), forgetting what was described of `f` before"
+    setattr(f, _policy_attr, policy)
+    _forget_described(f)
+    return f
+
 _weak_caches = [] # every `WeakCache`, so `hide_params` can forget what was described before it
 
 def _forget_described(f):
@@ -409,6 +419,7 @@ class ToolInfo:
     var_kw:bool # Does it take `**kwargs`?
     is_async:bool # Is it a coroutine function (or a callable whose `__call__` is)?
     wants_globals:bool=False # Marked `uses_caller_globals`?
+    policy:Any=None # Its own timeout, retries, approval and running alone (`toolbox.tool_policy`), if set
     def param(self, name:str # A parameter's name
              )->Param|None: return self._by_name.get(name)
     def __post_init__(self):
@@ -548,8 +559,8 @@ def _read_tool_info(f, localns)->ToolInfo:
     params,var_kw = _read_params(f, sig, u, comments, doc_params, glb, loc)
     try: ret = _resolve(sig.return_annotation, glb, loc)
     except Exception: ret = sig.return_annotation
-    wants = bool(getattr(f, _globals_attr, False) or getattr(u, _globals_attr, False))
-    return ToolInfo(callable_name(f), doc, description, params, ret, ret_doc, var_kw, _is_async(f), wants)
+    wants,policy = [getattr(f, a, None) or getattr(u, a, None) for a in (_globals_attr, _policy_attr)]
+    return ToolInfo(callable_name(f), doc, description, params, ret, ret_doc, var_kw, _is_async(f), bool(wants), policy)
 
 # %% ../nbs/03_typekinds.ipynb #f67c6f9e
 class TypeKind:
