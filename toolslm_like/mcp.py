@@ -22,7 +22,7 @@ from .interpreter import ImagePart, ToolResult, as_tool_result, has_images
 from .errors import SchemaError, BadValue, MCPToolError, got_value, show_value
 from .errors import (MCPConnectionError, MissingExtra, ServerError, ServerTimeout, UsageStateError,
                                  UsageTypeError, UsageValueError)
-from .typekinds import SchemaBuilder, TypeKind, Converter, add_type_kind, to_jsonable, tool_info
+from .typekinds import SchemaBuilder, TypeKind, Converter, add_type_kind, to_jsonable
 # the `$defs` renaming done for pydantic models, used for a server's schemas too
 from .typekinds import rename_refs
 from .schemawalk import (SchemaWalker, SchemaBudget, check_schema_bounds, resolve_ref, refs_in, def_name,
@@ -51,13 +51,19 @@ def mcp_tool_defs(tools:Callable|list|dict # A namespace: a function, a list, or
 def _output_schema(f)->dict|None:
     "What `f` returns as an MCP outputSchema: an object as it is, another value in FastMCP's `{\"result\": ...}`"
     s = output_schema(f)
-    if s is None or _is_object_schema(s): return s
+    if s is None or (obj := _object_form(s)) is not None: return s if s is None else obj
     defs = s.pop('$defs', None)
     return {'type': 'object', 'properties': {'result': s}, 'required': ['result'], **({'$defs': defs} if defs else {})}
 
 def _is_object_schema(s:dict)->bool:
     "Does `s` describe only JSON objects (what an MCP outputSchema must)?"
     return s.get('type') == 'object' and not {'anyOf', 'oneOf', '$ref'} & set(s)
+
+def _object_form(s:dict)->dict|None:
+    "`s` as a schema of objects, if it describes only objects (itself, or by a `$ref` to one of its `$defs`)"
+    if _is_object_schema(s): return s
+    target = (s.get('$defs') or {}).get(def_name(s['$ref'])) if set(s) == {'$ref', '$defs'} else None
+    return {**target, '$defs': s['$defs']} if target is not None and _is_object_schema(target) else None # a dataclass
 
 # %% ../nbs/14_mcp.ipynb #7eab9156
 def _block(part): # A part of a `ToolResult`: text or an `ImagePart`
@@ -120,7 +126,7 @@ async def call_mcp_tool(name:str, # The tool's name, as the client sent it
     try:
         with using_globals(glb):
             call = [{'id': None, 'name': name, 'arguments': arguments or {}}]
-            r, = await box.aexecute(call, timeout=timeout, **({} if context is None else {'context': context}))
+            r, = await box.aexecute(call, timeout=timeout, context=context)
     finally:
         if box is not ns: box.close()
     return _error_result(r['error']) if r['error'] is not None else _tool_result(r['output'], wrapped)
@@ -239,13 +245,11 @@ def _handlers(ns:dict, defs:list, glb:dict, timeout, max_calls_per_client)->dict
     "The server's handlers of `tools/call` and `logging/setLevel` for the tools in `ns` (`mcp_server`'s parameters)"
     import mcp_types as mt
     box,slots = Toolbox(ns),_ClientSlots(max_calls_per_client)
-    wrapped = {d['name'] for d in defs if 'outputSchema' in d and not _is_object_schema(output_schema(ns[d['name']]))}
-    with_context = {k for k,f in ns.items() if tool_info(f).context} # tools with a `ToolContext` parameter
+    wrapped = {k for k,f in ns.items() if (s := output_schema(f)) is not None and _object_form(s) is None}
     async def on_call_tool(ctx, params):
         async with slots(_client_key(ctx)):
             notices = _Notices(ctx.session, ctx.request_id, _connection_state(ctx).get('log_level'))
-            try: r = await call_mcp_tool(params.name, params.arguments, box, glb, timeout,
-                                         notices.context() if params.name in with_context else None,
+            try: r = await call_mcp_tool(params.name, params.arguments, box, glb, timeout, notices.context(),
                                          params.name in wrapped)
             except BaseException: # cancelled: the tool is told, its messages are not sent
                 notices.cancel()
