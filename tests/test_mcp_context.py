@@ -2,6 +2,7 @@
 `ToolContext`, a cancelled call's tool told, output schemas and structured content, images, a hand-written schema
 with names Python cannot spell, and what an older protocol version gets"""
 import asyncio, base64, dataclasses, json, threading, time
+from pathlib import Path
 import pytest
 
 pytest.importorskip('mcp')
@@ -117,20 +118,31 @@ def test_a_hand_written_schema_and_its_names_are_kept(server):
         bad = call_func('search', {'from': 'a', 'max-tokens': 0}, c.tools, raise_on_err=False)
         assert 'ArgumentError' in bad and 'at least 1' in bad, bad
 
+def spec_check(version:str, definition:str, value):
+    "Check `value` against a definition of the spec's schema.json for `version` (kept in tests/mcp_spec)"
+    spec = json.loads((Path(__file__).parent/'mcp_spec'/f'{version}.json').read_text())
+    jsonschema.Draft7Validator({**spec, '$ref': f'#/definitions/{definition}'}).validate(value)
+
 def raw_session(url, version):
     "A client that speaks protocol `version` over plain HTTP: `call(method, params)` gives the messages that came back"
     h = {'accept': 'application/json, text/event-stream', 'content-type': 'application/json'}
     http = httpx.Client(timeout=30)
     r = http.post(url, headers=h, json={'jsonrpc': '2.0', 'id': 1, 'method': 'initialize', 'params': {
         'protocolVersion': version, 'capabilities': {}, 'clientInfo': {'name': 'raw', 'version': '1'}}})
-    assert r.json()['result']['protocolVersion'] == version if 'json' in r.headers['content-type'] else version in r.text
+    init = r.json() if 'json' in r.headers['content-type'] else json.loads(r.text.split('data:', 1)[1].split('\n')[0])
+    assert init['result']['protocolVersion'] == version
+    spec_check(version, 'JSONRPCResponse', init)
+    spec_check(version, 'InitializeResult', init['result'])
     h = {**h, 'mcp-session-id': r.headers['mcp-session-id'], 'mcp-protocol-version': version}
     http.post(url, headers=h, json={'jsonrpc': '2.0', 'method': 'notifications/initialized'})
     def call(method, params):
         r = http.post(url, headers=h, json={'jsonrpc': '2.0', 'id': 2, 'method': method, 'params': params})
         if 'event-stream' in r.headers['content-type']:
-            return [json.loads(l[5:]) for l in r.text.splitlines() if l.startswith('data:')]
-        return [r.json()]
+            msgs = [json.loads(l[5:]) for l in r.text.splitlines() if l.startswith('data:')]
+        else: msgs = [r.json()]
+        for m in msgs: spec_check(version, 'JSONRPCMessage', m) # every message as the version's schema has it
+        spec_check(version, 'CallToolResult' if method == 'tools/call' else 'Result', msgs[-1]['result'])
+        return msgs
     return call
 
 def audio_tool():
