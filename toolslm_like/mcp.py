@@ -150,10 +150,13 @@ class _ClientSlots:
             else: del self.held[key]
 
 def _client_key(ctx)->str|None:
-    "Who sent request `ctx`: its HTTP session id; over stdio (or in-process), the one client there is"
+    "Who sent request `ctx`: its HTTP session's id, else (stateless, 2026-07-28) its address; over stdio: the client"
     req = getattr(ctx, 'request', None)
     if req is None: return 'stdio'
-    return getattr(req, 'headers', {}).get('mcp-session-id') # None: a stateless request, nobody to bound
+    if sid := getattr(req, 'headers', {}).get('mcp-session-id'): return f"session {sid}"
+    # no session to tell clients apart: those at one address share one bound, so no one client can take every worker
+    client = getattr(req, 'client', None)
+    return f"address {client.host}" if client is not None else None
 
 
 # %% ../nbs/14_mcp.ipynb #27997c8a
