@@ -179,12 +179,12 @@ class _Notices:
         self.session,self.request_id,self.levels = session,request_id,typing.get_args(mt.LoggingLevel)
         self.least = self.levels.index(level) if level in self.levels else 0
         self.loop,self.queue,self.stop = asyncio.get_running_loop(),asyncio.Queue(),threading.Event()
-        self.task = self.loop.create_task(self._send_all())
+        self.task = None # the sender, started by the first message (most calls send none)
     def context(self)->ToolContext: return _CallContext(on_progress=self.progress, on_log=self.log, stop=self.stop)
     def cancel(self):
         "The call was cancelled: tell its tool (`ctx.cancelled`), and send nothing more"
         self.stop.set()
-        self.task.cancel()
+        if self.task is not None: self.task.cancel()
     def progress(self, progress, total=None, message=None): self._put(('progress', progress, total, message))
     def log(self, level, data):
         if self.levels.index(level) >= self.least: self._put(('log', level, data))
@@ -192,9 +192,12 @@ class _Notices:
         try: loop = asyncio.get_running_loop()
         except RuntimeError: loop = None
         try:
-            if loop is self.loop: self.queue.put_nowait(item)
-            else: self.loop.call_soon_threadsafe(self.queue.put_nowait, item)
+            if loop is self.loop: self._enqueue(item)
+            else: self.loop.call_soon_threadsafe(self._enqueue, item)
         except RuntimeError: pass # the server's loop has closed: nobody left to tell
+    def _enqueue(self, item):
+        if self.task is None: self.task = self.loop.create_task(self._send_all())
+        self.queue.put_nowait(item)
     async def _send_all(self):
         while (item := await self.queue.get()) is not None:
             try: await self._send(*item)
@@ -209,6 +212,7 @@ class _Notices:
             await self.session.send_log_message(level, data, related_request_id=self.request_id)
     async def aclose(self):
         "Send what is queued, then stop"
+        if self.task is None: return
         self._put(None)
         await self.task
 
