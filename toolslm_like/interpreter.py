@@ -61,20 +61,23 @@ def _short_path(fn:str, dirs:list)->str:
     d = next((d for d in dirs if fn.startswith(d)), None)
     return fn[len(d):] if d else os.path.basename(fn)
 
-def _without_paths(te, seen:set):
-    "Rename the files of `te`'s frames (and of the exceptions chained to it) as `_short_path` does, lines read first"
+def _without_paths(te, seen:set, folders:set):
+    """Rename the files of `te`'s frames (and of the exceptions chained to it) as `_short_path` does, lines read first;
+    their folders go in `folders`"""
     if id(te) in seen: return
     seen.add(id(te))
     dirs = _host_dirs()
     for fs in te.stack:
         fs.line # read the source line while the file's real name is known
+        if os.path.isabs(fs.filename or ''): folders.add(os.path.join(os.path.dirname(fs.filename), ''))
         fs.filename = _short_path(fs.filename, dirs)
     for o in (te.__cause__, te.__context__, *(getattr(te, 'exceptions', None) or ())):
-        if o is not None: _without_paths(o, seen)
+        if o is not None: _without_paths(o, seen, folders)
 
-def _scrubbed(text:str)->str:
-    "`text` with host folders (`_host_dirs`) taken out of any path in it (an error message may name one)"
-    for d in _host_dirs(): text = text.replace(d, '')
+def _scrubbed(text:str, folders=())->str:
+    "`text` with host folders (`_host_dirs`, and `folders`) taken out of any path in it (an error message may name one)"
+    for d in sorted({*_host_dirs(), *(f for f in folders if len(f) > 1)}, key=len, reverse=True):
+        text = text.replace(d, '')
     return text
 
 # %% ../nbs/04_interpreter.ipynb #01e5b753
@@ -86,10 +89,10 @@ def tool_traceback(e:BaseException, full:bool=False)->str:
     out); for a model unless `full`: file names relative to where they were imported from, no host path"""
     tb = e.__traceback__
     while tb is not None and tb.tb_frame.f_globals.get('__name__', '').startswith(_RUNNER_MODULES): tb = tb.tb_next
-    te = traceback.TracebackException(type(e), e, tb)
-    if not full: _without_paths(te, set())
+    te,folders = traceback.TracebackException(type(e), e, tb),set()
+    if not full: _without_paths(te, set(), folders)
     text = ''.join(te.format())
-    return text if full else _scrubbed(text)
+    return text if full else _scrubbed(text, folders)
 
 
 # %% ../nbs/04_interpreter.ipynb #60e6ed63

@@ -382,6 +382,8 @@ LATER = _Later()
 class _Approved(dict):
     "A call the approval hook let through (or whose tool is never put to it): it runs even if its tool needs approval"
 
+_PLAIN_CALLS = (dict, _Approved) # the types of call `_run_call` reads without further checks
+
 def _own_limits(info, call, timeout, retries)->tuple:
     "A call's `(timeout, retries)`: its tool's own where set, else the batch's; refused if it needs approval it lacks"
     policy = info.policy
@@ -396,16 +398,24 @@ def _approval(tb, approve):
     approve = _checked_hook(approve) or tb.approve
     return None if approve is None else _Approval(tb, approve)
 
+
+# %% ../nbs/09_toolbox.ipynb #c26a0208
 def _call_policy(tb, call):
     "The policy of the tool `call` names in toolbox `tb`, or None"
-    name = call.get('name') if isinstance(call, abc.Mapping) else None
-    f = tb.ns.get(name) if isinstance(name, str) else None
+    name = call.get('name') if type(call) is dict or isinstance(call, abc.Mapping) else None
+    f = tb.ns.get(name) if type(name) is str else None
     try: return None if f is None else tool_info(f).policy
     except Exception: return None # not a tool it can run: its call is refused where it is prepared
 
 def _own_road(tb, calls:list, parallel:bool, timeout, retries:int, watched:bool)->list|None:
     "A batch where some tools have their own policy: each call on its own (on the event loop, or in turn); else None"
-    if not any(_call_policy(tb, c) is not None for c in calls): return None
+    seen = {} # name -> its tool's policy: the calls of a batch often share a few tools
+    for c in calls:
+        name = c.get('name') if type(c) is dict else id(c)
+        if type(name) is not str: name = id(c)
+        if (p := seen.get(name, seen)) is seen: p = seen[name] = _call_policy(tb, c)
+        if p is not None: break
+    else: return None
     return tb._on_event_loop(calls, timeout, retries) if parallel else tb._serially(calls, timeout, retries, watched)
 
 def _apart(tb, items:list)->tuple:
@@ -414,7 +424,7 @@ def _apart(tb, items:list)->tuple:
     return ([x for x in items if x not in alone], alone) if alone else (items, [])
 
 # %% ../nbs/09_toolbox.ipynb #c26a0206
-def _toolbox_view(tb, **attrs):
+def toolbox_view(tb, **attrs):
     "A copy of toolbox `tb` for one batch, with `attrs` changed (its context, its namespace); it shares `tb`'s threads"
     tb._tool_threads() # made now, so the copy shares them
     v = copy.copy(tb)
@@ -457,10 +467,90 @@ def _asked(call)->dict:
         except ValueError: pass
     return {'id': call_id, 'name': name, 'arguments': {} if arguments is None else arguments}
 
+# %% ../nbs/09_toolbox.ipynb #c26a0602
+_handoff_idle = [] # idle `_Handoff` threads, shared by all toolboxes (`append`, `pop` and `remove` are atomic)
+
+class _Handoff:
+    "A thread that runs one call at a time, handed over with a lock each way (quicker than a queue and a future)"
+    def __init__(self):
+        self.go,self.done,self.lock = threading.Lock(),threading.Lock(),threading.Lock()
+        self.go.acquire(); self.done.acquire()
+        self.fn,self.out,self.err,self.abandoned,self.tid = None,None,None,False,None
+        self.intr,self.stop = Interrupter(),threading.Event() # to stop it, once given up on
+        threading.Thread(target=self.work, daemon=True, name=f'toolslm_like-timed-{next(_thread_numbers)}').start()
+
+    @classmethod
+    def take(cls)->'_Handoff':
+        try: return _handoff_idle.pop()
+        except IndexError: return cls()
+
+    def work(self):
+        self.tid = threading.get_ident()
+        try:
+            while True:
+                if not self.go.acquire(timeout=_IDLE_SECONDS): # idle too long: leave the pool, unless just taken
+                    try: _handoff_idle.remove(self); return
+                    except ValueError: continue
+                try: self.out,self.err = self.fn(**self.kw),None
+                except BaseException as e: self.out,self.err = None,e
+                self.fn = self.kw = None
+                with self.lock:
+                    if self.abandoned: return # its caller has given up on it: it leaves the pool
+                    self.done.release()
+        except BaseException: pass # an interruption that came after its call ended
+        finally:
+            self.intr.done()
+            self.stop.set()
+
+    def run(self, fn, kw:dict, timeout:float):
+        "`fn(**kw)` on this thread, waited for at most `timeout` seconds (then `CodeTimeout` is raised in it, and here)"
+        self.fn,self.kw = fn,kw
+        self.go.release()
+        if not self.done.acquire(timeout=timeout):
+            with self.lock: # it may have finished just now
+                if not self.done.acquire(blocking=False): self.abandoned = True
+            if self.abandoned:
+                threading.Thread(target=self.intr.fire_until, args=(self.tid, self.stop), daemon=True,
+                                 name='toolslm_like-timeout').start()
+                raise CodeTimeout()
+        out,err,self.out,self.err = self.out,self.err,None,None
+        _handoff_idle.append(self)
+        if err is not None: raise err
+        return out
+
+# %% ../nbs/09_toolbox.ipynb #c26a0604
+def _timed_road(tb, calls:list, retries:int, timeout:float, serial:bool)->list:
+    "A timed batch: one sync call handed to a `_Handoff` thread, or else a `_TimedBatch`"
+    if not (serial and len(calls) == 1 and retries == 0) or (res := _timed_one(tb, calls[0], timeout)) is None:
+        return _TimedBatch(tb, calls, retries, _resolved_globals(), timeout, serial).run()
+    return ToolResults([res], calls)
+
+def _timed_one(tb, call, timeout:float)->dict|None:
+    "The result of one sync call with a time limit, run on a `_Handoff` thread; None where that road does not fit"
+    start = _clock()
+    try: call_id,name,f,info,kw = tb._prepare(call)
+    except Exception as e: return tb._refused(call, e, start)
+    if info.policy is not None: return tb._serially([call], timeout, 0, False)[0] # its own limits
+    if info.is_async or info.wants_globals: return None
+    if (slots := tb.__dict__.get('_hand_slots')) is None: # at most `max_workers` at once, as on the toolbox's threads
+        slots = tb.__dict__.setdefault('_hand_slots', [None] * tb.max_workers)
+    try: slot = slots.pop()
+    except IndexError: return None
+    try:
+        out = _Handoff.take().run(f, kw, timeout)
+        if type(out) not in _never_awaitable: out = _settled(out, name, timeout)
+    except CodeTimeout: err = _timed_out(name, timeout)
+    except (Exception, SystemExit) as e: err = e
+    else: return {'id': call_id, 'name': name, 'output': out, 'error': None, 'attempts': 1, 'time': _clock()-start}
+    finally: slots.append(slot)
+    for nm in info.context: kw[nm].cancelled = True
+    tb._after_error(call_id, name, err, 1, 0) # its `failure` event
+    return _failed(call_id, name, err, 1, start)
+
 # %% ../nbs/09_toolbox.ipynb #a46ee3f1
 class Toolbox:
     "Runs the tool calls a model asked for, from a namespace of tools: in order or at once, with timeouts and retries"
-    _context = None # the run's context, for tools that take a `ToolContext` (set on a batch's view: `_toolbox_view`)
+    _context = None # the run's context, for tools that take a `ToolContext` (set on a batch's view: `toolbox_view`)
     def __init__(self,
                  # Anything `mk_ns` accepts: a function, a list of functions and dicts, or a mapping of name -> function
                  tools:abc.Callable|list|abc.Mapping,
@@ -593,7 +683,7 @@ class Toolbox:
         "Run one call from sync code, with its retries, to its result (`watched`: does anyone listen to its events?)"
         start = _clock()
         try:
-            if type(call) is dict and call.keys() <= _PLAIN_CALL_KEYS: # `_prepare`, written out: this is the hot path
+            if type(call) in _PLAIN_CALLS and call.keys() <= _PLAIN_CALL_KEYS: # `_prepare`, written out: the hot path
                 call_id,name,arguments = call.get('id'),call.get('name'),call.get('arguments')
                 if type(arguments) is dict and len(arguments) < 16 and self._small_ok:
                     for v in arguments.values():
@@ -709,7 +799,7 @@ class Toolbox:
 
     def _timed(self, calls:list, retries:int, timeout:float, serial:bool=False)->list:
         "Calls with a time limit, at once (or one by one: `serial`): taken by our threads, watched from this thread"
-        return _TimedBatch(self, calls, retries, _resolved_globals(), timeout, serial).run()
+        return _timed_road(self, calls, retries, timeout, serial)
 
     def _on_event_loop(self, calls:list, timeout, retries:int)->list:
         "Calls at once, each a task on the background event loop"
@@ -745,14 +835,16 @@ def execute(self:Toolbox, calls:list, # Tool calls: `{'id', 'name', 'arguments'}
             context=None # The run's `ToolContext` for tools that take one (another value becomes its `deps`)
            )->list: # One result dict per call, in the calls' order (a `ToolResults`, which shows itself in a notebook)
     "Run the tool calls a model asked for; every call gets a result, in order, whatever happens to the others"
-    if not (timeout is None and retries == 0 and type(calls) is list): calls = _check_batch(calls, timeout, retries)
-    if context is not None: return _toolbox_view(self, _context=context).execute(calls, parallel, timeout, retries,
+    if not (type(calls) is list and retries == 0 and (timeout is None or type(timeout) in (int, float) and timeout>0)):
+        calls = _check_batch(calls, timeout, retries) # (the common cases pass without it)
+    if context is not None: return toolbox_view(self, _context=context).execute(calls, parallel, timeout, retries,
                                                                                  approve)
     if approve is not None or self.approve is not None:
         return self._approved(calls, parallel, timeout, retries, approve)
     watched = self.on_event is not None or self.logger.isEnabledFor(logging.DEBUG) # `_watched`, inline: the hot path
-    if (parallel or timeout is not None) and (res := _own_road(self, calls, parallel, timeout, retries, watched)):
-        return res # some tools have their own policies
+    if (parallel or timeout is not None and len(calls) > 1) and (res := _own_road(self, calls, parallel, timeout,
+                                                                                      retries, watched)):
+        return res # some tools have their own policies (one call alone: see `_timed_one`)
     if parallel and len(calls) > 1:
         if not self._threads_may_take(watched): return self._on_event_loop(calls, timeout, retries)
         return self._on_threads(calls, retries) if timeout is None else self._timed(calls, retries, timeout)
@@ -930,7 +1022,7 @@ async def aexecute(self:Toolbox,
     "Run the tool calls on the running event loop: async tools as tasks, sync tools in threads; results in order"
     calls = _check_batch(calls, timeout, retries)
     if context is not None:
-        return await _toolbox_view(self, _context=context).aexecute(calls, parallel, timeout, retries, approve)
+        return await toolbox_view(self, _context=context).aexecute(calls, parallel, timeout, retries, approve)
     if approve is not None or self.approve is not None:
         return await self._aapproved(calls, parallel, timeout, retries, approve)
     glb = _resolved_globals()
@@ -1156,6 +1248,7 @@ def _status_md(result:dict|None)->str:
     "How one call ended, in markdown"
     if result is None: return ' → *no result yet*'
     if result.get('refused') is not None: return ' → **refused**, not run: ' + _md_value(result['refused'])
+    if result.get('waiting'): return ' → *waiting for a decision*, not run yet'
     if result.get('error') is not None: return ' → **error**: ' + _md_value(result['error'], keep_end=True)
     return ' → ' + _md_value(result.get('output'))
 
