@@ -112,6 +112,8 @@ def _build_schema(f, skip_hidden=False)->dict:
         # a pydantic model as the tool: its own schema, `Field` descriptions and constraints kept
         if is_pydantic_model(f):
             s = {k: v for k,v in PydanticKind().def_schema(f, b).items() if k != 'description'}
+        # a schema written by hand (an MCP server's, or to serve one): given as it is (`mcp.tool_function` sets it)
+        elif isinstance(getattr(f, '__input_schema__', None), dict): s = dict(f.__input_schema__)
         else: s = _params_schema(f, info, b, skip_hidden)
     except RecursionError: # our own walk does not recurse into definitions; pydantic's does, for a chain of its models
         raise SchemaError(f"{info.name!r}: its types nest too deeply to describe "
@@ -189,6 +191,23 @@ def PathArg(
 def dateArg(
     datestr: str   # A date in ISO format: YYYY-MM-DD
 ): return date.fromisoformat(datestr)
+
+# %% ../nbs/05_funccall.ipynb #a25f0002
+_NO_OUTPUT_SCHEMA = ('ToolResult', 'ImagePart', 'Figure', 'Image') # images and parts: no JSON value to describe
+_STREAMS = (abc.Iterator, abc.Iterable, abc.Generator, abc.AsyncIterator, abc.AsyncIterable, abc.AsyncGenerator)
+
+def output_schema(f:typing.Callable|dict # A tool, or a tool's schema dict (its `outputSchema`/`output_schema`)
+                 )->dict|None: # JSON schema of what `f` returns (`$defs` at its root); `None` where it says nothing
+    "The schema of what tool `f` returns, from its return annotation (what MCP publishes as a tool's `outputSchema`)"
+    if isinstance(f, abc.Mapping): return f.get('outputSchema', f.get('output_schema'))
+    try: ann = tool_info(f).returns
+    except (SchemaError, TypeError, ValueError): return None
+    if ann is empty or ann is None or ann is type(None) or ann is typing.Any: return None
+    if get_origin(unannotate(ann)) in _STREAMS or getattr(ann, '__name__', None) in _NO_OUTPUT_SCHEMA: return None
+    b = SchemaBuilder()
+    try: s = b.schema(ann)
+    except (SchemaError, RecursionError): return None # a type we cannot describe: the tool still works, as text
+    return json.loads(json.dumps({**s, '$defs': b.defs} if b.defs else s))
 
 # %% ../nbs/05_funccall.ipynb #e02fb007
 def mk_ns(fs:abc.Callable|list|abc.Mapping|None # A function, a list of functions and dicts, or a mapping (kept as is)
@@ -272,6 +291,8 @@ def _bind(f, inputs, strict=False)->tuple:
     if type(inputs) is not dict: inputs = _inputs_dict(inputs, info.name)
     if type(f) is not types.FunctionType and is_pydantic_model(f): return _bind_model(f, info, inputs, strict)
     named,kw = info.named,{}
+    # names a schema written by hand uses that Python cannot (`from`, `max-tokens`): sent name -> parameter name
+    if (renamed := getattr(f, '__arg_names__', None)): inputs = {renamed.get(k, k): v for k,v in inputs.items()}
     problems,failed = [],set()
     for k,v in inputs.items():
         if type(k) is not str: # a `str` subclass's own `__hash__`/`__eq__` are never called
