@@ -453,6 +453,20 @@ def as_tool_result(output:typing.Any, # What a tool returned
     return ToolResult([fit_image(p, max_image_bytes, max_image_side) if type(p) is ImagePart else p
                        for p in _parts(output, text)])
 
+# %% ../nbs/04_interpreter.ipynb #a25i0041
+from toolslm_like.limits import MAX_RESULT_CHARS
+
+def fit_text(text:str, # A result's text
+             max_chars:int|None=MAX_RESULT_CHARS # Most characters kept (`None`: all)
+            )->str: # `text`, or its head and tail with a note of what was left out
+    "`text` if it has at most `max_chars` characters, else its first two thirds and last third, with a note between"
+    if max_chars is None or len(text) <= max_chars: return text
+    head = max_chars * 2 // 3
+    tail = max_chars - head
+    note = (f"\n\n[... {len(text) - max_chars:,} characters left out here: the whole result has {len(text):,} "
+            "characters ...]\n\n")
+    return text[:head] + note + (text[-tail:] if tail else '')
+
 # %% ../nbs/04_interpreter.ipynb #7616b1b5
 @uses_caller_globals
 @hide_params('glb', 'loc')
