@@ -58,3 +58,18 @@ def test_long_results_are_cut(api):
     sent = str(conversation(api, srv.requests[1])[-1])
     assert len(sent) < MAX_RESULT_CHARS + 2_000 and '2,000,000 characters' in sent
     assert len(history.steps[0].results[0]['output']) == 2_000_000
+
+def test_python_returns_plots():
+    from toolslm_like.interpreter import python, ToolResult
+    r = python('import matplotlib\nmatplotlib.use("Agg")\nimport matplotlib.pyplot as plt\nplt.plot([1, 2])\nprint("drawn")\nplt.show()', glb={})
+    assert type(r) is ToolResult and r.text == 'drawn' and [i.mime_type for i in r.images] == ['image/png']
+
+def test_sandbox_returns_plots():
+    from toolslm_like.sandbox import Sandbox
+    from toolslm_like.interpreter import ToolResult
+    with Sandbox() as sb:
+        r = sb.run('import matplotlib.pyplot as plt\nplt.plot([1, 2, 3])\nprint("drawn")\nplt.show()')
+        assert type(r) is ToolResult and r[0].startswith('drawn') and len(r.images) == 1
+        r = sb.run('fig = plt.figure()\nfig.gca().plot([1])\nfig') # a figure as the last expression: once
+        assert type(r) is ToolResult and len(r) == 1 and len(r.images) == 1
+        assert sb.run('1 + 1') == 2

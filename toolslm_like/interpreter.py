@@ -467,6 +467,67 @@ def fit_text(text:str, # A result's text
             "characters ...]\n\n")
     return text[:head] + note + (text[-tail:] if tail else '')
 
+# %% ../nbs/04_interpreter.ipynb #a25i0051
+_capturing = contextvars.ContextVar('toolslm_like_capturing', default=None)
+
+def _figure_managers()->dict:
+    "{number: manager} of pyplot's open figures (none if the program has not imported pyplot)"
+    helpers = sys.modules.get('matplotlib._pylab_helpers')
+    return dict(helpers.Gcf.figs) if helpers is not None and 'matplotlib.pyplot' in sys.modules else {}
+
+def _routed(orig, catch):
+    "`orig`, which calls `catch` instead while a run's images are captured in this context"
+    def show(*args, **kwargs):
+        cap = _capturing.get()
+        return orig(*args, **kwargs) if cap is None else catch(cap, *args, **kwargs)
+    show.__wrapped__,show._toolslm_routed = orig,_capturing # (a second copy of this module routes through this one)
+    return show
+
+def _route(mod, name:str, catch):
+    f = getattr(mod, name, None) if mod is not None else None
+    if callable(f) and getattr(f, '_toolslm_routed', None) is not _capturing:
+        setattr(mod, name, _routed(f, catch))
+
+# %% ../nbs/04_interpreter.ipynb #a25i0054
+from toolslm_like.limits import MAX_RUN_IMAGES
+
+class capture_images:
+    ("Context manager: what the code run in it shows (`plt.show()`, IPython's `display`) or leaves open (pyplot "
+     "figures), as `ImagePart`s in `images`, in order; the figures taken are closed")
+    def __init__(self, max_images:int=MAX_RUN_IMAGES): self.images,self.figures,self.max_images = [],[],max_images
+    def __enter__(self):
+        self.before = set(_figure_managers())
+        _route(sys.modules.get('matplotlib.pyplot'), 'show', lambda cap, *a, **k: cap.take_figures())
+        for m in ('IPython.display', 'IPython.core.display_functions', 'builtins'):
+            _route(sys.modules.get(m), 'display', capture_images._displayed)
+        self.tok = _capturing.set(self)
+        return self
+    def __exit__(self, *exc):
+        _capturing.reset(self.tok)
+        self.take_figures()
+    def add(self, img:ImagePart):
+        if len(self.images) < self.max_images: self.images.append(img)
+    def take_figures(self):
+        "The open figures this run made, as images; then closed"
+        for n,m in _figure_managers().items():
+            if n in self.before: continue
+            fig = m.canvas.figure
+            self.figures.append(fig)
+            self.add(_from_figure(fig))
+            sys.modules['matplotlib.pyplot'].close(fig)
+    def _displayed(self, *objs, **kwargs):
+        for o in objs:
+            if not has_images(o): print(o if isinstance(o, str) else _show_text(o)); continue
+            for p in as_tool_result(o):
+                if type(p) is ImagePart: self.add(p)
+                else: print(p)
+            if getattr(o, 'number', None) in _figure_managers(): sys.modules['matplotlib.pyplot'].close(o)
+
+def _show_text(o)->str:
+    "How `display` would show `o` as text"
+    try: return repr(o)
+    except Exception as e: return f"<{type(o).__name__}: its repr failed: {e}>"
+
 # %% ../nbs/04_interpreter.ipynb #7616b1b5
 @uses_caller_globals
 @hide_params('glb', 'loc')
@@ -475,16 +536,19 @@ def python(
     glb:dict|None=None, # Globals to run in (default: those of the caller)
     loc:dict|None=None, # Locals to run in (default: same as `glb`)
     timeout:float=3600 # Seconds the code may run before it is stopped with a `TimeoutError`
-): # The final expression's value, or the printed output, or the traceback of an error
+): # The final expression's value, or the printed output, or the traceback of an error; then any plots (`ToolResult`)
     ("Run Python `code` and return its final expression's value (like IPython), or else its printed output. "
      "Errors come back as traceback text.")
     if glb is None: glb = user_globals()
     # off the main thread, a blocking call would outlast the watchdog: the code runs in a helper thread instead
     run = run_returning_on_time if timeout and timeout > 0 and not _signal_ok() else run_with_timeout
-    try: val,out = run(lambda: run_code(code, glb, loc), timeout)
+    try:
+        with capture_images() as cap: val,out = run(lambda: run_code(code, glb, loc), timeout)
     except CodeTimeout: return f"TimeoutError: the code ran for longer than {timeout:g} seconds and was stopped"
     except KeyboardInterrupt: raise
     except BaseException as e:
         if isinstance(e, SyntaxError): return ''.join(traceback.format_exception_only(type(e), e))
         return tool_traceback(e)
-    return val if val is not None else out.rstrip('\n')
+    res = val if val is not None and not any(val is f for f in cap.figures) else out.rstrip('\n')
+    if not cap.images: return res
+    return ToolResult(([] if isinstance(res, str) and not res else [res]) + cap.images) # the text, then the pictures
