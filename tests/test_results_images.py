@@ -73,3 +73,83 @@ def test_sandbox_returns_plots():
         r = sb.run('fig = plt.figure()\nfig.gca().plot([1])\nfig') # a figure as the last expression: once
         assert type(r) is ToolResult and len(r) == 1 and len(r.images) == 1
         assert sb.run('1 + 1') == 2
+
+def countdown(n:int # From where
+             ):
+    "Counts down"
+    for i in range(n, 0, -1): yield f"{i}... "
+    yield 'liftoff'
+
+async def acountdown(n:int # From where
+                    ):
+    "Counts down, async"
+    for i in range(n, 0, -1): yield f"{i}... "
+    yield 'liftoff'
+
+@pytest.mark.parametrize('is_async', [False, True], ids=['sync', 'async'])
+@pytest.mark.parametrize('api', list(SERVERS))
+def test_generator_tools(api, is_async):
+    "Plain loop: the pieces joined into the result; streamed loop: each piece an event as it comes, then the same result"
+    from toolslm_like.toolloop import ToolPiece, LoopStep, tool_loop, atool_loop
+    from test_toolloop_servers import client_for
+    import asyncio
+    script = [[('countdown', {'n': 2}), ('acountdown', {'n': 1})], 'Launched.']
+    with SERVERS[api](script) as srv: h = run_loop(api, srv, is_async, tools=[countdown, acountdown])
+    assert srv.problems == [] and [r['output'] for r in h.steps[0].results] == ['2... 1... liftoff', '1... liftoff']
+    with SERVERS[api](script) as srv:
+        client = client_for(api, srv, is_async)
+        stream = (atool_loop if is_async else tool_loop)(client, 'Go', [countdown, acountdown], model='m', api=api, stream=True)
+        async def collect(): return [e async for e in stream]
+        events = asyncio.run(collect()) if is_async else list(stream)
+    assert srv.problems == []
+    pieces = [(e.name, e.piece) for e in events if isinstance(e, ToolPiece)]
+    assert [p for n,p in pieces if n == 'countdown'] == ['2... ', '1... ', 'liftoff']
+    assert [p for n,p in pieces if n == 'acountdown'] == ['1... ', 'liftoff']
+    step = next(e for e in events if isinstance(e, LoopStep))
+    assert events.index(step) > max(i for i,e in enumerate(events) if isinstance(e, ToolPiece)) # pieces before the step
+    assert [r['output'] for r in step.results] == ['2... 1... liftoff', '1... liftoff']
+
+import dataclasses, json, typing
+@dataclasses.dataclass
+class Weather:
+    "The weather in a city"
+    city: str # The city
+    celsius: float # The temperature
+
+def temperature(city:str # The city
+               )->float:
+    "The temperature in a city, in Celsius"
+    return 3.5
+
+def answer_request(api, req):
+    "Where each API's request asks for the answer's shape"
+    if api == 'chat': return req['response_format']['json_schema']['schema']
+    if api == 'responses': return req['text']['format']['schema']
+    if api == 'anthropic': return req['output_config']['format']['schema']
+    return req['generationConfig']['responseJsonSchema']
+
+@pytest.mark.parametrize('is_async', [False, True], ids=['sync', 'async'])
+@pytest.mark.parametrize('api', list(SERVERS))
+def test_typed_answer(api, is_async):
+    "The model answers wrongly twice (not JSON, then a field missing): each time it is told what was wrong; then a Weather"
+    script = [[('temperature', {'city': 'Oslo'})], 'not json at all', '{"city": "Oslo"}', '{"city": "Oslo", "celsius": 3.5}']
+    with SERVERS[api](script) as srv: w = run_loop(api, srv, is_async, tools=[temperature], output_type=Weather)
+    assert srv.problems == []
+    assert w == Weather('Oslo', 3.5)
+    for req in srv.requests: assert set(answer_request(api, req)['properties']) == {'city', 'celsius'}
+    notes = [json.dumps(conversation(api, r)[-1]) for r in srv.requests[2:]]
+    assert 'not JSON' in notes[0] and "missing required field 'celsius'" in notes[1]
+
+@pytest.mark.parametrize('api', ['chat', 'anthropic'])
+def test_typed_answer_gives_up(api):
+    from toolslm_like.errors import AnswerError
+    from toolslm_like.limits import MAX_ANSWER_RETRIES
+    with SERVERS[api](['nope'] * (MAX_ANSWER_RETRIES + 1)) as srv:
+        with pytest.raises(AnswerError, match='not a Weather') as e: run_loop(api, srv, tools=[temperature], output_type=Weather)
+    assert len(srv.requests) == MAX_ANSWER_RETRIES + 1 and e.value.answer == 'nope' and e.value.tool_history.steps
+
+def test_typed_plain_types():
+    from test_toolloop_servers import client_for
+    from scripted_servers import ChatServer
+    with ChatServer(['{"answer": [1, 2, 3]}']) as srv: got = run_loop('chat', srv, tools=[temperature], output_type=list[int])
+    assert got == [1, 2, 3] and srv.requests[0]['response_format']['json_schema']['schema']['required'] == ['answer']

@@ -9,8 +9,8 @@ __all__ = ['ToolslmError', 'ToolslmWarning', 'show_value', 'got_value', 'BadValu
            'UsageTypeError', 'UsageStateError', 'MissingExtra', 'SchemaError', 'StrictSchemaError', 'ToolNameCollision',
            'ToolCallError', 'ArgumentError', 'ToolNotFoundError', 'TimeLimitError', 'CodeTimeout', 'WorkerTimeout',
            'ToolTimeoutError', 'ServerTimeout', 'StreamError', 'WorkerError', 'SandboxError', 'SandboxWarning',
-           'ToolIndexError', 'CannotCross', 'RemoteToolError', 'WorkerRestarted', 'ServerError', 'MCPConnectionError',
-           'MCPToolError', 'CLIError']
+           'AnswerError', 'ToolIndexError', 'CannotCross', 'RemoteToolError', 'WorkerRestarted', 'ServerError',
+           'MCPConnectionError', 'MCPToolError', 'CLIError']
 
 # %% ../nbs/01_errors.ipynb #c34a27e9
 import reprlib
@@ -165,6 +165,13 @@ class SandboxError(ToolslmError, RuntimeError):
 
 class SandboxWarning(ToolslmWarning):
     "A protection asked for could not be put in place on this machine (for example the network could not be turned off)"
+
+# %% ../nbs/01_errors.ipynb #a25e0002
+class AnswerError(ToolslmError, ValueError):
+    "A model's final answer is not of the type asked for, after the tries allowed; `answer` is its last text"
+    def __init__(self, msg:str, # What is wrong with the last answer
+                 answer:str|None=None # The model's last answer, as it wrote it
+                ): self.answer = answer; super().__init__(msg)
 
 # %% ../nbs/01_errors.ipynb #f6623cd9
 class ToolIndexError(ToolslmError, RuntimeError):

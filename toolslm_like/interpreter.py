@@ -528,6 +528,36 @@ def _show_text(o)->str:
     try: return repr(o)
     except Exception as e: return f"<{type(o).__name__}: its repr failed: {e}>"
 
+# %% ../nbs/04_interpreter.ipynb #a25i0071
+import types as _types
+
+def joined_pieces(pieces:list # What a generator tool yielded, in order
+                 ): # One result
+    "A generator tool's pieces as one result: text joined; with images, a `ToolResult`; else the list"
+    if all(type(p) is str for p in pieces): return ''.join(pieces)
+    return ToolResult(pieces) if any(has_images(p) for p in pieces) else pieces
+
+def collect_pieces(out:typing.Any, # What a tool returned
+                   on_piece:typing.Callable|None=None # Called with each piece as it comes
+                  ): # `out`, or the generator's pieces joined
+    "`out` itself, unless it is a generator: then run to its end, each piece passed to `on_piece`, the pieces joined"
+    if type(out) is not _types.GeneratorType: return out
+    pieces = []
+    for p in out:
+        if on_piece is not None: on_piece(p)
+        pieces.append(p)
+    return joined_pieces(pieces)
+
+async def acollect_pieces(out:typing.Any, on_piece:typing.Callable|None=None):
+    "`collect_pieces` for an async generator (a sync one, or any other value, is taken as `collect_pieces` takes it)"
+    if type(out) is not _types.AsyncGeneratorType: return collect_pieces(out, on_piece)
+    pieces = []
+    async for p in out:
+        if on_piece is not None: on_piece(p)
+        pieces.append(p)
+    return joined_pieces(pieces)
+acollect_pieces.__delwrap__ = collect_pieces
+
 # %% ../nbs/04_interpreter.ipynb #7616b1b5
 @uses_caller_globals
 @hide_params('glb', 'loc')

@@ -594,6 +594,12 @@ class Provider:
             )->dict: # The tool as this API's `tools=` takes it
         "One tool in this API's dialect (the base class: plain `{name, description, parameters}`)"
         return {'name': name, 'description': spec['description'], 'parameters': spec['parameters']}
+    def answer_options(self, options:dict, # The caller's `**create_options`
+                       schema:dict, # JSON schema of the answer wanted (an object, `$defs` at its root)
+                       name:str # Its name (the type's)
+                      )->dict: # `options`, with the request for answers of that shape where the API takes one
+        "Ask the API for answers of `schema`'s shape (the base class: it cannot; the answer is checked all the same)"
+        return options
     def results(self, results:list # Tool results `{'id', 'name', 'output', 'error'}`, in the calls' order
                ): # What goes back to the model
         "Tool results in this API's dialect (the base class: `{'id', 'name', 'output', 'is_error'}` each)"
@@ -681,6 +687,9 @@ class AnthropicMessages(Provider):
         params,is_strict = _strict_params(spec, strict, 'anthropic')
         return {'name': name, 'description': spec['description'], 'input_schema': params,
                 **({'strict': is_strict} if strict else {})}
+    def answer_options(self, options, schema, name):
+        s,_ = _strict_params({'name': name, 'parameters': schema}, 'auto', 'anthropic')
+        return {'output_config': {'format': {'type': 'json_schema', 'schema': s}}, **options}
     def results(self, results):
         blocks = []
         for r in results:
@@ -789,6 +798,10 @@ class ChatCompletions(Provider):
         fn = {'name': name, 'description': spec['description'], 'parameters': params}
         if strict: fn['strict'] = is_strict
         return {'type': 'function', 'function': fn}
+    def answer_options(self, options, schema, name):
+        s,is_strict = _strict_params({'name': name, 'parameters': schema}, 'auto')
+        fmt = {'type': 'json_schema', 'json_schema': {'name': name, 'schema': s, 'strict': is_strict}}
+        return {'response_format': fmt, **options}
     def results(self, results):
         images = [] # the calls' images, in one user message after the tool messages (which take only text)
         msgs = [{'role': 'tool', 'tool_call_id': r.get('id'), 'content': _chat_content(r, result_parts(r)[0], images)}
@@ -887,6 +900,9 @@ class Responses(Provider):
         params,is_strict = _strict_params(spec, strict)
         return {'type': 'function', 'name': name, 'description': spec['description'], 'parameters': params,
                 'strict': is_strict}
+    def answer_options(self, options, schema, name):
+        s,is_strict = _strict_params({'name': name, 'parameters': schema}, 'auto')
+        return {'text': {'format': {'type': 'json_schema', 'name': name, 'schema': s, 'strict': is_strict}}, **options}
     def results(self, results):
         return [{'type': 'custom_tool_call_output' if _is_custom(r) else 'function_call_output', 'call_id': r.get('id'),
                  'output': _blocks_or_text(result_parts(r)[0], _responses_item)} for r in results]
@@ -975,6 +991,11 @@ class Gemini(Provider):
         d = {'name': name, 'description': spec['description']}
         if (p := gemini_schema(spec['parameters'], spec['name'])) is not None: d['parameters'] = p
         return d
+    def answer_options(self, options, schema, name):
+        config = options.get('config')
+        if config is not None and not isinstance(config, dict): return options # an SDK object: the caller's own
+        answer = {'response_mime_type': 'application/json', 'response_json_schema': schema}
+        return {**options, 'config': {**answer, **(config or {})}}
     def results(self, results):
         parts = []
         for r in results:
