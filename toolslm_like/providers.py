@@ -693,8 +693,9 @@ class AnthropicMessages(Provider):
     def results(self, results):
         blocks = []
         for r in results:
-            parts,err = result_parts(r)
-            b = {'type': 'tool_result', 'tool_use_id': r.get('id'), 'content': _blocks_or_text(parts, _anthropic_block)}
+            text,err = result_parts(r) # a list where there are images
+            b = {'type': 'tool_result', 'tool_use_id': r.get('id'),
+                 'content': text if type(text) is str else [_anthropic_block(p) for p in text]}
             if err: b['is_error'] = True
             blocks.append(b)
         return {'role': 'user', 'content': blocks}
@@ -804,7 +805,8 @@ class ChatCompletions(Provider):
         return {'response_format': fmt, **options}
     def results(self, results):
         images = [] # the calls' images, in one user message after the tool messages (which take only text)
-        msgs = [{'role': 'tool', 'tool_call_id': r.get('id'), 'content': _chat_content(r, result_parts(r)[0], images)}
+        msgs = [{'role': 'tool', 'tool_call_id': r.get('id'),
+                 'content': t if type(t := result_parts(r)[0]) is str else _chat_content(r, t, images)}
                 for r in results]
         return msgs + [{'role': 'user', 'content': images}] if images else msgs
     class Parts:
@@ -905,7 +907,8 @@ class Responses(Provider):
         return {'text': {'format': {'type': 'json_schema', 'name': name, 'schema': s, 'strict': is_strict}}, **options}
     def results(self, results):
         return [{'type': 'custom_tool_call_output' if _is_custom(r) else 'function_call_output', 'call_id': r.get('id'),
-                 'output': _blocks_or_text(result_parts(r)[0], _responses_item)} for r in results]
+                 'output': t if type(t := result_parts(r)[0]) is str else [_responses_item(p) for p in t]}
+                for r in results]
     class Parts:
         ("Puts a streamed Responses reply together: output items as they are added and done, the reply from "
          "`response.completed`")
@@ -1059,8 +1062,9 @@ class MCP(Provider):
         out = []
         for r in results:
             parts,err = result_parts(r)
-            text = parts_text(parts)
-            d = {'content': [_mcp_block(p) for p in parts], 'isError': err}
+            if type(parts) is str: text,content = parts,[{'type': 'text', 'text': parts}]
+            else: text,content = parts_text(parts),[_mcp_block(p) for p in parts]
+            d = {'content': content, 'isError': err}
             if not err and isinstance(r.get('output'), dict):
                 try: d['structuredContent'] = json.loads(text)
                 except ValueError: pass
@@ -1534,38 +1538,50 @@ from toolslm_like.interpreter import ImagePart, has_images, as_tool_result, fit_
 from toolslm_like.limits import MAX_RESULT_CHARS
 
 _result_chars = contextvars.ContextVar('toolslm_like_result_chars', default=MAX_RESULT_CHARS)
+_shortest = [MAX_RESULT_CHARS] # the smallest limit ever set: a text no longer than it is within the current one
+
+def _set_result_chars(max_chars:int|None)->contextvars.Token:
+    if max_chars is not None and max_chars < _shortest[0]: _shortest[0] = max_chars
+    return _result_chars.set(max_chars)
 
 @contextlib.contextmanager
 def result_chars_limit(max_chars:int|None # Most characters of one result's text sent to a model (`None`: no limit)
                       ):
     "Within this block, results written for a model (`format_tool_results`, `results`) keep at most `max_chars` of text"
-    tok = _result_chars.set(max_chars)
+    tok = _set_result_chars(max_chars)
     try: yield
     finally: _result_chars.reset(tok)
 
+# %% ../nbs/06_providers.ipynb #a25p0031
+_TEXT_OUTPUTS = frozenset((int, float, bool, type(None))) # outputs that cannot hold an image
+
 def result_parts(r:dict # A tool result `{'id', 'name', 'output', 'error'}`
-                )->tuple[list,bool]: # (its parts, text and `ImagePart`s; is it an error?)
+                )->tuple: # (its text, or where it holds images a list of text and `ImagePart`s; is it an error?)
     "What a model reads for result `r`: its text (long text cut, head and tail kept) and its images; is it an error?"
-    err,limit = r.get('error'),_result_chars.get()
-    if (err is None or err is False) and r.get('refused') is None and has_images(out := r.get('output')):
-        return [p if type(p) is ImagePart else fit_text(p, limit) for p in as_tool_result(out, tool_output_text)],False
-    text,err = _text_and_error(r)
-    return [fit_text(text, limit)],err
+    if r.get('error') is None and r.get('refused') is None:
+        out = r.get('output')
+        t = type(out)
+        if t is str: text = out
+        elif t in _TEXT_OUTPUTS or (t is dict and 'type' not in out) or not has_images(out):
+            text = tool_output_text(out)
+        else: return [p if type(p) is ImagePart else fit_text(p, _result_chars.get())
+                      for p in as_tool_result(out, tool_output_text)],False
+        err = False
+    else: text,err = _text_and_error(r)
+    if len(text) <= _shortest[0]: return text,err
+    limit = _result_chars.get()
+    return (text if limit is None or len(text) <= limit else fit_text(text, limit)),err
 
 # %% ../nbs/06_providers.ipynb #a25p0007
 NO_IMAGES_NOTE = "[An image ({mime}, {size:,} bytes) is left out: {why}]"
 
-def parts_text(parts:list, # Text and `ImagePart`s
+def parts_text(parts:str|list, # A text, or a list of text and `ImagePart`s (as `result_parts` gives them)
                why:str='this API takes no images in tool results' # Why images are left out
               )->str:
     "The parts as one text, for an API (or a place in one) that takes no images: each image a short note"
-    if len(parts) == 1 and type(parts[0]) is str: return parts[0]
+    if type(parts) is str: return parts
     return '\n'.join(p if type(p) is str else NO_IMAGES_NOTE.format(mime=p.mime_type, size=len(p.data), why=why)
                      for p in parts)
-
-def _blocks_or_text(parts:list, block:typing.Callable):
-    "One text as it is; else each part as `block` writes it (the API's own list of text and image blocks)"
-    return parts[0] if len(parts) == 1 and type(parts[0]) is str else [block(p) for p in parts]
 
 def _anthropic_block(p)->dict:
     if type(p) is str: return {'type': 'text', 'text': p}
@@ -1583,21 +1599,21 @@ def _mcp_block(p)->dict:
 IMAGES_NEXT = "[{n} image(s) returned by this call: in the user message after the tool results]"
 IMAGES_FROM = "The image(s) tool call {id} ({name}) returned:"
 
-def _chat_content(r:dict, parts:list, images:list)->str:
+def _chat_content(r:dict, parts:str|list, images:list)->str:
     ("A Chat Completions tool message's text (its API takes only text there); the call's images go to `images`, for "
      "one user message after the turn's tool messages")
-    if len(parts) == 1 and type(parts[0]) is str: return parts[0]
+    if type(parts) is str: return parts
     pics = [p for p in parts if type(p) is ImagePart]
     images += [{'type': 'text', 'text': IMAGES_FROM.format(id=r.get('id'), name=r.get('name'))},
                *({'type': 'image_url', 'image_url': {'url': p.data_url}} for p in pics)]
     return '\n'.join([p for p in parts if type(p) is str] + [IMAGES_NEXT.format(n=len(pics))])
 
-def _gemini_response(r:dict, parts:list, err:bool)->dict:
+def _gemini_response(r:dict, parts:str|list, err:bool)->dict:
     "A Gemini `function_response`: its text as `output` (or `error`), its images as inline data, named in `images`"
-    text = '\n'.join(p for p in parts if type(p) is str)
+    text = parts if type(parts) is str else '\n'.join(p for p in parts if type(p) is str)
     fr = {'name': provider_tool_name(r['name']), 'response': {'error': text} if err else {'output': text}}
     if r.get('id') is not None: fr = {'id': r['id'], **fr}
-    if len(parts) > 1 or type(parts[0]) is not str:
+    if type(parts) is not str:
         pics = [p for p in parts if type(p) is ImagePart]
         names = [f"image{i}.{p.mime_type.split('/')[1]}" for i,p in enumerate(pics, 1)]
         fr['response']['images'] = [{'$ref': n} for n in names] # how a response names its parts
@@ -1647,6 +1663,7 @@ def format_tool_results(results:list, # Tool results: `{'id', 'name', 'output', 
                              "each a dict {'id', 'name', 'output', 'error'}")
     if calls is not None: results = _order(results, calls)
     if provider is None: provider = _dialect_of(results)
-    tok = _result_chars.set(max_result_chars)
+    if max_result_chars == _result_chars.get(): return get_provider(provider).results(list(results))
+    tok = _set_result_chars(max_result_chars)
     try: return get_provider(provider).results(list(results))
     finally: _result_chars.reset(tok)

@@ -194,12 +194,6 @@ def _run_tool(f, kw:dict, timeout:float|None, glb:dict|None, submission=None):
         raise
 
 # %% ../nbs/09_toolbox.ipynb #a25t0002
-_YIELDING = inspect.CO_GENERATOR | inspect.CO_ASYNC_GENERATOR
-
-def _yields(f)->bool:
-    "Is `f` a generator function, sync or async (read from its code's flags)?"
-    return bool(getattr(getattr(getattr(f, '__func__', f), '__code__', None), 'co_flags', 0) & _YIELDING)
-
 def _joined(out):
     "A generator's pieces joined; an async generator's, as a coroutine to await; anything else as it is"
     t = type(out)
@@ -212,7 +206,8 @@ def _collecting(toolbox, f, call_id, name):
         toolbox._emit('piece', call_id, name, 1, piece=p)
         for listen in tuple(toolbox.__dict__.get('piece_listeners', ())): listen(call_id, name, p)
     # an async generator's: a coroutine, which the toolbox awaits as it does any a sync tool returns
-    if inspect.isasyncgenfunction(f): return lambda **kw: acollect_pieces(f(**kw), on_piece)
+    if inspect.isasyncgenfunction(f) or inspect.isasyncgenfunction(getattr(type(f), '__call__', None)):
+        return lambda **kw: acollect_pieces(f(**kw), on_piece)
     return functools.wraps(f)(lambda **kw: collect_pieces(f(**kw), on_piece))
 
 # %% ../nbs/09_toolbox.ipynb #76d1d2f2
@@ -485,7 +480,7 @@ class Toolbox:
                 if t not in _scalar_types and (t is not str or len(v) > _SHORT_STR): self._check_size(arguments); break
         elif arguments is not None: self._check_size(arguments)
         f,info,kw = prepare_call(name, arguments, self.ns)
-        return call_id,name,_collecting(self, f, call_id, name) if _yields(f) else f,info,kw
+        return call_id,name,_collecting(self, f, call_id, name) if info.yields else f,info,kw
 
     def _check_size(self, arguments):
         if arguments_too_large(arguments, self.max_argument_chars):
@@ -543,7 +538,7 @@ class Toolbox:
                             self._check_size(arguments); break
                 elif arguments is not None: self._check_size(arguments)
                 f,info,kw = prepare_call(name, arguments, self.ns)
-                if _yields(f): f = _collecting(self, f, call_id, name)
+                if info.yields: f = _collecting(self, f, call_id, name)
             else: call_id,name,f,info,kw = self._prepare(call)
         except Exception as e: return self._refused(call, e, start)
         if watched or timeout is not None or self.executor is not None or info.is_async or info.wants_globals:
