@@ -7,10 +7,11 @@ Docs: https://toolslm-like.github.io/toolslm_like/funccall.html.md"""
 # %% auto #0
 __all__ = ['empty', 'get_schema', 'PathArg', 'dateArg', 'mk_ns', 'call_func', 'call_func_async', 'custom_types',
            'uses_caller_globals', 'TypeKind', 'add_type_kind', 'hide_params', 'using_globals', 'ArgumentError',
-           'ToolNotFoundError', 'python']
+           'ToolNotFoundError', 'python', 'coerce_inputs', 'resolve_nm', 'get_schema_nm', 'handle_type', 'union_schema',
+           'type_map', 'mk_param', 'schema2sig', 'mk_tool', 'minipy']
 
 # %% ../nbs/05_funccall.ipynb #8535f9ed
-import ast, contextlib, contextvars, functools, inspect, io, itertools, json, linecache
+import ast, contextlib, contextvars, functools, inspect, io, itertools, json, keyword, linecache
 import marshal, math, re, signal, sys, threading, time, traceback, types, typing
 from collections import abc, deque
 from datetime import date
@@ -153,6 +154,7 @@ def _compiled_copier(d:dict):
 # %% ../nbs/05_funccall.ipynb #50cc773f
 def get_schema(f:typing.Callable|dict, # A function, class, method or partial to describe; a dict is returned as is
                pname:str='input_schema', # Key for the parameters' schema (`'parameters'` for OpenAI)
+               evalable:bool=False, # fastcore's: stringify defaults `ast.literal_eval` can't read? Ours are JSON anyway
                skip_hidden:bool=False, # Leave out parameters whose names start with `_`?
                name:str|None=None # The tool name, if not the function's own
               )->dict: # `{'name', 'description', pname: schema}`
@@ -207,16 +209,17 @@ def output_schema(f:typing.Callable|dict # A tool, or a tool's schema dict (its 
 # %% ../nbs/05_funccall.ipynb #e02fb007
 def mk_ns(fs:abc.Callable|list|abc.Mapping|None # A function, a list of functions and dicts, or a mapping (kept as is)
          )->dict: # name -> callable
-    "A namespace (name -> callable) from a function, a list of functions and dicts, or a mapping"
+    """A namespace (name -> callable) from a function, a list of functions and dicts, or a mapping; what is not
+    callable (a server tool's settings dict, as claudette passes them) is not a tool, and is left out as fastcore
+    does"""
     if fs is None: return {}
     if isinstance(fs, abc.Mapping): return fs
     ns = {}
-    for o in (fs if isinstance(fs, (list, tuple)) else [fs]):
-        items = o.items() if isinstance(o, abc.Mapping) else [(callable_name(o), o)] if callable(o) else None
-        if items is None:
-            raise UsageTypeError("mk_ns takes functions, lists of functions and dicts, or a mapping; "
-                                 f"got {type(o).__name__} {show_value(o)}")
+    many = isinstance(fs, abc.Iterable) and not callable(fs) and not isinstance(fs, (str, bytes))
+    for o in (fs if isinstance(fs, (list, tuple)) else list(fs) if many else [fs]):
+        items = o.items() if isinstance(o, abc.Mapping) else [(callable_name(o), o)] if callable(o) else ()
         for k,v in items:
+            if not callable(v): continue
             if k in ns and ns[k] is not v:
                 raise UsageValueError(f"Two different tools are named {k!r}: "
                                       f"rename one (e.g. pass {{'other_name': f}})")
@@ -406,10 +409,8 @@ async def _call_async(f, info, kw, raise_on_err, glb):
     tok = GLOBALS_VAR.set(glb) if glb is not None else None
     try:
         if info.is_async: res = await f(**kw)
-        else:
-            # here, not at the top: it would double the time `import toolslm_like.funccall` takes (bench/bench_scale.py)
-            import asyncio
-            res = await asyncio.to_thread(f, **kw)
+        else: # on the calling thread, as fastcore does: a tool using `signal` or thread-local state works here
+            res = f(**kw)
             if inspect.isawaitable(res): res = await res
         return res
     except (Exception, SystemExit) as e:
@@ -426,7 +427,7 @@ def call_func_async(fc_name:str|typing.Callable,
                     fc_inputs:dict|str,
                     ns:abc.Mapping|list|abc.Callable|None=None,
                     raise_on_err:bool=True): # Raise errors, or return them as text?
-    "Awaitable: call `fc_name` in `ns`, awaiting coroutine functions and running sync tools in a worker thread"
+    "Awaitable: call `fc_name` in `ns`, awaiting coroutine functions; a sync tool runs on the calling thread"
     try: f,info,kw = prepare_call(fc_name, fc_inputs, ns)
     except Exception as e: return _fail(e, raise_on_err)
     glb = (GLOBALS_VAR.get() or user_globals()) if info.wants_globals else None
@@ -439,3 +440,133 @@ if hasattr(inspect, 'markcoroutinefunction'): inspect.markcoroutinefunction(call
 # before, `asyncio.iscoroutinefunction` says so (when it was loaded first)
 elif hasattr(getattr(sys.modules.get('asyncio'), 'coroutines', None), '_is_coroutine'):
     call_func_async._is_coroutine = sys.modules['asyncio'].coroutines._is_coroutine
+
+# %% ../nbs/05_funccall.ipynb #33ac9021
+def coerce_inputs(func:typing.Callable, # The tool
+                  inputs:dict # A model's arguments
+                 )->dict: # Keyword arguments for `func`, converted (and repaired) to what its annotations ask for
+    "fastcore's name for `bind_arguments`: a model's `inputs` converted to `func`'s annotations, common slips repaired"
+    return bind_arguments(func, inputs)
+
+# %% ../nbs/05_funccall.ipynb #6d645867
+def resolve_nm(nm:str, # A name in `ns`, or a dotted path from one that you wrote (`'calc.mul'`), never a model's text
+               ns:abc.Mapping|list|abc.Callable # The namespace (anything `mk_ns` accepts)
+              ): # The callable it names
+    "The callable `nm` names in `ns`: a dotted path follows public attributes only, never into a module"
+    if not isinstance(nm, str): raise UsageTypeError(f"resolve_nm needs a name, got {show_value(nm)}")
+    ns = mk_ns(ns)
+    if nm in ns and callable(ns[nm]): return ns[nm]
+    first,*rest = nm.split('.')
+    o = ns.get(first) if not first.startswith('_') else None
+    for i,a in enumerate(rest):
+        if o is None: break
+        if not a.isidentifier() or a.startswith('_') or isinstance(o, types.ModuleType):
+            raise ToolNotFoundError(f"{nm!r}: {'.'.join([first, *rest[:i+1]])!r} is not a public attribute "
+                                    "of an object in the namespace (no `_names`, no dunders, nothing in a module)")
+        o = getattr(o, a, None)
+    if o is None or not callable(o) or isinstance(o, types.ModuleType):
+        raise ToolNotFoundError(f"There is no callable named {show_value(nm)} in the namespace")
+    return o
+
+def get_schema_nm(nm:str, # A name in `ns`, or a dotted path from one (`'calc.mul'`)
+                  ns:abc.Mapping|list|abc.Callable, # The namespace
+                  dot2dash:bool=False, # Name the tool `calc-mul` (tool names may not hold dots)?
+                  **kwargs # `get_schema`'s other arguments (`pname`, `skip_hidden`, ...)
+                 )->dict: # The schema, named `nm`
+    "The schema of what `nm` names in `ns` (see `resolve_nm`), named `nm`"
+    return get_schema(resolve_nm(nm, ns), name=nm.replace('.', '-') if dot2dash else nm, **kwargs)
+
+# %% ../nbs/05_funccall.ipynb #5f6af236
+def handle_type(t, # An annotation
+                defs:dict # Where the definitions of the classes it uses go (a schema's `$defs`)
+               )->dict: # Its JSON schema
+    "The JSON schema of annotation `t`, as in a parameter's schema; fastcore's name"
+    b = SchemaBuilder()
+    s = b.schema(t)
+    if defs is not None: defs.update(b.defs)
+    return s
+
+def union_schema(t, # A union (`int | None`, `Optional[...]`, `Union[...]`)
+                 defs:dict|None=None # Where the definitions of the classes it uses go
+                )->dict: # Its JSON schema (`anyOf`, or the one member's schema)
+    "The JSON schema of union `t`; fastcore's name"
+    if get_origin(t) not in (Union, types.UnionType): raise SchemaError(f"{t!r} is not a union")
+    return handle_type(t, defs)
+
+# %% ../nbs/05_funccall.ipynb #aa59d3c0
+type_map = dict(string=str, boolean=bool, integer=int, number=float, array=list, object=dict)
+
+def mk_param(orig:str, # The property's name in the schema
+             props:dict, # Its schema
+             req:list, # The names the schema requires
+             pynm:str|None=None # Its name in Python, if `orig` is not one
+            )->inspect.Parameter:
+    "A `Parameter` named `pynm` for property `orig`: required ones positional, others keyword-only with their default"
+    kind = _P.POSITIONAL_OR_KEYWORD if orig in req else _P.KEYWORD_ONLY
+    t = props.get('type')
+    anno = type_map.get(t, typing.Any) if isinstance(t, str) else typing.Any
+    if t == 'array' and isinstance(props.get('items'), dict):
+        it = props['items'].get('type')
+        anno = list[type_map.get(it, typing.Any) if isinstance(it, str) else typing.Any]
+    if d := props.get('description'): anno = typing.Annotated[anno, d]
+    return _P(pynm or orig, kind, default=empty if orig in req else props.get('default'), annotation=anno)
+
+# %% ../nbs/05_funccall.ipynb #7630785a
+def _tool_part(tool, k:str):
+    "Part `k` (`name`, `description`, `inputSchema`) of an MCP `Tool` or a tool dict"
+    if isinstance(tool, abc.Mapping):
+        if k == 'inputSchema':
+            return next((tool[o] for o in ('inputSchema', 'input_schema', 'parameters') if o in tool), {})
+        return tool.get(k)
+    return getattr(tool, k, None)
+
+def _py_name(nm:str)->str:
+    "A Python identifier for a property name (fastcore's rule: other characters `_`, `_` before a digit or keyword)"
+    nm = NON_WORD_RE.sub('_', nm) or '_'
+    if nm[0].isdigit(): nm = '_' + nm
+    return nm + '_' if keyword.iskeyword(nm) else nm
+
+def _py_names(props)->dict:
+    "{Python name: property name}; two properties with the same Python name are an error"
+    out = {}
+    for orig in props:
+        py = _py_name(orig)
+        if out.get(py, orig) != orig:
+            raise SchemaError(f"Properties {out[py]!r} and {orig!r} both become the Python name {py!r}")
+        out[py] = orig
+    return out
+
+# %% ../nbs/05_funccall.ipynb #9dba6caf
+def schema2sig(tool # An MCP `Tool`, or a dict with `inputSchema` (or `input_schema`, `parameters`)
+              )->inspect.Signature:
+    "The `Signature` the schema of `tool` describes: required parameters first"
+    s = _tool_part(tool, 'inputSchema') or {}
+    props,req = s.get('properties') or {},s.get('required') or []
+    params = [mk_param(orig, props[orig], req, py) for py,orig in _py_names(props).items()]
+    return inspect.Signature(sorted(params, key=lambda p: p.kind))
+
+def mk_tool(dispfn:typing.Callable, # Called as `dispfn(tool_name, **arguments)`
+            tool # An MCP `Tool`, or a dict with `name`, `description` and `inputSchema`
+           )->typing.Callable:
+    "A function with the signature `tool`'s schema describes, which calls `dispfn(name, **kwargs)`"
+    sig,name = schema2sig(tool),_tool_part(tool, 'name')
+    py2orig = _py_names((_tool_part(tool, 'inputSchema') or {}).get('properties') or {})
+    def fn(*args, **kwargs):
+        bound = sig.bind(*args, **kwargs)
+        return dispfn(name, **{py2orig.get(k, k): v for k,v in bound.arguments.items()})
+    fn.__doc__,fn.__signature__,fn.__name__,fn.__qualname__ = _tool_part(tool, 'description'),sig,name,name
+    fn.__annotations__ = {k: p.annotation for k,p in sig.parameters.items()}
+    return fn
+
+# %% ../nbs/05_funccall.ipynb #990d83ac
+def minipy(code:str, # Code to run
+           glb:dict|None=None, # Globals (default: the caller's)
+           loc:dict|None=None, # Locals (default: `glb`)
+           timeout:float=3600 # Seconds it may run
+          ): # The value of its last expression, or what it printed, or the traceback of an error
+    "toolslm's name for `python`: run `code` and return its last expression's value, or else its printed output"
+    return python(code, glb=sys._getframe(1).f_globals if glb is None else glb, loc=loc, timeout=timeout)
+
+# %% ../nbs/05_funccall.ipynb #1173e73b
+_all_ = ['coerce_inputs', 'resolve_nm', 'get_schema_nm', 'handle_type', 'union_schema', 'type_map', 'mk_param',
+         'schema2sig', 'mk_tool', 'minipy']

@@ -493,6 +493,13 @@ def _annotated_doc(ann):
             if isinstance(getattr(m, 'description', None), str): return m.description, ann
     return None, ann
 
+# %% ../nbs/03_typekinds.ipynb #3e4edd7c
+def _tool_comments(f, u)->tuple[dict,str|None]:
+    """Docments of `f` (read from `u`, what it wraps): its signature's, and for a class as the tool itself (a dataclass,
+    a NamedTuple, whose `__init__` Python wrote) the comments on its fields"""
+    comments,ret_doc = _signature_comments(u)
+    return ({**_class_field_docs(f), **comments} if inspect.isclass(f) else comments),ret_doc
+
 # %% ../nbs/03_typekinds.ipynb #7f8f207f
 def tool_info(f:typing.Callable, # The function (or class, method, partial, callable object)
               localns:dict|None=None # Extra names to resolve its annotations in (not cached then)
@@ -511,7 +518,7 @@ def _read_tool_info(f, localns)->ToolInfo:
     try: sig = inspect.signature(f)
     except (TypeError, ValueError) as e: raise SchemaError(f"Cannot read the signature of {f!r}: {e}") from None
     u = _underlying(f)
-    comments,ret_doc = _signature_comments(u)
+    comments,ret_doc = _tool_comments(f, u)
     if not (comments or ret_doc or inspect.isclass(f)) and _has_no_source(u):
         warnings.warn(f"{callable_name(f)!r}: its source could not be read (made by `exec`, or only its compiled code "
                       "is installed), so the comments on its parameters (docments) are not in its schema", stacklevel=4)
@@ -765,11 +772,19 @@ class PrimitiveKind(TypeKind):
 
 # %% ../nbs/03_typekinds.ipynb #e4e3e078
 def _decode_json(v, want, c):
-    "A JSON string `v` decoded into a `want` (list or dict), when lax conversion allows it"
-    if isinstance(v, str) and not c.strict:
+    """A string `v` decoded into a `want` (list or dict) when lax conversion allows it: JSON, else a Python literal
+    (`ast.literal_eval`, never `eval`; models often write `{'a': 1}`), kept only if it is plain JSON; for a list,
+    `{}` is `[]` and a bare value is a list of one (the common slips fastcore's `coerce_inputs` repairs too)"""
+    if c.strict: return v
+    if isinstance(v, str):
         try: d = json.loads(v)
-        except ValueError: return v
+        except ValueError:
+            try: d = to_jsonable(ast.literal_eval(v.strip()))
+            except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError): d = None
         if isinstance(d, want): return d
+    if want is list:
+        if isinstance(v, dict) and not v: return []
+        if isinstance(v, (str, int, float)): return [v] # bool is an int
     return v
 
 _list_origins = (list, abc.Sequence, abc.MutableSequence, abc.Iterable, abc.Collection, abc.Iterator, deque,
