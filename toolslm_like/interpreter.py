@@ -471,9 +471,9 @@ def fit_text(text:str, # A result's text
 _capturing = contextvars.ContextVar('toolslm_like_capturing', default=None)
 
 def _figure_managers()->dict:
-    "{number: manager} of pyplot's open figures (none if the program has not imported pyplot)"
+    "{number: manager} of pyplot's open figures (none if the program has not imported pyplot); pyplot's own, not a copy"
     helpers = sys.modules.get('matplotlib._pylab_helpers')
-    return dict(helpers.Gcf.figs) if helpers is not None and 'matplotlib.pyplot' in sys.modules else {}
+    return helpers.Gcf.figs if helpers is not None and 'matplotlib.pyplot' in sys.modules else {}
 
 def _routed(orig, catch):
     "`orig`, which calls `catch` instead while a run's images are captured in this context"
@@ -483,10 +483,16 @@ def _routed(orig, catch):
     show.__wrapped__,show._toolslm_routed = orig,_capturing # (a second copy of this module routes through this one)
     return show
 
-def _route(mod, name:str, catch):
-    f = getattr(mod, name, None) if mod is not None else None
-    if callable(f) and getattr(f, '_toolslm_routed', None) is not _capturing:
-        setattr(mod, name, _routed(f, catch))
+_installed = {} # (module, name): the routed function we put there, so a second run finds it with one lookup
+
+def _route(modname:str, name:str, catch):
+    "Route `name` of module `modname` (if loaded) through `_routed`, unless it is already"
+    if (mod := sys.modules.get(modname)) is None: return
+    f = vars(mod).get(name) # (`getattr` of a missing name raises inside: slower)
+    if f is None or f is _installed.get((modname, name)): return
+    if getattr(f, '_toolslm_routed', None) is not _capturing and callable(f): f = _routed(f, catch)
+    _installed[modname, name] = f
+    setattr(mod, name, f)
 
 # %% ../nbs/04_interpreter.ipynb #a25i0054
 from toolslm_like.limits import MAX_RUN_IMAGES
@@ -496,20 +502,23 @@ class capture_images:
      "figures), as `ImagePart`s in `images`, in order; the figures taken are closed")
     def __init__(self, max_images:int=MAX_RUN_IMAGES): self.images,self.figures,self.max_images = [],[],max_images
     def __enter__(self):
-        self.before = set(_figure_managers())
-        _route(sys.modules.get('matplotlib.pyplot'), 'show', lambda cap, *a, **k: cap.take_figures())
-        for m in ('IPython.display', 'IPython.core.display_functions', 'builtins'):
-            _route(sys.modules.get(m), 'display', capture_images._displayed)
-        self.tok = _capturing.set(self)
+        mods,self.before,self.tok = sys.modules,(),None
+        if 'matplotlib.pyplot' in mods or 'IPython' in mods: # what can show something is loaded: route it
+            self.before = set(_figure_managers())
+            _route('matplotlib.pyplot', 'show', capture_images.take_figures)
+            if 'IPython' in mods:
+                for m in ('IPython.display', 'IPython.core.display_functions', 'builtins'):
+                    _route(m, 'display', capture_images._displayed)
+            self.tok = _capturing.set(self)
         return self
     def __exit__(self, *exc):
-        _capturing.reset(self.tok)
-        self.take_figures()
+        if self.tok is not None: _capturing.reset(self.tok)
+        if 'matplotlib.pyplot' in sys.modules: self.take_figures() # (also if the code imported it)
     def add(self, img:ImagePart):
         if len(self.images) < self.max_images: self.images.append(img)
-    def take_figures(self):
+    def take_figures(self, *args, **kwargs): # (as `plt.show` is called)
         "The open figures this run made, as images; then closed"
-        for n,m in _figure_managers().items():
+        for n,m in list(_figure_managers().items()): # (closing changes it)
             if n in self.before: continue
             fig = m.canvas.figure
             self.figures.append(fig)
@@ -579,6 +588,6 @@ def python(
     except BaseException as e:
         if isinstance(e, SyntaxError): return ''.join(traceback.format_exception_only(type(e), e))
         return tool_traceback(e)
-    res = val if val is not None and not any(val is f for f in cap.figures) else out.rstrip('\n')
+    res = val if val is not None and not (cap.figures and any(val is f for f in cap.figures)) else out.rstrip('\n')
     if not cap.images: return res
     return ToolResult(([] if isinstance(res, str) and not res else [res]) + cap.images) # the text, then the pictures

@@ -281,7 +281,8 @@ def _run_request(code:str, # The code to run
         if isinstance(e, (MemoryError, RecursionError)): restart = type(e).__name__
         if limits and (hint := _limit_hint(e, limits)): text = f"{text.rstrip()}\n[Sandbox limit: {hint}.]"
     cap.__exit__(None, None, None)
-    if val is not None and any(val is f for f in cap.figures): val,text = None,out.rstrip('\n') # among the images
+    if val is not None and cap.figures and any(val is f for f in cap.figures): # the value is one of the images
+        val,text = None,out.rstrip('\n')
     reply = _encode_result(text, max_output, is_text=True) if text is not None else _encode_result(val, max_output)
     if cap.images: reply['images'] = _encode_images(cap.images)
     if restart: reply['restart'] = restart
