@@ -161,6 +161,7 @@ class ChatServer(ScriptedServer):
                     if not isinstance(f.get('name'), str): p.append(f"messages[{i}].tool_calls[{j}]: function name missing")
                     if not isinstance(f.get('arguments'), str): p.append(f"messages[{i}].tool_calls[{j}].function.arguments must be a string")
                 pending = [c.get('id') for c in calls]
+            elif role == 'user': _text_content(m.get('content'), f"messages[{i}]", p, ('text', 'image_url', 'input_audio', 'file'))
             else: _text_content(m.get('content'), f"messages[{i}]", p)
         if pending: p.append(f"the last assistant message's tool calls have no `tool` messages: {', '.join(pending)}")
         return p
@@ -230,6 +231,7 @@ class ResponsesServer(ScriptedServer):
                 elif cid in answered: p.append(f"input[{i}]: a second output for call_id {cid!r}")
                 answered.add(cid)
                 if not isinstance(it.get('output'), (str, list)): p.append(f"input[{i}]: `output` must be a string")
+                elif isinstance(it['output'], list): _text_content(it['output'], f"input[{i}].output", p, ('input_text', 'input_image', 'input_file'))
             elif typ == 'reasoning': pass
             else: p.append(f"input[{i}]: unknown item type {typ!r}")
         for cid in calls:
@@ -323,6 +325,12 @@ class AnthropicServer(ScriptedServer):
                 for b in results:
                     if 'is_error' in b and not isinstance(b['is_error'], bool): p.append(f"messages.{i}: is_error must be a bool")
                     if not isinstance(b.get('content', ''), (str, list)): p.append(f"messages.{i}: tool_result content must be a string or blocks")
+                    elif isinstance(b.get('content'), list):
+                        _text_content(b['content'], f"messages.{i}: tool_result", p, ('text', 'image', 'search_result', 'document'))
+                        for x in b['content']:
+                            src = x.get('source') if x.get('type') == 'image' else None
+                            if x.get('type') == 'image' and not (isinstance(src, dict) and src.get('type') == 'base64' and src.get('media_type') in ('image/png', 'image/jpeg', 'image/gif', 'image/webp') and isinstance(src.get('data'), str)):
+                                p.append(f"messages.{i}: an image block needs a base64 `source` with a media_type of image/png, jpeg, gif or webp")
                 pending = []
             else:
                 if results: p.append(f"messages.{i}: an assistant message cannot hold `tool_result` blocks")
@@ -412,6 +420,11 @@ class GeminiServer(ScriptedServer):
                 elif not pending and answers: p.append(f"contents[{i}]: function response parts without function calls before them")
                 for a in answers:
                     if not isinstance(a.get('response'), dict): p.append(f"contents[{i}]: functionResponse.response must be an object")
+                    for x in a.get('parts') or []:
+                        # the API reads proto JSON, which takes a field's own name too (`inline_data`, as the SDK sends it here)
+                        blob = (x.get('inlineData') or x.get('inline_data')) if isinstance(x, dict) else None
+                        if not isinstance(blob, dict) or not isinstance(blob.get('mimeType', blob.get('mime_type')), str) or not isinstance(blob.get('data'), str):
+                            p.append(f"contents[{i}]: functionResponse.parts: each needs `inlineData` with `mimeType` and base64 `data`")
                 pending = []
             else:
                 if answers: p.append(f"contents[{i}]: a model turn cannot hold function responses")

@@ -490,6 +490,120 @@ def as_tool_result(output:typing.Any, # What a tool returned
     return ToolResult([fit_image(p, max_image_bytes, max_image_side) if type(p) is ImagePart else p
                        for p in _parts(output, text)])
 
+# %% ../nbs/04_interpreter.ipynb #a25i0041
+from toolslm_like.limits import MAX_RESULT_CHARS
+
+def fit_text(text:str, # A result's text
+             max_chars:int|None=MAX_RESULT_CHARS # Most characters kept (`None`: all)
+            )->str: # `text`, or its head and tail with a note of what was left out
+    "`text` if it has at most `max_chars` characters, else its first two thirds and last third, with a note between"
+    if max_chars is None or len(text) <= max_chars: return text
+    head = max_chars * 2 // 3
+    tail = max_chars - head
+    note = (f"\n\n[... {len(text) - max_chars:,} characters left out here: the whole result has {len(text):,} "
+            "characters ...]\n\n")
+    return text[:head] + note + (text[-tail:] if tail else '')
+
+# %% ../nbs/04_interpreter.ipynb #a25i0051
+_capturing = contextvars.ContextVar('toolslm_like_capturing', default=None)
+
+def _figure_managers()->dict:
+    "{number: manager} of pyplot's open figures (none if the program has not imported pyplot); pyplot's own, not a copy"
+    helpers = sys.modules.get('matplotlib._pylab_helpers')
+    return helpers.Gcf.figs if helpers is not None and 'matplotlib.pyplot' in sys.modules else {}
+
+def _routed(orig, catch):
+    "`orig`, which calls `catch` instead while a run's images are captured in this context"
+    def show(*args, **kwargs):
+        cap = _capturing.get()
+        return orig(*args, **kwargs) if cap is None else catch(cap, *args, **kwargs)
+    show.__wrapped__,show._toolslm_routed = orig,_capturing # (a second copy of this module routes through this one)
+    return show
+
+_installed = {} # (module, name): the routed function we put there, so a second run finds it with one lookup
+
+def _route(modname:str, name:str, catch):
+    "Route `name` of module `modname` (if loaded) through `_routed`, unless it is already"
+    if (mod := sys.modules.get(modname)) is None: return
+    f = vars(mod).get(name) # (`getattr` of a missing name raises inside: slower)
+    if f is None or f is _installed.get((modname, name)): return
+    if getattr(f, '_toolslm_routed', None) is not _capturing and callable(f): f = _routed(f, catch)
+    _installed[modname, name] = f
+    setattr(mod, name, f)
+
+# %% ../nbs/04_interpreter.ipynb #a25i0054
+from toolslm_like.limits import MAX_RUN_IMAGES
+
+class capture_images:
+    ("Context manager: what the code run in it shows (`plt.show()`, IPython's `display`) or leaves open (pyplot "
+     "figures), as `ImagePart`s in `images`, in order; the figures taken are closed")
+    def __init__(self, max_images:int=MAX_RUN_IMAGES): self.images,self.figures,self.max_images = [],[],max_images
+    def __enter__(self):
+        mods,self.before,self.tok = sys.modules,(),None
+        if 'matplotlib.pyplot' in mods or 'IPython' in mods: # what can show something is loaded: route it
+            self.before = set(_figure_managers())
+            _route('matplotlib.pyplot', 'show', capture_images.take_figures)
+            if 'IPython' in mods:
+                for m in ('IPython.display', 'IPython.core.display_functions', 'builtins'):
+                    _route(m, 'display', capture_images._displayed)
+            self.tok = _capturing.set(self)
+        return self
+    def __exit__(self, *exc):
+        if self.tok is not None: _capturing.reset(self.tok)
+        if 'matplotlib.pyplot' in sys.modules: self.take_figures() # (also if the code imported it)
+    def add(self, img:ImagePart):
+        if len(self.images) < self.max_images: self.images.append(img)
+    def take_figures(self, *args, **kwargs): # (as `plt.show` is called)
+        "The open figures this run made, as images; then closed"
+        for n,m in list(_figure_managers().items()): # (closing changes it)
+            if n in self.before: continue
+            fig = m.canvas.figure
+            self.figures.append(fig)
+            self.add(_from_figure(fig))
+            sys.modules['matplotlib.pyplot'].close(fig)
+    def _displayed(self, *objs, **kwargs):
+        for o in objs:
+            if not has_images(o): print(o if isinstance(o, str) else _show_text(o)); continue
+            for p in as_tool_result(o):
+                if type(p) is ImagePart: self.add(p)
+                else: print(p)
+            if getattr(o, 'number', None) in _figure_managers(): sys.modules['matplotlib.pyplot'].close(o)
+
+def _show_text(o)->str:
+    "How `display` would show `o` as text"
+    try: return repr(o)
+    except Exception as e: return f"<{type(o).__name__}: its repr failed: {e}>"
+
+# %% ../nbs/04_interpreter.ipynb #a25i0071
+import types as _types
+
+def joined_pieces(pieces:list # What a generator tool yielded, in order
+                 ): # One result
+    "A generator tool's pieces as one result: text joined; with images, a `ToolResult`; else the list"
+    if all(type(p) is str for p in pieces): return ''.join(pieces)
+    return ToolResult(pieces) if any(has_images(p) for p in pieces) else pieces
+
+def collect_pieces(out:typing.Any, # What a tool returned
+                   on_piece:typing.Callable|None=None # Called with each piece as it comes
+                  ): # `out`, or the generator's pieces joined
+    "`out` itself, unless it is a generator: then run to its end, each piece passed to `on_piece`, the pieces joined"
+    if type(out) is not _types.GeneratorType: return out
+    pieces = []
+    for p in out:
+        if on_piece is not None: on_piece(p)
+        pieces.append(p)
+    return joined_pieces(pieces)
+
+async def acollect_pieces(out:typing.Any, on_piece:typing.Callable|None=None):
+    "`collect_pieces` for an async generator (a sync one, or any other value, is taken as `collect_pieces` takes it)"
+    if type(out) is not _types.AsyncGeneratorType: return collect_pieces(out, on_piece)
+    pieces = []
+    async for p in out:
+        if on_piece is not None: on_piece(p)
+        pieces.append(p)
+    return joined_pieces(pieces)
+acollect_pieces.__delwrap__ = collect_pieces
+
 # %% ../nbs/04_interpreter.ipynb #7616b1b5
 @uses_caller_globals
 @hide_params('glb', 'loc')
@@ -498,16 +612,19 @@ def python(
     glb:dict|None=None, # Globals to run in (default: those of the caller)
     loc:dict|None=None, # Locals to run in (default: same as `glb`)
     timeout:float=3600 # Seconds the code may run before it is stopped with a `TimeoutError`
-): # The final expression's value, or the printed output, or the traceback of an error
+): # The final expression's value, or the printed output, or the traceback of an error; then any plots (`ToolResult`)
     ("Run Python `code` and return its final expression's value (like IPython), or else its printed output. "
      "Errors come back as traceback text.")
     if glb is None: glb = user_globals()
     # off the main thread, a blocking call would outlast the watchdog: the code runs in a helper thread instead
     run = run_returning_on_time if timeout and timeout > 0 and not _signal_ok() else run_with_timeout
-    try: val,out = run(lambda: run_code(code, glb, loc), timeout)
+    try:
+        with capture_images() as cap: val,out = run(lambda: run_code(code, glb, loc), timeout)
     except CodeTimeout: return f"TimeoutError: the code ran for longer than {timeout:g} seconds and was stopped"
     except KeyboardInterrupt: raise
     except BaseException as e:
         if isinstance(e, SyntaxError): return ''.join(traceback.format_exception_only(type(e), e))
         return tool_traceback(e)
-    return val if val is not None else out.rstrip('\n')
+    res = val if val is not None and not (cap.figures and any(val is f for f in cap.figures)) else out.rstrip('\n')
+    if not cap.images: return res
+    return ToolResult(([] if isinstance(res, str) and not res else [res]) + cap.images) # the text, then the pictures

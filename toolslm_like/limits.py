@@ -107,6 +107,10 @@ MAX_IMAGE_SIDE = 8_000 # pixels on the longer side of one image in a tool result
                        # Pillow installed a larger one is scaled down
 MAX_ANSWER_RETRIES = 2 # times `tool_loop(output_type=)` sends a final answer's errors back for another try: each try is
                        # a full request, and a model that fails twice rarely gets it right the third time
+MAX_RUN_IMAGES = 16 # images (plots shown or left open) one run of `python` or `Sandbox.run` returns: each goes into the
+                    # next request, and a loop drawing hundreds of figures is a mistake, not a result
+MAX_RUN_IMAGE_BYTES = 16_000_000 # bytes of the images (as base64) one sandbox run sends back in its reply line,
+                                 # which is read into memory whole; images past it come back as a note
 
 
 # %% ../nbs/00_limits.ipynb #ac2e0bf2

@@ -565,7 +565,7 @@ class Provider:
                         calls:list # The calls they answer
                        )->list: # The messages that answer `calls` with `results`
         "The messages that answer the calls"
-        return _as_messages(format_tool_results(results, self.name, calls=calls))
+        return _as_messages(format_tool_results(results, self.name, calls=calls, max_result_chars=_result_chars.get()))
     def with_note(self, history:list, # The conversation so far
                   text:str # A note to the model, on the user's side
                  )->list: # `history` with the note added (a copy)
@@ -594,11 +594,17 @@ class Provider:
             )->dict: # The tool as this API's `tools=` takes it
         "One tool in this API's dialect (the base class: plain `{name, description, parameters}`)"
         return {'name': name, 'description': spec['description'], 'parameters': spec['parameters']}
+    def answer_options(self, options:dict, # The caller's `**create_options`
+                       schema:dict, # JSON schema of the answer wanted (an object, `$defs` at its root)
+                       name:str # Its name (the type's)
+                      )->dict: # `options`, with the request for answers of that shape where the API takes one
+        "Ask the API for answers of `schema`'s shape (the base class: it cannot; the answer is checked all the same)"
+        return options
     def results(self, results:list # Tool results `{'id', 'name', 'output', 'error'}`, in the calls' order
                ): # What goes back to the model
         "Tool results in this API's dialect (the base class: `{'id', 'name', 'output', 'is_error'}` each)"
-        return [{'id': r.get('id'), 'name': r.get('name'), 'output': t, 'is_error': e}
-                for r in results for t,e in [_text_and_error(r)]]
+        return [{'id': r.get('id'), 'name': r.get('name'), 'output': parts_text(t), 'is_error': e}
+                for r in results for t,e in [result_parts(r)]]
 
 # %% ../nbs/06_providers.ipynb #675b9206
 _providers = {} # name -> the registered `Provider`, in the order registered
@@ -681,11 +687,15 @@ class AnthropicMessages(Provider):
         params,is_strict = _strict_params(spec, strict, 'anthropic')
         return {'name': name, 'description': spec['description'], 'input_schema': params,
                 **({'strict': is_strict} if strict else {})}
+    def answer_options(self, options, schema, name):
+        s,_ = _strict_params({'name': name, 'parameters': schema}, 'auto', 'anthropic')
+        return {'output_config': {'format': {'type': 'json_schema', 'schema': s}}, **options}
     def results(self, results):
         blocks = []
         for r in results:
-            text,err = _text_and_error(r)
-            b = {'type': 'tool_result', 'tool_use_id': r.get('id'), 'content': text}
+            text,err = result_parts(r) # a list where there are images
+            b = {'type': 'tool_result', 'tool_use_id': r.get('id'),
+                 'content': text if type(text) is str else [_anthropic_block(p) for p in text]}
             if err: b['is_error'] = True
             blocks.append(b)
         return {'role': 'user', 'content': blocks}
@@ -789,8 +799,16 @@ class ChatCompletions(Provider):
         fn = {'name': name, 'description': spec['description'], 'parameters': params}
         if strict: fn['strict'] = is_strict
         return {'type': 'function', 'function': fn}
+    def answer_options(self, options, schema, name):
+        s,is_strict = _strict_params({'name': name, 'parameters': schema}, 'auto')
+        fmt = {'type': 'json_schema', 'json_schema': {'name': name, 'schema': s, 'strict': is_strict}}
+        return {'response_format': fmt, **options}
     def results(self, results):
-        return [{'role': 'tool', 'tool_call_id': r.get('id'), 'content': _text_and_error(r)[0]} for r in results]
+        images = [] # the calls' images, in one user message after the tool messages (which take only text)
+        msgs = [{'role': 'tool', 'tool_call_id': r.get('id'),
+                 'content': t if type(t := result_parts(r)[0]) is str else _chat_content(r, t, images)}
+                for r in results]
+        return msgs + [{'role': 'user', 'content': images}] if images else msgs
     class Parts:
         "Puts a streamed Chat Completion together: text in `delta.content`, each call's pieces under its `index`"
         missing = 'a chunk with a finish_reason'
@@ -884,9 +902,13 @@ class Responses(Provider):
         params,is_strict = _strict_params(spec, strict)
         return {'type': 'function', 'name': name, 'description': spec['description'], 'parameters': params,
                 'strict': is_strict}
+    def answer_options(self, options, schema, name):
+        s,is_strict = _strict_params({'name': name, 'parameters': schema}, 'auto')
+        return {'text': {'format': {'type': 'json_schema', 'name': name, 'schema': s, 'strict': is_strict}}, **options}
     def results(self, results):
         return [{'type': 'custom_tool_call_output' if _is_custom(r) else 'function_call_output', 'call_id': r.get('id'),
-                 'output': _text_and_error(r)[0]} for r in results]
+                 'output': t if type(t := result_parts(r)[0]) is str else [_responses_item(p) for p in t]}
+                for r in results]
     class Parts:
         ("Puts a streamed Responses reply together: output items as they are added and done, the reply from "
          "`response.completed`")
@@ -947,7 +969,8 @@ class Gemini(Provider):
         return ''.join(_get(p, 'text') or '' for p in parts if not _get(p, 'thought'))
     def user_message(self, text): return {'role': 'user', 'parts': [{'text': text}]}
     def result_messages(self, results, calls):
-        return [{'role': 'user', 'parts': format_tool_results(results, self.name, calls=calls)}]
+        return [{'role': 'user', 'parts': format_tool_results(results, self.name, calls=calls,
+                                                             max_result_chars=_result_chars.get())}]
     def with_note(self, history, text):
         last = history[-1] if history else None
         if isinstance(last, dict) and last.get('role') == 'user' and isinstance(last.get('parts'), list):
@@ -971,15 +994,17 @@ class Gemini(Provider):
         d = {'name': name, 'description': spec['description']}
         if (p := gemini_schema(spec['parameters'], spec['name'])) is not None: d['parameters'] = p
         return d
+    def answer_options(self, options, schema, name):
+        config = options.get('config')
+        if config is not None and not isinstance(config, dict): return options # an SDK object: the caller's own
+        answer = {'response_mime_type': 'application/json', 'response_json_schema': schema}
+        return {**options, 'config': {**answer, **(config or {})}}
     def results(self, results):
         parts = []
         for r in results:
             if not isinstance(r.get('name'), str) or not r['name']:
                 raise UsageValueError(f"Gemini needs each result's tool name; result {r.get('id')!r} has none")
-            text,err = _text_and_error(r)
-            fr = {'name': provider_tool_name(r['name']), 'response': {'error': text} if err else {'output': text}}
-            if r.get('id') is not None: fr = {'id': r['id'], **fr}
-            parts.append({'function_response': fr})
+            parts.append(_gemini_response(r, *result_parts(r)))
         return parts
     class Parts:
         "Puts a streamed Gemini reply together: the parts of the first candidate, text pieces joined"
@@ -1036,8 +1061,10 @@ class MCP(Provider):
     def results(self, results):
         out = []
         for r in results:
-            text,err = _text_and_error(r)
-            d = {'content': [{'type': 'text', 'text': text}], 'isError': err}
+            parts,err = result_parts(r)
+            if type(parts) is str: text,content = parts,[{'type': 'text', 'text': parts}]
+            else: text,content = parts_text(parts),[_mcp_block(p) for p in parts]
+            d = {'content': content, 'isError': err}
             if not err and isinstance(r.get('output'), dict):
                 try: d['structuredContent'] = json.loads(text)
                 except ValueError: pass
@@ -1505,6 +1532,95 @@ def _match_keys(items)->list:
         keys.append((o.get('name'), n))
     return keys
 
+# %% ../nbs/06_providers.ipynb #a25p0002
+import contextlib, contextvars
+from toolslm_like.interpreter import ImagePart, has_images, as_tool_result, fit_text
+from toolslm_like.limits import MAX_RESULT_CHARS
+
+_result_chars = contextvars.ContextVar('toolslm_like_result_chars', default=MAX_RESULT_CHARS)
+_shortest = [MAX_RESULT_CHARS] # the smallest limit ever set: a text no longer than it is within the current one
+
+def _set_result_chars(max_chars:int|None)->contextvars.Token:
+    if max_chars is not None and max_chars < _shortest[0]: _shortest[0] = max_chars
+    return _result_chars.set(max_chars)
+
+@contextlib.contextmanager
+def result_chars_limit(max_chars:int|None # Most characters of one result's text sent to a model (`None`: no limit)
+                      ):
+    "Within this block, results written for a model (`format_tool_results`, `results`) keep at most `max_chars` of text"
+    tok = _set_result_chars(max_chars)
+    try: yield
+    finally: _result_chars.reset(tok)
+
+# %% ../nbs/06_providers.ipynb #a25p0031
+_TEXT_OUTPUTS = frozenset((int, float, bool, type(None))) # outputs that cannot hold an image
+
+def result_parts(r:dict # A tool result `{'id', 'name', 'output', 'error'}`
+                )->tuple: # (its text, or where it holds images a list of text and `ImagePart`s; is it an error?)
+    "What a model reads for result `r`: its text (long text cut, head and tail kept) and its images; is it an error?"
+    if r.get('error') is None and r.get('refused') is None:
+        out = r.get('output')
+        t = type(out)
+        if t is str: text = out
+        elif t in _TEXT_OUTPUTS or (t is dict and 'type' not in out) or not has_images(out):
+            text = tool_output_text(out)
+        else: return [p if type(p) is ImagePart else fit_text(p, _result_chars.get())
+                      for p in as_tool_result(out, tool_output_text)],False
+        err = False
+    else: text,err = _text_and_error(r)
+    if len(text) <= _shortest[0]: return text,err
+    limit = _result_chars.get()
+    return (text if limit is None or len(text) <= limit else fit_text(text, limit)),err
+
+# %% ../nbs/06_providers.ipynb #a25p0007
+NO_IMAGES_NOTE = "[An image ({mime}, {size:,} bytes) is left out: {why}]"
+
+def parts_text(parts:str|list, # A text, or a list of text and `ImagePart`s (as `result_parts` gives them)
+               why:str='this API takes no images in tool results' # Why images are left out
+              )->str:
+    "The parts as one text, for an API (or a place in one) that takes no images: each image a short note"
+    if type(parts) is str: return parts
+    return '\n'.join(p if type(p) is str else NO_IMAGES_NOTE.format(mime=p.mime_type, size=len(p.data), why=why)
+                     for p in parts)
+
+def _anthropic_block(p)->dict:
+    if type(p) is str: return {'type': 'text', 'text': p}
+    return {'type': 'image', 'source': {'type': 'base64', 'media_type': p.mime_type, 'data': p.base64}}
+
+def _responses_item(p)->dict:
+    if type(p) is str: return {'type': 'input_text', 'text': p}
+    return {'type': 'input_image', 'image_url': p.data_url, 'detail': 'auto'}
+
+def _mcp_block(p)->dict:
+    if type(p) is str: return {'type': 'text', 'text': p}
+    return {'type': 'image', 'data': p.base64, 'mimeType': p.mime_type}
+
+# %% ../nbs/06_providers.ipynb #a25p0010
+IMAGES_NEXT = "[{n} image(s) returned by this call: in the user message after the tool results]"
+IMAGES_FROM = "The image(s) tool call {id} ({name}) returned:"
+
+def _chat_content(r:dict, parts:str|list, images:list)->str:
+    ("A Chat Completions tool message's text (its API takes only text there); the call's images go to `images`, for "
+     "one user message after the turn's tool messages")
+    if type(parts) is str: return parts
+    pics = [p for p in parts if type(p) is ImagePart]
+    images += [{'type': 'text', 'text': IMAGES_FROM.format(id=r.get('id'), name=r.get('name'))},
+               *({'type': 'image_url', 'image_url': {'url': p.data_url}} for p in pics)]
+    return '\n'.join([p for p in parts if type(p) is str] + [IMAGES_NEXT.format(n=len(pics))])
+
+def _gemini_response(r:dict, parts:str|list, err:bool)->dict:
+    "A Gemini `function_response`: its text as `output` (or `error`), its images as inline data, named in `images`"
+    text = parts if type(parts) is str else '\n'.join(p for p in parts if type(p) is str)
+    fr = {'name': provider_tool_name(r['name']), 'response': {'error': text} if err else {'output': text}}
+    if r.get('id') is not None: fr = {'id': r['id'], **fr}
+    if type(parts) is not str:
+        pics = [p for p in parts if type(p) is ImagePart]
+        names = [f"image{i}.{p.mime_type.split('/')[1]}" for i,p in enumerate(pics, 1)]
+        fr['response']['images'] = [{'$ref': n} for n in names] # how a response names its parts
+        fr['parts'] = [{'inline_data': {'mime_type': p.mime_type, 'data': p.data, 'display_name': n}}
+                       for p,n in zip(pics, names)]
+    return {'function_response': fr}
+
 # %% ../nbs/06_providers.ipynb #e247e4fe
 def _order(results, calls)->list:
     "Results in the order of `calls` (matched by id); a call without a result gets one carrying an error"
@@ -1536,7 +1652,9 @@ def _is_custom(r): return r.get('type') == 'custom' or (_remembered_call(r.get('
 # %% ../nbs/06_providers.ipynb #89ed3dae
 def format_tool_results(results:list, # Tool results: `{'id', 'name', 'output', 'error'}` each
                         provider:str|None=None, # One of `PROVIDERS`; `None`: the dialect the calls were parsed from
-                        calls:list|None=None # The calls, to put `results` in their order (matched by id)
+                        calls:list|None=None, # The calls, to put `results` in their order (matched by id)
+                        # Most characters of one result's text sent (a longer one keeps its head and tail; `None`: all)
+                        max_result_chars:int|None=MAX_RESULT_CHARS
                        ): # What to add to the conversation (see the table above)
     "Tool results in `provider`'s dialect, one per call, in the order of the calls"
     if isinstance(results, abc.Mapping): results = [results]
@@ -1545,4 +1663,7 @@ def format_tool_results(results:list, # Tool results: `{'id', 'name', 'output', 
                              "each a dict {'id', 'name', 'output', 'error'}")
     if calls is not None: results = _order(results, calls)
     if provider is None: provider = _dialect_of(results)
-    return get_provider(provider).results(list(results))
+    if max_result_chars == _result_chars.get(): return get_provider(provider).results(list(results))
+    tok = _set_result_chars(max_result_chars)
+    try: return get_provider(provider).results(list(results))
+    finally: _result_chars.reset(tok)

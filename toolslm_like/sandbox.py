@@ -232,6 +232,34 @@ def _limit_hint(e:BaseException, # The error a run ended with
         e = e.__cause__ or e.__context__
     return None
 
+# %% ../nbs/12_sandbox.ipynb #a25s0002
+import base64, binascii
+from toolslm_like.interpreter import ImagePart, ToolResult, fit_image
+from toolslm_like.limits import MAX_RUN_IMAGE_BYTES, MAX_RUN_IMAGES
+
+_REPLY_EXTRA = 65536 + MAX_RUN_IMAGE_BYTES # bytes of a worker's reply besides its text: its fields, then its images
+
+def _encode_images(images:list)->list:
+    "The run's images for its reply, `{'mime_type', 'data'}` (base64), or a `{'note'}` for each left out"
+    out,size = [],0
+    for img in images:
+        img = fit_image(img)
+        if isinstance(img, str): out.append({'note': img}); continue
+        size += len(b64 := img.base64)
+        if size > MAX_RUN_IMAGE_BYTES: out.append({'note': f"[An image was left out: this run's images pass "
+                                                           f"{MAX_RUN_IMAGE_BYTES:,} bytes (MAX_RUN_IMAGE_BYTES)]"})
+        else: out.append({'mime_type': img.mime_type, 'data': b64})
+    return out
+
+def _with_images(r, reply:dict):
+    "`run`'s result `r` with the images of the worker's `reply` after it (a `ToolResult`), each checked to be one"
+    if not isinstance(imgs := reply.get('images'), list) or not imgs: return r
+    parts = [] if isinstance(r, str) and not r else [r]
+    for d in imgs[:MAX_RUN_IMAGES]:
+        try: parts.append(ImagePart(base64.b64decode(d['data'], validate=True)) if 'data' in d else str(d['note']))
+        except (TypeError, ValueError, KeyError, binascii.Error): parts.append('[An image the worker sent was not one]')
+    return ToolResult(parts)
+
 # %% ../nbs/12_sandbox.ipynb #9dd83896
 def _run_request(code:str, # The code to run
                 ns:dict, # The worker's namespace (kept between runs)
@@ -240,8 +268,9 @@ def _run_request(code:str, # The code to run
     ("Run `code` in `ns` as `funccall.python` would; the reply to send (`{'value'}` or `{'text'}`, and `'restart'` "
      "after a MemoryError or RecursionError)")
     # imported here: the worker starts faster without it (see `_worker_main`)
-    from toolslm_like.interpreter import run_code, tool_traceback
+    from toolslm_like.interpreter import run_code, tool_traceback, capture_images
     val,text,restart = None,None,False
+    cap = capture_images().__enter__() # plots shown or left open: sent as images after the text
     try:
         val,out = run_code(code, ns)
         if val is None: text = out.rstrip('\n')
@@ -251,7 +280,11 @@ def _run_request(code:str, # The code to run
         # the interpreter may be left short of memory or stack: start afresh
         if isinstance(e, (MemoryError, RecursionError)): restart = type(e).__name__
         if limits and (hint := _limit_hint(e, limits)): text = f"{text.rstrip()}\n[Sandbox limit: {hint}.]"
+    cap.__exit__(None, None, None)
+    if val is not None and cap.figures and any(val is f for f in cap.figures): # the value is one of the images
+        val,text = None,out.rstrip('\n')
     reply = _encode_result(text, max_output, is_text=True) if text is not None else _encode_result(val, max_output)
+    if cap.images: reply['images'] = _encode_images(cap.images)
     if restart: reply['restart'] = restart
     return reply
 
@@ -714,7 +747,7 @@ def run(self:Sandbox,
         disk = _disk_usage(self.workdir, self.max_files or math.inf) if self.disk_mb or self.max_files else (0, 0)
         check = functools.partial(self._check, w, cpu, disk)
         try:
-            reply = w.request({'code': code}, timeout, 8*self.max_output + 65536, CHECK_EVERY, check)
+            reply = w.request({'code': code}, timeout, 8*self.max_output + _REPLY_EXTRA, CHECK_EVERY, check)
             check() # what the last moments wrote
         except WorkerTimeout:
             self._kill()
@@ -722,8 +755,9 @@ def run(self:Sandbox,
                  f"so the sandbox worker was stopped. {_LOST}")
         except WorkerError as e: r = self._crashed(w, e)
         except _LimitHit as e: self._kill(); r = f"SandboxCrashed: the sandbox {e}, so its worker was stopped. {_LOST}"
-        else: r = self._result(w, reply)
+        else: r = _with_images(self._result(w, reply), reply)
     if not note: return r
+    if isinstance(r, ToolResult): return ToolResult([*r, note])
     return f"{r if isinstance(r, str) else json.dumps(r)}\n{note}"
 
 # %% ../nbs/12_sandbox.ipynb #b693d583

@@ -15,6 +15,8 @@ from .providers import tool_output_text, tool_schemas, tool_specs, REFUSED_TEXT
 from .schemawalk import sample_value
 from .limits import MAX_TEXT_CHARS, MAX_FAILED_SPANS, MAX_PARSED_CHARS, MAX_JSON_DEPTH
 from .errors import UsageTypeError, UsageValueError
+from .providers import result_parts, parts_text
+from .interpreter import has_images
 
 
 # %% ../nbs/07_textcalls.ipynb #6af3b659
@@ -373,6 +375,8 @@ TEXT_RESULTS_INTRO = "Results of your tool calls (one JSON object per call, matc
 
 def _output_value(v):
     "`v` itself if `json.dumps` can write it, else the JSON value (or text) `tool_output_text` makes of it"
+    if type(v) is str or has_images(v): # text cut to the results' limit; images as notes, as text carries none
+        return parts_text(result_parts({'output': v})[0], 'calls written as text carry no images')
     try: json.dumps(v); return v
     except (TypeError, ValueError): pass
     text = tool_output_text(v)

@@ -19,6 +19,10 @@ from .funccall import mk_ns, prepare_call
 from .providers import (ToolNames, tool_schemas, parse_tool_calls, format_tool_results, response_provider,
                                     tool_output_text)
 from .limits import MAX_DISPLAY_CHARS, MAX_CALLS, MAX_BATCH_ARGUMENT_CHARS
+import functools, types
+from .interpreter import collect_pieces, acollect_pieces, has_images, as_tool_result, ImagePart
+from .limits import MAX_RESULT_CHARS
+
 
 # %% ../nbs/09_toolbox.ipynb #634bccc8
 # Tools mostly wait (network, disk, subprocesses), so more threads than cores pay off;
@@ -179,7 +183,7 @@ _submissions = itertools.count()
 def _run_tool(f, kw:dict, timeout:float|None, glb:dict|None, submission=None):
     "Call `f(**kw)` in a worker, stopped at `timeout` seconds if it runs Python code (`submission`: unique to each)"
     try:
-        with using_globals(glb): return run_with_timeout(lambda: f(**kw), timeout)
+        with using_globals(glb): return run_with_timeout(lambda: collect_pieces(f(**kw)), timeout)
     except CodeTimeout:
         e = TimeoutError(f"the tool ran for longer than {timeout:g} seconds and was stopped")
         e.tool_traceback = _short_error(e)
@@ -188,6 +192,23 @@ def _run_tool(f, kw:dict, timeout:float|None, glb:dict|None, submission=None):
         try: e.tool_traceback = tool_traceback(e)
         except Exception: pass
         raise
+
+# %% ../nbs/09_toolbox.ipynb #a25t0002
+def _joined(out):
+    "A generator's pieces joined; an async generator's, as a coroutine to await; anything else as it is"
+    t = type(out)
+    if t is types.GeneratorType: return collect_pieces(out)
+    return acollect_pieces(out) if t is types.AsyncGeneratorType else out
+
+def _collecting(toolbox, f, call_id, name):
+    "Generator tool `f` as a tool that runs it to the end, each piece an event as it comes, the pieces joined"
+    def on_piece(p):
+        toolbox._emit('piece', call_id, name, 1, piece=p)
+        for listen in tuple(toolbox.__dict__.get('piece_listeners', ())): listen(call_id, name, p)
+    # an async generator's: a coroutine, which the toolbox awaits as it does any a sync tool returns
+    if inspect.isasyncgenfunction(f) or inspect.isasyncgenfunction(getattr(type(f), '__call__', None)):
+        return lambda **kw: acollect_pieces(f(**kw), on_piece)
+    return functools.wraps(f)(lambda **kw: collect_pieces(f(**kw), on_piece))
 
 # %% ../nbs/09_toolbox.ipynb #76d1d2f2
 _loop_lock,_loop_state = threading.Lock(),{}
@@ -254,11 +275,11 @@ def _checked_settings(on_event, logger, executor, retry_on, numbers:dict, second
 # events are logged only where the application asks for them
 logging.getLogger(__name__).addHandler(logging.NullHandler())
 _event_levels = {'start': logging.DEBUG, 'success': logging.DEBUG, 'retry': logging.INFO, 'failure': logging.WARNING,
-                 'denied': logging.INFO}
+                 'denied': logging.INFO, 'piece': logging.DEBUG}
 _log_texts = {'start': 'attempt {attempt} starts', 'success': 'succeeded on attempt {attempt}',
               'retry': 'attempt {attempt} failed, trying again in {delay:.2f} s: {error}',
               'failure': 'failed after {attempt} attempt(s): {error}',
-              'denied': 'not run, refused by the approval hook: {reason}'}
+              'denied': 'not run, refused by the approval hook: {reason}', 'piece': 'sent a piece of its result'}
 
 # %% ../nbs/09_toolbox.ipynb #78cb1852
 def _error_text(e:BaseException)->str:
@@ -329,7 +350,8 @@ def _keep_until_done(task):
 
 def _settled(out, name, timeout):
     "`out`, awaited (on the background loop) if a sync tool returned an awaitable"
-    if type(out) in _never_awaitable or not inspect.isawaitable(out): return out
+    if type(out) in _never_awaitable: return out
+    if not inspect.isawaitable(out := _joined(out)): return out
     return _wait_for(_submit_coroutine(_awaited(out)), name, timeout, None)
 
 # %% ../nbs/09_toolbox.ipynb #a847ddd2
@@ -581,8 +603,10 @@ class Toolbox:
                  max_calls:int=MAX_CALLS, # Most calls run from one batch; the rest get an error result
                  # Largest arguments one call may send (characters, roughly, as JSON)
                  max_argument_chars:int=MAX_BATCH_ARGUMENT_CHARS,
-                 approve:abc.Callable|None=None): # Asked about each call before it runs (see `execute`); sync or async
-        self.ns = mk_ns(tools)
+                 approve:abc.Callable|None=None, # Asked about each call before it runs (see `execute`); sync or async
+                 # Most characters of one result's text `respond` sends (longer: head and tail kept; `None`: all)
+                 max_result_chars:int|None=MAX_RESULT_CHARS):
+        self.ns,self.max_result_chars = mk_ns(tools),max_result_chars
         logger,retry_on = _checked_settings(on_event, logger, executor, retry_on,
                                             dict(max_workers=max_workers, max_calls=max_calls,
                                                  max_argument_chars=max_argument_chars),
@@ -647,7 +671,7 @@ class Toolbox:
         elif arguments is not None: self._check_size(arguments)
         f,info,kw = prepare_call(name, arguments, self.ns)
         if info.context: with_context(info, kw, self._context, call_id)
-        return call_id,name,f,info,kw
+        return call_id,name,_collecting(self, f, call_id, name) if info.yields else f,info,kw
 
     def _check_size(self, arguments):
         if arguments_too_large(arguments, self.max_argument_chars):
@@ -706,6 +730,7 @@ class Toolbox:
                 elif arguments is not None: self._check_size(arguments)
                 f,info,kw = prepare_call(name, arguments, self.ns)
                 if info.context: with_context(info, kw, self._context, call_id)
+                if info.yields: f = _collecting(self, f, call_id, name)
             else: call_id,name,f,info,kw = self._prepare(call)
             if info.policy is not None: timeout,retries = _own_limits(info, call, timeout, retries)
         except Exception as e: return self._refused(call, e, start)
@@ -759,7 +784,7 @@ class Toolbox:
                 task.cancel(); _keep_until_done(task)
                 if fut is not None: self._give_up(fut)
             raise
-        if type(res) not in _never_awaitable and inspect.isawaitable(res):
+        if type(res) not in _never_awaitable and inspect.isawaitable(res := _joined(res)):
             res = await (asyncio.wait_for(res, timeout) if timeout else res)
         return res
 
@@ -1188,12 +1213,12 @@ def _answer_dialect(response, calls:list, provider)->str|None:
     if provider is None and calls and all(c.get('id') is None for c in calls): return response_provider(response)
     return provider
 
-def _reply(results:list, calls:list, provider):
+def _reply(results:list, calls:list, provider, max_chars:int|None=MAX_RESULT_CHARS):
     "Results formatted for `provider`; nothing to add when the model called no tools"
     if not calls: return []
     for r,c in zip(results, calls): # a custom (free-text) tool's result is answered in its own shape
         if isinstance(c, dict) and 'type' in c: r['type'] = c['type']
-    return format_tool_results(results, provider)
+    return format_tool_results(results, provider, max_result_chars=max_chars)
 
 # %% ../nbs/09_toolbox.ipynb #3130f9c8
 @patch
@@ -1207,7 +1232,7 @@ def respond(self:Toolbox, response:object, # A model's response: any provider's 
     "Run the tool calls in a model's `response` and return the results ready to send back"
     calls = self._calls_in(response, provider)
     results = self.execute(calls, parallel=parallel, timeout=timeout, retries=retries, approve=approve)
-    return _reply(results, calls, _answer_dialect(response, calls, provider))
+    return _reply(results, calls, _answer_dialect(response, calls, provider), self.max_result_chars)
 
 @patch
 async def arespond(self:Toolbox, response:object,
@@ -1221,7 +1246,7 @@ async def arespond(self:Toolbox, response:object,
     "`respond` from async code: the calls run with `aexecute`"
     calls = self._calls_in(response, provider)
     results = await self.aexecute(calls, parallel=parallel, timeout=timeout, retries=retries, approve=approve)
-    return _reply(results, calls, _answer_dialect(response, calls, provider))
+    return _reply(results, calls, _answer_dialect(response, calls, provider), self.max_result_chars)
 Toolbox.respond.__delwrap__ = Toolbox.execute # the parameters it shares with `execute` are documented there
 Toolbox.arespond.__delwrap__ = Toolbox.respond # the parameters it shares with `respond` are documented there
 Toolbox.execute_stream.__delwrap__ = Toolbox.execute # the parameters it shares with `execute` are documented there
@@ -1253,8 +1278,15 @@ def cut_for_display(text:str, keep_end:bool=False, limit:int=MAX_DISPLAY_CHARS)-
 
 def _md_value(v, keep_end:bool=False)->str:
     "A value (text or JSON), cut: inline if it is short and on one line, else as a block on its own lines"
+    if has_images(v): return _md_with_images(v)
     text = cut_for_display(tool_output_text(v), keep_end)
     return md_code(text) if len(text) <= 100 and '\n' not in text else '\n\n' + md_block(text)
+
+# %% ../nbs/09_toolbox.ipynb #a25t0005
+def _md_with_images(v)->str:
+    "A result holding images, in markdown: its text parts (cut) and its images"
+    return '\n\n'.join(f'![{p.mime_type}]({p.data_url})' if type(p) is ImagePart else md_block(cut_for_display(p))
+                       for p in as_tool_result(v, tool_output_text))
 
 # %% ../nbs/09_toolbox.ipynb #dd74c760
 def _status_md(result:dict|None)->str:

@@ -21,6 +21,12 @@ from .textcalls import TEXT_TOOL_FORMATS, parse_text_tool_calls, text_tools_prom
 from .textcalls import TEXT_TOOLS_INTRO, TEXT_TOOLS_HOWTO, TEXT_TOOLS_AFTER, TEXT_RESULTS_INTRO
 from .streaming import StreamAccumulator
 from .errors import UsageStateError, UsageTypeError, UsageValueError
+from .providers import result_chars_limit
+from .limits import MAX_RESULT_CHARS
+from .limits import MAX_ANSWER_RETRIES
+from .errors import AnswerError, BadValue
+from .typekinds import SchemaBuilder, lax_converter
+import functools, re
 
 
 # %% ../nbs/10_toolloop.ipynb #5dcfdfdb
@@ -157,6 +163,42 @@ class ToolHistory(list):
         if self.budget_exhausted: head += ', budget exhausted'
         return '\n\n---\n\n'.join([head] + [s._repr_markdown_() for s in self.steps])
 
+# %% ../nbs/10_toolloop.ipynb #a25l0011
+ANSWER_NOTE = ("Your answer must be a {name} written as JSON, and nothing else. This one is not: {problem}. "
+               "Answer again with JSON that matches this schema: {schema}")
+
+@functools.lru_cache(maxsize=128)
+def _answer_schema(tp)->tuple:
+    b = SchemaBuilder()
+    s,name = b.schema(tp),getattr(tp, '__name__', None) or 'answer'
+    if set(s) == {'$ref'}: s = dict(b.defs[s['$ref'].rsplit('/', 1)[-1]]) # the type's own definition, at the root
+    wrapped = s.get('type') != 'object'
+    if wrapped:
+        s = {'type': 'object', 'properties': {'answer': s}, 'required': ['answer'], 'additionalProperties': False}
+    if b.defs: s['$defs'] = b.defs
+    return json.loads(json.dumps(s)),re.sub(r'[^a-zA-Z0-9_-]', '_', name)[:64],wrapped
+
+def answer_schema(tp:Any # The answer's type
+                 )->tuple: # (JSON schema: an object, `$defs` at its root; the name the APIs get; is it wrapped?)
+    "The schema an answer of type `tp` is asked for with: an object; any other type as `{'answer': ...}`"
+    try: return _answer_schema(tp)
+    except TypeError: return _answer_schema.__wrapped__(tp) # an annotation that cannot be a key
+
+# %% ../nbs/10_toolloop.ipynb #a25l0013
+_FENCE = re.compile(r'^```[\w-]*\s*\n(.*)\n```\s*$', re.S)
+
+def parse_answer(text:str, # The model's final text
+                 tp:Any # The answer's type
+                ): # The answer, a `tp`
+    "The model's final `text` as a `tp`: its JSON (a code fence around it is allowed) converted and checked"
+    if tp is str: return text
+    s = (text or '').strip()
+    if (m := _FENCE.match(s)): s = m[1]
+    try: v = json.loads(s)
+    except ValueError as e: raise BadValue(f"it is not JSON ({e.msg} at character {e.pos})") from None
+    if answer_schema(tp)[2] and isinstance(v, dict) and set(v) == {'answer'}: v = v['answer']
+    return lax_converter.convert(v, tp)
+
 # %% ../nbs/10_toolloop.ipynb #c26a0401
 from toolslm_like.funccall import ToolContext, mk_ns
 from toolslm_like.providers import tool_schemas, ToolNames
@@ -187,13 +229,18 @@ class _Loop:
     ns:Any = None # the tools offered in this round (None: any of the toolbox's)
     resume:dict|None = None # a paused loop's `history.paused`, to go on from
     decisions:dict|None = None # call id -> the decision on a call that waited (an approval hook's answer)
+    max_result_chars:int|None = MAX_RESULT_CHARS # most characters of one result's text sent (head and tail kept)
+    output_type:Any = None # the answer's type, if one was asked for
+    answer_tries:int = 0 # answers sent back as not of `output_type`
 
     def request(self, final=False):
         system = self.system
         if not self.native:
             system = text_tools_prompt(self.schemas, self.text_format) + (f"\n\n{system}" if system else '')
+        options = self.options if self.output_type is None else self.dialect.answer_options(
+            self.options, *answer_schema(self.output_type)[:2])
         return self.dialect.request(self.model, self.history, self.schemas if self.native else None, system, final,
-                                    self.options)
+                                    options)
 
     def take_reply(self, response, iteration):
         "Append the model's reply to the history; the step it makes, with the calls it asked for"
@@ -208,10 +255,29 @@ class _Loop:
 
     def add_results(self, step, results):
         step.results = results
-        if self.native: added = self.dialect.result_messages(results, step.calls)
-        else: added = [self.dialect.user_message(text_tool_results(results))]
+        with result_chars_limit(self.max_result_chars):
+            if self.native: added = self.dialect.result_messages(results, step.calls)
+            else: added = [self.dialect.user_message(text_tool_results(results))]
         self.history.extend(added)
         step.messages += added
+
+    def add_note(self, text):
+        "A note to the model on the user's side, added to the history"
+        noted,before = self.dialect.with_note(self.history, text),len(self.history)-1
+        self.history[before:] = noted[before:]
+
+    def take_answer(self, text:str, last:bool=False)->str|None:
+        ("The model's final `text` as the history's answer: with `output_type`, as one, or the note asking again "
+         "(`AnswerError` once the tries allowed, or the rounds, are used up)")
+        if self.output_type is None: self.history.answer = text; return None
+        try: self.history.answer = parse_answer(text, self.output_type); return None
+        except BadValue as e: problem = str(e)
+        self.answer_tries += 1
+        name = answer_schema(self.output_type)[1]
+        if last or self.answer_tries > MAX_ANSWER_RETRIES:
+            raise AnswerError(f"The model's answer is not a {name} after {self.answer_tries} tries: {problem}", text)
+        schema = json.dumps(answer_schema(self.output_type)[0], ensure_ascii=False)
+        return ANSWER_NOTE.format(name=name, problem=problem, schema=schema)
 
     def rounds(self):
         ("The loop: yields ('create', request), ('execute', calls) and ('step', LoopStep), and is sent back their "
@@ -228,8 +294,12 @@ class _Loop:
             self.offer_round()
             step = self.take_reply((yield 'create', self.request()), i)
             if not step.calls:
+                if (note := self.take_answer(step.text)) is not None: # not of `output_type`: asked again
+                    self.history.steps.append(step)
+                    yield 'step', step
+                    self.add_note(note)
+                    continue
                 step.final = True
-                self.history.answer = step.text
                 self.history.steps.append(step)
                 yield 'step', step
                 return self.history
@@ -265,13 +335,11 @@ class _Loop:
     def _last_round(self):
         "After `max_iters` rounds: the note that the budget ran out, then one request without tools for the answer"
         self.history.budget_exhausted = True
-        noted = self.dialect.with_note(self.history, BUDGET_NOTE.format(max_iters=self.max_iters))
-        before = len(self.history)-1
-        self.history[before:] = noted[before:]
+        self.add_note(BUDGET_NOTE.format(max_iters=self.max_iters))
         self.iteration = self.max_iters+1
         step = self.take_reply((yield 'create', self.request(final=True)), self.max_iters+1)
         step.final = step.budget_exhausted = True
-        self.history.answer = step.text
+        self.take_answer(step.text, last=True)
         if step.calls: # asked anyway: answer each call, so the history stays valid to continue
             self.add_results(step, [{'id': c['id'], 'name': c['name'], 'output': None,
                                      'error': NOT_RUN_ERROR.format(max_iters=self.max_iters)} for c in step.calls])
@@ -313,6 +381,57 @@ async def _achunks(chunks):
     finally:
         close = getattr(chunks, 'aclose', None) or getattr(chunks, 'close', None)
         if callable(close) and inspect.isawaitable(r := close()): await r
+
+# %% ../nbs/10_toolloop.ipynb #a25l0002
+@dataclasses.dataclass
+class ToolPiece:
+    "A piece of a tool's result, as a generator tool yields it (in a streaming loop)"
+    iteration:int # the round it belongs to
+    id:str|None # the call's id
+    name:str # the tool's name
+    piece:Any # what the tool yielded
+
+# %% ../nbs/10_toolloop.ipynb #a25l0004
+import queue, threading, contextvars
+
+@contextlib.contextmanager
+def _listening(toolbox, listen):
+    "While in this block, `listen(call_id, name, piece)` hears the pieces of `toolbox`'s generator tools"
+    toolbox.piece_listeners = [*toolbox.__dict__.get('piece_listeners', ()), listen]
+    try: yield
+    finally: toolbox.piece_listeners = [f for f in toolbox.piece_listeners if f is not listen]
+
+def _pieces_streamed(run, calls, tb, opts:dict):
+    "Generator: the `ToolPiece`s of `calls` as they come, run by `tb` in a worker thread; returns the results"
+    q,box,it = queue.SimpleQueue(),{},run.loop.iteration
+    def work():
+        try: box['results'] = tb.execute(calls, **opts)
+        except BaseException as e: box['error'] = e
+        finally: q.put(_END)
+    with _listening(tb, lambda i, n, p: q.put(ToolPiece(it, i, n, p))):
+        threading.Thread(target=contextvars.copy_context().run, args=(work,), daemon=True).start()
+        while (piece := q.get()) is not _END: yield run._shown(piece)
+    if 'error' in box: raise box['error']
+    return box['results']
+
+# %% ../nbs/10_toolloop.ipynb #a25l0005
+async def _apieces_streamed(run, calls, tb, opts:dict):
+    "Async generator: the `ToolPiece`s of `calls` as `tb` runs them, as they come, then the results"
+    loop,q,it = asyncio.get_running_loop(),asyncio.Queue(),run.loop.iteration
+    listen = lambda i, n, p: loop.call_soon_threadsafe(q.put_nowait, ToolPiece(it, i, n, p))
+    with _listening(tb, listen):
+        task = asyncio.ensure_future(tb.aexecute(calls, **opts))
+        try:
+            while not task.done():
+                getter = asyncio.ensure_future(q.get())
+                await asyncio.wait({getter, task}, return_when=asyncio.FIRST_COMPLETED)
+                if getter.done(): yield getter.result()
+                else: getter.cancel()
+            await asyncio.sleep(0) # pieces sent from other threads just before the end
+            while not q.empty(): yield q.get_nowait()
+        finally:
+            if not task.done(): task.cancel()
+    yield task.result()
 
 # %% ../nbs/10_toolloop.ipynb #eda6787e
 def _attach_history(e:BaseException, history:ToolHistory):
@@ -376,7 +495,8 @@ class _Run:
                     elif what == 'execute':
                         yield self._shown(ToolCalls(self.loop.iteration, arg))
                         tb,opts = self._batch()
-                        got = tb.execute(arg, **opts)
+                        if self.stream: got = yield from _pieces_streamed(self, arg, tb, opts)
+                        else: got = tb.execute(arg, **opts)
                     else:
                         got = self.on_step(arg) if self.on_step else None
                         yield self._shown(arg)
@@ -400,7 +520,10 @@ class _Run:
                     elif what == 'execute':
                         yield self._shown(ToolCalls(self.loop.iteration, arg))
                         tb,opts = self._batch()
-                        got = await tb.aexecute(arg, **opts)
+                        if not self.stream: got = await tb.aexecute(arg, **opts)
+                        else:
+                            async for got in _apieces_streamed(self, arg, tb, opts):
+                                if isinstance(got, ToolPiece): yield self._shown(got)
                     else:
                         got = self.on_step(arg) if self.on_step else None
                         if inspect.isawaitable(got): got = await got
@@ -513,7 +636,7 @@ def _resumed(messages, provider:str, decisions)->tuple:
 # %% ../nbs/10_toolloop.ipynb #2583f82d
 def _setup(client, messages, tools, model, max_iters, api, native, system, on_step, parallel, strict, execute_options,
            create_options, stream=False, approve=None, progress=None, text_format='json', context=None,
-           round_tools=None, decisions=None)->_Run:
+           round_tools=None, decisions=None, **loop_options)->_Run:
     "A `_Run` for one tool loop, after checking the arguments"
     provider,is_async = client_api(client, api)
     dialect,(messages,resume) = get_provider(provider),_resumed(messages, provider, decisions)
@@ -535,11 +658,23 @@ def _setup(client, messages, tools, model, max_iters, api, native, system, on_st
         raise UsageValueError("tool_loop needs at least one tool: pass a function, a list of them, or a namespace dict")
     offer = _offerer(toolbox, round_tools, provider, native, strict)
     loop = _Loop(dialect, model, ToolHistory(messages, provider), [], [], max_iters, native, system,
-                 dict(create_options), text_format=text_format, offer=offer, resume=resume, decisions=decisions)
+                 dict(create_options), text_format=text_format, offer=offer, resume=resume, decisions=decisions,
+                 **loop_options)
     options = {'parallel': parallel, **(execute_options or {}), **({'approve': approve} if approve is not None else {})}
     show = _NotebookProgress() if (_in_notebook() if progress is None else progress) else None
     return _Run(loop, dialect.create(client), dialect.create_stream(client), toolbox, toolbox is not tools, is_async,
                 on_step, options, bool(stream), show, client, context)
+
+# %% ../nbs/10_toolloop.ipynb #a25l0020
+async def _answer_of(history): return (await history).answer
+
+def _started(run, aio:bool=False):
+    ("What `tool_loop` gives for `run`: a `ToolStream`; else the history, or with `output_type` the answer (to await "
+     "for async clients, or `aio`)")
+    if run.stream: return ToolStream(run)
+    typed = run.loop.output_type is not None
+    if aio or run.is_async: return _answer_of(run.arun()) if typed else run.arun()
+    return run.run().answer if typed else run.run()
 
 # %% ../nbs/10_toolloop.ipynb #770a9aa6
 def tool_loop(client:Any, # `openai.OpenAI`/`AsyncOpenAI`, `anthropic.Anthropic`/`AsyncAnthropic`, `genai.Client`/`.aio`
@@ -564,13 +699,13 @@ def tool_loop(client:Any, # `openai.OpenAI`/`AsyncOpenAI`, `anthropic.Anthropic`
               parallel:bool=True, # Run the calls of one turn in parallel?
               strict:bool|str=False, # OpenAI strict schemas (`True`, `'auto'`), as `tool_schemas` takes it
               execute_options:dict|None=None, # More options for `Toolbox.execute`, e.g. `{'timeout': 10, 'retries': 2}`
+              max_result_chars:int|None=MAX_RESULT_CHARS, # Most characters of a result sent (more: head, tail kept)
+              output_type:Any=None, # The answer's type (a pydantic model, dataclass, TypedDict...): checked, returned
               # Passed to every request, e.g. `temperature=0`, `max_tokens=1024` (Gemini: `config={...}`)
               **create_options
              )->ToolHistory: # The whole history: the messages, then the model's replies and the tool results
     "Send `messages` and `tools` to `client`, run the calls the model asks for, send back results, until it answers"
-    run = _setup(**locals()) # `_setup` takes the same arguments
-    if stream: return ToolStream(run)
-    return run.arun() if run.is_async else run.run()
+    return _started(_setup(**locals())) # `_setup` takes the same arguments
 
 # %% ../nbs/10_toolloop.ipynb #8b0ac02e
 @delegates(tool_loop, keep=True)
@@ -587,7 +722,7 @@ def atool_loop(client:Any, # As for `tool_loop`; a sync client's requests run in
     args = inspect.signature(tool_loop).bind(client, messages, tools, model, max_iters, **kwargs)
     args.apply_defaults()
     run = _setup(**args.arguments)
-    return ToolStream(run) if run.stream else run.arun()
+    return _started(run, aio=True)
 
 # the options it passes on are documented there (fastcore's `docments` reads them from it)
 atool_loop.__delwrap__ = tool_loop

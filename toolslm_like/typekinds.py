@@ -420,6 +420,7 @@ class ToolInfo:
     is_async:bool # Is it a coroutine function (or a callable whose `__call__` is)?
     wants_globals:bool=False # Marked `uses_caller_globals`?
     policy:Any=None # Its own timeout, retries, approval and running alone (`toolbox.tool_policy`), if set
+    yields:bool=False # Is it a generator function, sync or async (its result comes in pieces)?
     def param(self, name:str # A parameter's name
              )->Param|None: return self._by_name.get(name)
     def __post_init__(self):
@@ -464,6 +465,11 @@ _info_cache = WeakCache()
 _function_infos = _info_cache._fn
 
 # %% ../nbs/03_typekinds.ipynb #00d56b09
+def _yields(f)->bool:
+    "Is `f` (or what it wraps, or its `__call__`) a generator function, sync or async?"
+    gen = lambda g: inspect.isgeneratorfunction(g) or inspect.isasyncgenfunction(g)
+    return gen(f) or gen(_underlying(f)) or (not inspect.isfunction(f) and gen(getattr(type(f), '__call__', None)))
+
 def _is_async(f):
     if inspect.iscoroutinefunction(f) or inspect.iscoroutinefunction(_underlying(f)): return True
     if inspect.isfunction(f) or inspect.isclass(f) or not callable(f): return False
@@ -567,7 +573,8 @@ def _read_tool_info(f, localns)->ToolInfo:
     try: ret = _resolve(sig.return_annotation, glb, loc)
     except Exception: ret = sig.return_annotation
     wants,policy = [getattr(f, a, None) or getattr(u, a, None) for a in (_globals_attr, _policy_attr)]
-    return ToolInfo(callable_name(f), doc, description, params, ret, ret_doc, var_kw, _is_async(f), bool(wants), policy)
+    return ToolInfo(callable_name(f), doc, description, params, ret, ret_doc, var_kw, _is_async(f), bool(wants), policy,
+                    _yields(f))
 
 # %% ../nbs/03_typekinds.ipynb #f67c6f9e
 class TypeKind:
