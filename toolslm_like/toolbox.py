@@ -760,8 +760,7 @@ class Toolbox:
                             'time': took}
             delay = self._after_error(call_id, name, error, attempt, retries)
             if delay is None: return _failed(call_id, name, error, attempt, start)
-            time.sleep(delay)
-            error = None
+            time.sleep(delay); error = None # and try again
 
     # One call, from async code
     async def _aattempt(self, f, info, kw:dict, name, timeout, glb):

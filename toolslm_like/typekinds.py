@@ -564,8 +564,7 @@ def _read_tool_info(f, localns)->ToolInfo:
     if not (comments or ret_doc or inspect.isclass(f)) and _has_no_source(u):
         warnings.warn(f"{callable_name(f)!r}: its source could not be read (made by `exec`, or only its compiled code "
                       "is installed), so the comments on its parameters (docments) are not in its schema", stacklevel=4)
-    doc = _tool_doc(f)
-    description,doc_params = parse_docstring(doc)
+    description,doc_params = parse_docstring(doc := _tool_doc(f))
     extra = dict(localns or {})
     if inspect.isclass(f): extra.setdefault(f.__name__, f)
     glb,loc = _namespaces(f, extra)
