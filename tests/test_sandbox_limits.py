@@ -83,16 +83,15 @@ def test_cpu_limit_holds_when_the_code_raises_it(sb):
     assert 'used up its CPU time limit' in r, r
     assert sb.run('6*7') == 42
 
-def test_cpu_burned_between_runs_counts(sb):
+def test_nothing_runs_between_runs(sb):
     sb.run("kept = 1\nimport threading\ndef burn():\n    while True: pass\nthreading.Thread(target=burn, daemon=True).start()")
-    def cpu(): # of the worker process, as the kernel counts it (a busy machine gives the thread less than all of a core)
-        try: f = open(f'/proc/{sb.pid}/stat').read().rsplit(')', 1)[1].split(); return (int(f[11]) + int(f[12])) / os.sysconf('SC_CLK_TCK')
-        except OSError: return 99 # it is gone already (SIGXCPU)
-    end = time.monotonic() + 30
-    while cpu() < 1.6 and time.monotonic() < end: time.sleep(0.2)
-    r = sb.run('6*7')
-    assert r.startswith('42\n[The sandbox worker had ') and 'a fresh one ran this code' in r, r
-    assert 'NameError' in sb.run('kept')
+    def cpu(): # of the worker process, as the kernel counts it
+        f = open(f'/proc/{sb.pid}/stat').read().rsplit(')', 1)[1].split(); return (int(f[11]) + int(f[12])) / os.sysconf('SC_CLK_TCK')
+    before = cpu(); time.sleep(1.5)
+    assert cpu() - before < 0.2, cpu() - before # frozen (or stopped) until the next run
+    assert sb.run('kept') == 1 # the same worker, its state kept
+    r = sb.run("import time\ntime.sleep(20)", timeout=30) # thawed, the thread burns the run's CPU time
+    assert 'used up its CPU time limit (1 s per run)' in r, r
 
 def test_cpu_of_child_processes_counts_when_there_is_a_cgroup(sb):
     if sb.isolation['cpu'].startswith('NOT'): pytest.skip(f"no cgroup here: {sb.isolation['cpu']}")
@@ -135,7 +134,7 @@ def test_what_a_sandbox_leaves_does_not_survive_close_nor_reach_the_next():
         with Sandbox() as b:
             assert b.run("import os; os.path.exists('/tmp/mine') or os.path.exists('/dev/shm/seg')") is False
             r = b.run("import socket; s = socket.socket(socket.AF_UNIX); s.connect('\\0toolslm-abstract')")
-            assert 'ConnectionRefusedError' in r, r
+            assert 'ConnectionRefusedError' in r or 'PermissionError' in r, r # its own netns; no Unix socket at all
         uid = a.run('import os; os.getuid()')
     with Sandbox() as c:
         if root: assert c.run('import os; os.getuid()') != uid # a later sandbox gets a uid of its own
@@ -148,7 +147,7 @@ def test_host_sockets_and_processes_are_out_of_reach(tmp_path):
     try:
         with Sandbox() as s:
             r = s.run(f"import socket; c = socket.socket(socket.AF_UNIX); c.connect({path!r})")
-            assert r.rstrip().splitlines()[-1].startswith('FileNotFoundError'), r
+            assert r.rstrip().splitlines()[-1].startswith(('FileNotFoundError', 'PermissionError')), r
             assert s.run(f"import os; os.path.exists('/proc/{os.getpid()}/environ')") is False
             assert s.run("open('/proc/1/cmdline', 'rb').read().split(b'\\0')[0]").endswith("bwrap'")
     finally: srv.close(); os.remove(path)

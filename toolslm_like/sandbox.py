@@ -9,7 +9,7 @@ __all__ = ['Sandbox', 'python_tool']
 
 # %% ../nbs/12_sandbox.ipynb #3e6c2833
 import builtins, ctypes, errno, faulthandler, fcntl, functools, importlib, json, math, os, pwd, re, resource, shutil
-import signal, subprocess, sys, sysconfig, tempfile, threading, time, traceback, warnings, weakref
+import signal, socket, struct, subprocess, sys, sysconfig, tempfile, threading, time, traceback, warnings, weakref
 from pathlib import Path
 from fastcore.basics import patch
 from .errors import WorkerError, WorkerTimeout, SandboxError, SandboxWarning
@@ -255,6 +255,64 @@ def _run_request(code:str, # The code to run
     if restart: reply['restart'] = restart
     return reply
 
+# %% ../nbs/12_sandbox.ipynb #243f9ead
+# syscall numbers: (x86_64, aarch64). Refused inside the sandbox: they reach the kernel in ways a sandbox never needs
+# (new namespaces, kernel keyrings, io_uring, tracing other processes, mounting, BPF, kernel modules)
+_DENIED = {'ptrace': (101, 117), 'mount': (165, 40), 'umount2': (166, 39), 'pivot_root': (155, 41),
+           'chroot': (161, 51), 'swapon': (167, 224), 'swapoff': (168, 225), 'reboot': (169, 142),
+           'init_module': (175, 105), 'delete_module': (176, 106), 'finit_module': (313, 273),
+           'kexec_load': (246, 104), 'kexec_file_load': (320, 294), 'keyctl': (250, 219), 'add_key': (248, 217),
+           'request_key': (249, 218), 'unshare': (272, 97), 'setns': (308, 268), 'perf_event_open': (298, 241),
+           'bpf': (321, 280), 'userfaultfd': (323, 282), 'io_uring_setup': (425, 425), 'io_uring_enter': (426, 426),
+           'io_uring_register': (427, 427), 'open_by_handle_at': (304, 265), 'name_to_handle_at': (303, 264),
+           'process_vm_readv': (310, 270), 'process_vm_writev': (311, 271), 'kcmp': (312, 272), 'acct': (163, 89),
+           'lookup_dcookie': (212, 18), 'open_tree': (428, 428), 'move_mount': (429, 429), 'fsopen': (430, 430),
+           'fsconfig': (431, 431), 'fsmount': (432, 432), 'fspick': (433, 433), 'mount_setattr': (442, 442),
+           'quotactl': (179, 60), 'syslog': (103, 116), 'vhangup': (153, 58)}
+_ARCHES = {'x86_64': (0, 0xc000003e), 'aarch64': (1, 0xc00000b7)} # machine: (column above, AUDIT_ARCH_*)
+_CLONE, _CLONE3, _SOCKET, _SECCOMP = {'x86_64': 56}, 435, {'x86_64': 41}, {'x86_64': 317}
+_CLONE['aarch64'],_SOCKET['aarch64'],_SECCOMP['aarch64'] = 220,198,277
+_NEW_NAMESPACES = 0x7E020000 # CLONE_NEWNS|NEWCGROUP|NEWUTS|NEWIPC|NEWUSER|NEWPID|NEWNET
+_ALLOW,_KILL,_ERRNO = 0x7fff0000,0x80000000,0x00050000 # SECCOMP_RET_*: allow, kill the process, fail with an errno
+
+
+# %% ../nbs/12_sandbox.ipynb #06053f9d
+def _seccomp_filter(machine:str, # `os.uname().machine`: x86_64 or aarch64
+                    network:bool, # Is the network on (then Unix sockets may be made too)?
+                   )->bytes:
+    "The seccomp BPF program the sandbox's code runs under: the calls in `_DENIED` and new namespaces fail with EPERM"
+    col,arch = _ARCHES[machine]
+    ins = lambda code, k, jt=0, jf=0: struct.pack('<HBBI', code, jt, jf, k)
+    ld,ret,jeq,jset,jge = (lambda k: ins(0x20, k)),(lambda k: ins(0x06, k)),0x15,0x45,0x35
+    eperm = _ERRNO | errno.EPERM
+    p = [ld(4), ins(jeq, arch, 1, 0), ret(_KILL), ld(0)] # another ABI (i386, x32): nothing is allowed
+    if machine == 'x86_64': p += [ins(jge, 0x40000000, 0, 1), ret(_KILL)]
+    for nr in sorted({v[col] for v in _DENIED.values()}): p += [ins(jeq, nr, 0, 1), ret(eperm)]
+    # clone3 hides its flags in memory a filter cannot read: ENOSYS makes the C library fall back to clone
+    p += [ins(jeq, _CLONE3, 0, 1), ret(_ERRNO | errno.ENOSYS)]
+    p += [ins(jeq, _CLONE[machine], 0, 4), ld(16), ins(jset, _NEW_NAMESPACES, 0, 1), ret(eperm), ret(_ALLOW)]
+    if not network: # a Unix socket could reach a host service through a folder it may read; socketpair stays
+        p += [ins(jeq, _SOCKET[machine], 0, 4), ld(16), ins(jeq, socket.AF_UNIX, 0, 1), ret(eperm), ret(_ALLOW)]
+    return b''.join(p + [ret(_ALLOW)])
+
+
+# %% ../nbs/12_sandbox.ipynb #6f326127
+class _SockFprog(ctypes.Structure): _fields_ = [('len', ctypes.c_ushort), ('filter', ctypes.c_void_p)]
+
+def _install_seccomp(network:bool, # Is the network on?
+                    )->str|None:
+    ("Put this process, all its threads and all it starts under `_seccomp_filter` for good (needs no_new_privs); "
+     "None, or why it could not")
+    if (machine := os.uname().machine) not in _ARCHES: return f"no seccomp filter written for {machine}"
+    prog = _seccomp_filter(machine, network)
+    buf = ctypes.create_string_buffer(prog, len(prog))
+    fprog = _SockFprog(len(prog) // 8, ctypes.addressof(buf))
+    libc = ctypes.CDLL(None, use_errno=True)
+    # SECCOMP_SET_MODE_FILTER with SECCOMP_FILTER_FLAG_TSYNC: every thread of the process, not only this one
+    if libc.syscall(_SECCOMP[machine], 1, 1, ctypes.byref(fprog)) == 0: return None
+    return f"the kernel refused the seccomp filter: {os.strerror(ctypes.get_errno())}"
+
+
 # %% ../nbs/12_sandbox.ipynb #0dd4b919
 def _worker_main(cfg:dict): # The settings the parent sends (see `Sandbox._command`): user, folder, limits
     ("The worker process: drop to the sandbox user, set limits, then answer `{'code': ...}` requests "
@@ -266,8 +324,9 @@ def _worker_main(cfg:dict): # The settings the parent sends (see `Sandbox._comma
         if not cfg['pid_namespace']: importlib.import_module('toolslm_like.interpreter')
         _drop_privileges(cfg['uid'], cfg['gid'])
     os.chdir(cfg['workdir'])
-    if not cfg['pid_namespace']: _no_new_privileges()
+    _no_new_privileges()
     _set_limits({k: tuple(v) for k,v in cfg['limits'].items()})
+    no_seccomp = _install_seccomp(cfg['network'])
     me,ns = os.getpid(),{'__name__': '__main__', '__builtins__': builtins}
     def handle(req:dict)->dict:
         used = _cpu_budget(cfg['cpu_s'])
@@ -277,7 +336,7 @@ def _worker_main(cfg:dict): # The settings the parent sends (see `Sandbox._comma
         return {**reply, 'cpu': used}
     if cfg['dedicated'] and not cfg['pid_namespace']: _end_others(False, True) # what an earlier worker of this uid left
     # while the parent finishes its side of the start
-    serve(handle, {'ready': True, 'uid': os.getuid(), 'cpu': _cpu_budget(None)},
+    serve(handle, {'ready': True, 'uid': os.getuid(), 'cpu': _cpu_budget(None), 'no_seccomp': no_seccomp},
           then=lambda: importlib.import_module('toolslm_like.interpreter'))
 
 # The worker's first lines: only our own folders on `sys.path` (-I -S: no site, no user folders, no PYTHON* variables)
@@ -493,7 +552,7 @@ class Sandbox:
                      max_procs=self.max_procs, tmp_mb=self.tmp_mb) # for the words an error gets (`_limit_hint`)
         cfg = dict(uid=self._uid, gid=self._gid, workdir=self.workdir, pid_namespace=bool(bwrap),
                    dedicated=bool(self._state.get('dedicated')), path=path, limits=self._limits(cgroup),
-                   cpu_s=self.cpu_s, max_output=self.max_output, hints=hints)
+                   cpu_s=self.cpu_s, max_output=self.max_output, hints=hints, network=self.network)
         argv = [exe, '-I', '-S', '-c', _boot, json.dumps(cfg)]
         if not bwrap: return argv
         binds = _python_binds(self.packages, self.expose)
@@ -548,6 +607,10 @@ class Sandbox:
             d = {'filesystem': f"{nob}: the code reads every file its user may",
                  'processes': f"{nob}: every process is visible",
                  'ipc and sockets': f"{nob}: the host's shared memory and Unix sockets are reachable"}
+        ns = w.hello.get('no_seccomp')
+        d['kernel calls'] = (f"NOT narrowed ({ns})" if ns else "a seccomp filter: io_uring, new namespaces, keyctl, "
+                             "ptrace, mount, bpf, perf_event_open and the like fail" +
+                             ("" if self.network else "; no Unix socket but socketpair (network off)"))
         if self.network: d['network'] = 'on (network=True)'
         elif b: d['network'] = "off: a network namespace of its own (loopback only)"
         else: d['network'] = f"NOT off ({self._no_bwrap})"
@@ -565,6 +628,11 @@ class Sandbox:
         elif cg: d['cpu'] = f"{self.cpu_s:g} s per run for all its processes, counting what ran between runs"
         else: d['cpu'] = (f"NOT for the sandbox as a whole ({why}): {self.cpu_s:g} s per run for its worker process "
                           "(processes it starts end with each run)")
+        if cg and (cg.version == 2 or 'freezer' in cg.dirs):
+            d['between runs'] = "frozen (the cgroup's freezer): nothing of it runs"
+        else: d['between runs'] = "stopped: its worker gets SIGSTOP (all else it started ended with the run)"
+        if self.cpu_s and not _may_raise_hard_limits():
+            d['cpu'] += "; its RLIMIT_CPU is soft (a hard one raised for each run needs CAP_SYS_RESOURCE)"
         d['disk'] = (f"{mb(self.disk_mb) if self.disk_mb else 'any size'} and "
                      f"{f'{self.max_files:,}' if self.max_files else 'any number of'} files in its working folder "
                      f"(checked every {CHECK_EVERY:g} s while code runs); "
@@ -618,15 +686,18 @@ class Sandbox:
         ("The worker for the next run, a note when the last one had died or used up its CPU time between runs, "
          "and its CPU time now")
         w = self._state.get('worker')
-        if w is None: return self._start(),'',self._cpu_end
-        rc,cpu = w.proc.poll(),self._cpu_now(w)
+        if w is None: return self._resume(self._start()),'',self._cpu_end
+        self._resume(w) # thawed first: a stopped worker looks dead
+        alive,cpu = w.alive(),self._cpu_now(w)
+        try: rc = w.proc.poll() if alive else w.proc.wait(MAX_STOP_SECONDS) # killed while frozen: it ends once thawed
+        except subprocess.TimeoutExpired: rc = None
         if self._bwrap and rc is not None and rc > 128: rc = 128 - rc
-        if not w.alive(): why = 'stopped: ' + exit_words(rc) if rc is not None else 'stopped by a signal'
+        if not alive: why = 'stopped: ' + exit_words(rc) if rc is not None else 'stopped by a signal'
         elif self.cpu_s and cpu - self._cpu_end > self.cpu_s:
             why = f"used more than its CPU time limit ({self.cpu_s:g} s) since the last run"
         else: return w,'',cpu
         self._kill()
-        w = self._start()
+        w = self._resume(self._start())
         note = (f"[The sandbox worker had {why}; a fresh one ran this code. "
                 "The previous state (variables, imports) was lost.]")
         return w,note,self._cpu_end
@@ -658,6 +729,8 @@ def pid(self:Sandbox)->int|None:
     return w.tree[-1] if w is not None else None
 
 def _stop(state:dict):
+    if (cg := state.get('cgroup')) is not None: cg.freeze(False) # a frozen process dies only once thawed
+    state.pop('frozen', None)
     if (w := state.pop('worker', None)) is not None: w.kill()
     if (cg := state.pop('cgroup', None)) is not None: cg.remove()
     # nothing of this uid outlives the worker, in a namespace or not
@@ -695,6 +768,51 @@ class _LimitHit(Exception): "The sandbox went past a limit the parent checks (CP
 
 _LOST = "A fresh worker starts with the next run; the previous state (variables, imports) was lost."
 
+# %% ../nbs/12_sandbox.ipynb #e0c30585
+_CAP_SYS_RESOURCE = 24
+
+def _may_raise_hard_limits()->bool:
+    "Do we hold CAP_SYS_RESOURCE, which raising another process's hard limit needs (root may lack it in a container)?"
+    try: caps = next(l for l in Path('/proc/self/status').read_text().splitlines() if l.startswith('CapEff:'))
+    except (OSError, StopIteration): return False
+    return bool(int(caps.split()[1], 16) >> _CAP_SYS_RESOURCE & 1)
+
+@patch
+def _pause(self:Sandbox, w:Worker):
+    "After a run: nothing of the sandbox runs until the next one (its cgroup frozen, else its worker stopped)"
+    cg = self._state.get('cgroup')
+    if cg is not None and cg.freeze(True): self._state['frozen'] = 'cgroup'; return
+    try: os.kill(w.tree[-1], signal.SIGSTOP); self._state['frozen'] = 'signal'
+    except ProcessLookupError: pass # it ended: the next run says so
+
+
+# %% ../nbs/12_sandbox.ipynb #c4f1ae55
+def _kill_pending(pid:int)->bool:
+    "Is a SIGKILL waiting to be delivered to process `pid` (a frozen process dies only once thawed)?"
+    try: lines = Path(f'/proc/{pid}/status').read_text().splitlines()
+    except OSError: return False
+    return any(l.split(':')[0] in ('SigPnd', 'ShdPnd') and int(l.split()[1], 16) >> (signal.SIGKILL - 1) & 1
+               for l in lines)
+
+@patch
+def _resume(self:Sandbox, w:Worker)->Worker:
+    "Before a run: a hard CPU limit for this run (where we may raise one), then the worker runs again; `w`"
+    pid = w.tree[-1]
+    if self.cpu_s and _may_raise_hard_limits():
+        try:
+            soft = math.ceil(_cpu_seconds(pid)) + math.ceil(self.cpu_s)
+            resource.prlimit(pid, resource.RLIMIT_CPU, (soft, soft + 1)) # SIGXCPU at soft, SIGKILL at hard
+        except (OSError, ValueError): pass # it ended: the run says so
+    if self._state.pop('frozen', None) == 'cgroup':
+        self._state['cgroup'].freeze(False)
+        if _kill_pending(pid): # killed while frozen: it dies now that it thawed, so let it end first
+            try: w.proc.wait(MAX_STOP_SECONDS)
+            except subprocess.TimeoutExpired: pass
+    else:
+        try: os.kill(pid, signal.SIGCONT)
+        except ProcessLookupError: pass
+    return w
+
 # %% ../nbs/12_sandbox.ipynb #003c6b7c
 @patch
 def run(self:Sandbox,
@@ -723,6 +841,7 @@ def run(self:Sandbox,
         except WorkerError as e: r = self._crashed(w, e)
         except _LimitHit as e: self._kill(); r = f"SandboxCrashed: the sandbox {e}, so its worker was stopped. {_LOST}"
         else: r = self._result(w, reply)
+        if self._state.get('worker') is w: self._pause(w)
     if not note: return r
     return f"{r if isinstance(r, str) else json.dumps(r)}\n{note}"
 

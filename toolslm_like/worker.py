@@ -538,6 +538,9 @@ class Cgroup:
             _clear_stale(Path(m + own[c]))
             (d := Path(m + own[c])/name).mkdir(exist_ok=True) # one directory when controllers share a mount
             dirs[c] = d
+        if (m := next((m for m,t,o in mounts if t == 'cgroup' and 'freezer' in o), None)) and 'freezer' in own:
+            try: (d := Path(m + own['freezer'])/name).mkdir(exist_ok=True); dirs['freezer'] = d
+            except OSError: pass # optional: `freeze` says it could not
         return cls(dirs, 1).limit(memory_bytes, pids)
 
     def joining(self, argv:list # The command
@@ -572,9 +575,20 @@ class Cgroup:
             except OSError: pass
         return out
 
+    def freeze(self, frozen:bool=True # Freeze (True) or thaw (False)?
+              )->bool:
+        "Stop (or let run again) every process of the group at once, the kernel's freezer; False where there is none"
+        d = self.dirs.get('freezer' if self.version == 1 else 'pids')
+        if d is None: return False
+        try: _write(d/('freezer.state' if self.version == 1 else 'cgroup.freeze'),
+                    (('FROZEN' if frozen else 'THAWED') if self.version == 1 else int(frozen)))
+        except OSError: return False
+        return True
+
     def kill_all(self, wait:float=MAX_STOP_SECONDS # Seconds to wait for them to end
                 )->bool:
         "Kill every process in the group (no new one can start meanwhile); did they all end within `wait` seconds?"
+        self.freeze(False) # a frozen process dies only once thawed
         try: _write(self.dirs['pids']/'pids.max', 0) # forks fail from now on
         except OSError: pass
         if self.version == 2:
