@@ -116,26 +116,26 @@ _BASE_RO = ('/usr', '/etc/alternatives', '/etc/ld.so.cache', '/etc/localtime') #
 _USR_LINKS = ('/bin', '/lib', '/lib32', '/lib64', '/sbin') # on a merged /usr these are links into it
 
 def _find_bwrap()->str|None: return shutil.which('bwrap') # the bubblewrap program on PATH, or None
-
 def _bwrap_args(bwrap:str, # The bwrap program
                workdir:str, # The working folder: the only place it may write that outlives a run
                binds:list, # [(host path, sandbox path)] to show read-only, from `_python_binds`
                tmp_mb:float|None, # Size of its private /tmp, /var/tmp and /dev/shm
                network:bool=False, # Keep the host's network?
                as_root:bool=False, # Are we root (no user namespace; the worker drops to its own uid itself)?
+               tmp_dirs:dict|None=None, # {'/tmp': host folder, ...}: size-limited folders of ours to use instead
               )->list:
     "The bwrap command line for a worker: new namespaces, a root of read-only binds, private tmp, the working folder"
     a = [bwrap, '--unshare-pid', '--unshare-ipc', '--unshare-uts', '--unshare-cgroup-try', '--hostname', 'sandbox',
          '--new-session', *([] if network else ['--unshare-net']), '--cap-drop', 'ALL']
     a += ['--cap-add', 'CAP_SETUID', '--cap-add', 'CAP_SETGID'] if as_root else ['--unshare-user']
-    for p in _BASE_RO:
-        if os.path.exists(p): a += ['--ro-bind', p, p]
+    a += [x for p in _BASE_RO if os.path.exists(p) for x in ('--ro-bind', p, p)]
     for p in _USR_LINKS:
         if os.path.islink(p): a += ['--symlink', os.readlink(p), p]
         elif os.path.isdir(p): a += ['--ro-bind', p, p]
     a += ['--proc', '/proc', '--dev', '/dev']
-    for d in ('/tmp', '/var/tmp', '/dev/shm'):
-        a += (['--size', str(int(tmp_mb * 2**20))] if tmp_mb else []) + ['--perms', '1777', '--tmpfs', d]
+    for d in ('/tmp', '/var/tmp', '/dev/shm'): # ours (bwrap would make /var 0700), else bwrap's, bytes bounded only
+        if tmp_dirs: a += [*(['--perms', '0755', '--dir', '/var'] if d == '/var/tmp' else []), '--bind', tmp_dirs[d], d]
+        else: a += (['--size', str(int(tmp_mb * 2**20))] if tmp_mb else []) + ['--perms', '1777', '--tmpfs', d]
     read_only,tmpfs = [*_BASE_RO, *(dst for _,dst in binds)],('/', '/tmp', '/var/tmp', '/dev', '/dev/shm')
     parents = {str(p) for _,dst in [*binds, (workdir, workdir)] for p in Path(dst).parents}
     for d in sorted(parents - {*tmpfs}): # bwrap's own folders, readable by the sandbox user (the host's may be 0700)
@@ -214,7 +214,7 @@ def _end_others(in_pid_namespace:bool, # Do we have a pid namespace (and its /pr
 
 # %% ../nbs/12_sandbox.ipynb #9a49888e
 def _limit_hint(e:BaseException, # The error a run ended with
-               limits:dict, # The sandbox's limits: memory_mb, file_mb, open_files, max_procs, tmp_mb
+               limits:dict, # The sandbox's limits: memory_mb, file_mb, open_files, max_procs, tmp_mb, disk_mb, ...
               )->str|None:
     "A note naming the sandbox limit that error `e` (or one it arose from) ran into, or None"
     while e is not None:
@@ -224,13 +224,20 @@ def _limit_hint(e:BaseException, # The error a run ended with
             return f"files in the sandbox may be at most {limits['file_mb']:g} MB"
         if isinstance(e, OSError) and e.errno == errno.EMFILE and limits.get('open_files'):
             return f"the sandbox allows {limits['open_files']} open files"
-        if isinstance(e, OSError) and e.errno == errno.ENOSPC and limits.get('tmp_mb'):
-            return f"the sandbox's /tmp, /var/tmp and /dev/shm hold {limits['tmp_mb']:g} MB each"
+        if isinstance(e, OSError) and e.errno == errno.ENOSPC and (limits.get('tmp_mb') or limits.get('disk_mb')):
+            return _space_hint(limits)
         if limits.get('max_procs') and (isinstance(e, BlockingIOError) and e.errno == errno.EAGAIN
                                         or isinstance(e, RuntimeError) and "can't start new thread" in str(e)):
             return f"the sandbox allows {limits['max_procs']} processes and threads in all"
         e = e.__cause__ or e.__context__
     return None
+def _space_hint(limits:dict)->str:
+    "What the folders the sandbox may write hold (bytes, and files where the kernel counts them)"
+    files = f" and {limits['max_files']:,} files" if limits.get('max_files') else ''
+    parts = [f"working folder holds {limits['disk_mb']:g} MB{files}"] if limits.get('disk_mb') else []
+    if limits.get('tmp_mb'): parts.append(f"/tmp, /var/tmp and /dev/shm hold {limits['tmp_mb']:g} MB{files} each")
+    return "the sandbox's " + '; its '.join(parts)
+
 
 # %% ../nbs/12_sandbox.ipynb #9dd83896
 def _run_request(code:str, # The code to run
@@ -422,6 +429,25 @@ def _disk_usage(folder:str, # The folder to measure
                 except OSError: pass
     return size,n
 
+# %% ../nbs/12_sandbox.ipynb #d08f5ca4
+_MS_NOSUID,_MS_NODEV,_MNT_DETACH = 2,4,2
+
+def _mount_tmpfs(path:str, # An empty folder
+                 mb:float|None, # Its size in MB (None: the kernel's default, half the RAM)
+                 files:int|None, # Files and folders it may hold (None: the kernel's default)
+                 mode:int=0o700, uid:int=0, gid:int=0): # Of its top folder
+    "Mount a tmpfs of `mb` MB and `files` inodes on `path` (root only): the kernel refuses writes past either"
+    opts = [f'mode={mode:o}', f'uid={uid}', f'gid={gid}'] + ([f'size={int(mb * 2**20)}'] if mb else [])
+    if files: opts.append(f'nr_inodes={int(files) + 1}') # its top folder is one
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.mount(b'tmpfs', os.fsencode(path), b'tmpfs', _MS_NOSUID | _MS_NODEV, ','.join(opts).encode()):
+        err = ctypes.get_errno()
+        raise OSError(err, f"could not mount a size-limited folder: {os.strerror(err)}")
+
+def _unmount(path:str): # A folder with a file system mounted on it
+    "Detach what is mounted on `path`, if anything (the files of a tmpfs go with it)"
+    ctypes.CDLL(None, use_errno=True).umount2(os.fsencode(path), _MNT_DETACH)
+
 # %% ../nbs/12_sandbox.ipynb #28da1926
 _MB = 1 << 20
 
@@ -499,6 +525,7 @@ class Sandbox:
         self._state['workdir'] = self.workdir = os.path.realpath(tempfile.mkdtemp(prefix='toolslm_like-sandbox-'))
         if self._uid is not None: os.chown(self.workdir, self._uid, self._gid)
         os.chmod(self.workdir, 0o700)
+        self._bound_folders()
         extra = {'HOME': self.workdir, 'PYTHONDONTWRITEBYTECODE': '1',
                  **({} if self._bwrap else {'TMPDIR': self.workdir}), **(env or {})}
         self._env = worker_env(env_allow, extra)
@@ -550,13 +577,15 @@ class Sandbox:
         path = [_PKG_MOUNT, *sites] if bwrap else [str(Path(d).parent) for d in _package_dirs()] + sites
         hints = dict(memory_mb=self.memory_mb, file_mb=self.file_mb, open_files=self.open_files,
                      max_procs=self.max_procs, tmp_mb=self.tmp_mb) # for the words an error gets (`_limit_hint`)
+        if not self._disk_why: hints.update(disk_mb=self.disk_mb, max_files=self.max_files) # the kernel's limits
         cfg = dict(uid=self._uid, gid=self._gid, workdir=self.workdir, pid_namespace=bool(bwrap),
                    dedicated=bool(self._state.get('dedicated')), path=path, limits=self._limits(cgroup),
                    cpu_s=self.cpu_s, max_output=self.max_output, hints=hints, network=self.network)
         argv = [exe, '-I', '-S', '-c', _boot, json.dumps(cfg)]
         if not bwrap: return argv
         binds = _python_binds(self.packages, self.expose)
-        return _bwrap_args(bwrap, self.workdir, binds, self.tmp_mb, self.network, as_root=os.geteuid() == 0) + argv
+        return _bwrap_args(bwrap, self.workdir, binds, self.tmp_mb, self.network, as_root=os.geteuid() == 0,
+                           tmp_dirs=self._fresh_tmp()) + argv
 
     def _start(self, cgroups:bool|None=None)->Worker:
         "Start a fresh worker (in bwrap, in a cgroup of its own, where we can) and wait until it is ready"
@@ -593,7 +622,8 @@ class Sandbox:
         "What protects us from the code, in words; a protection that is off starts with NOT and says why"
         b,cg,why = bool(self._bwrap),self._state.get('cgroup'),self._cg_why
         nob,mb = f"NOT isolated ({self._no_bwrap})",lambda v: f"{v:g} MB"
-        notes = [f"{mb(self.tmp_mb)} each"] if self.tmp_mb else []
+        files = f" and {self.max_files:,} files" if self._tmp_dirs and self.max_files else ''
+        notes = [f"{mb(self.tmp_mb)}{files} each"] if self.tmp_mb else []
         if cg: notes.append("their files count in its memory")
         tmp = f" ({'; '.join(notes)})" if notes else ''
         if b:
@@ -607,10 +637,7 @@ class Sandbox:
             d = {'filesystem': f"{nob}: the code reads every file its user may",
                  'processes': f"{nob}: every process is visible",
                  'ipc and sockets': f"{nob}: the host's shared memory and Unix sockets are reachable"}
-        ns = w.hello.get('no_seccomp')
-        d['kernel calls'] = (f"NOT narrowed ({ns})" if ns else "a seccomp filter: io_uring, new namespaces, keyctl, "
-                             "ptrace, mount, bpf, perf_event_open and the like fail" +
-                             ("" if self.network else "; no Unix socket but socketpair (network off)"))
+        self._describe_kernel(w, d)
         if self.network: d['network'] = 'on (network=True)'
         elif b: d['network'] = "off: a network namespace of its own (loopback only)"
         else: d['network'] = f"NOT off ({self._no_bwrap})"
@@ -628,15 +655,12 @@ class Sandbox:
         elif cg: d['cpu'] = f"{self.cpu_s:g} s per run for all its processes, counting what ran between runs"
         else: d['cpu'] = (f"NOT for the sandbox as a whole ({why}): {self.cpu_s:g} s per run for its worker process "
                           "(processes it starts end with each run)")
-        if cg and (cg.version == 2 or 'freezer' in cg.dirs):
-            d['between runs'] = "frozen (the cgroup's freezer): nothing of it runs"
-        else: d['between runs'] = "stopped: its worker gets SIGSTOP (all else it started ended with the run)"
-        if self.cpu_s and not _may_raise_hard_limits():
-            d['cpu'] += "; its RLIMIT_CPU is soft (a hard one raised for each run needs CAP_SYS_RESOURCE)"
+        self._describe_runs(d)
+        how = (f"checked every {CHECK_EVERY:g} s while code runs: {self._disk_why}" if self._disk_why else
+               "a tmpfs of that size: the kernel refuses writes past it")
         d['disk'] = (f"{mb(self.disk_mb) if self.disk_mb else 'any size'} and "
                      f"{f'{self.max_files:,}' if self.max_files else 'any number of'} files in its working folder "
-                     f"(checked every {CHECK_EVERY:g} s while code runs); "
-                     f"files up to {mb(self.file_mb) if self.file_mb else 'any size'}")
+                     f"({how}); files up to {mb(self.file_mb) if self.file_mb else 'any size'}")
         d['environment'] = ', '.join(sorted(self._env))
         return d
 
@@ -715,6 +739,51 @@ class Sandbox:
         if not reply.get('restart'): return text
         return f"{text}\n[After a {reply['restart']} the sandbox worker is restarted. {_LOST}]"
 
+# %% ../nbs/12_sandbox.ipynb #4034cb2e
+@patch
+def _bound_folders(self:Sandbox):
+    "As root: its working folder a tmpfs of `disk_mb` and `max_files`, and folders for its /tmp, /var/tmp and /dev/shm"
+    self._tmp_dirs,self._disk_why = {},None
+    if os.geteuid() != 0: self._disk_why = "only root may mount a size-limited folder"; return
+    try: _mount_tmpfs(self.workdir, self.disk_mb, self.max_files, 0o700, self._uid or 0, self._gid or 0)
+    except OSError as e: self._disk_why = e.strerror; return
+    self._state['mounts'] = [self.workdir]
+    if not self._bwrap: return # without bwrap its /tmp is its working folder (TMPDIR)
+    base = self._state['tmp_base'] = tempfile.mkdtemp(prefix='toolslm_like-sandbox-tmp-')
+    for d in ('/tmp', '/var/tmp', '/dev/shm'):
+        os.mkdir(host := f"{base}/{d.strip('/').replace('/', '-')}")
+        self._tmp_dirs[d] = host
+
+@patch
+def _fresh_tmp(self:Sandbox)->dict|None:
+    "Empty size-limited /tmp, /var/tmp and /dev/shm for a new worker: {sandbox path: host folder}, or None"
+    try:
+        for host in self._tmp_dirs.values():
+            _unmount(host) # what the last worker left there goes
+            _mount_tmpfs(host, self.tmp_mb, self.max_files, 0o1777)
+            if host not in self._state['mounts']: self._state['mounts'].append(host)
+    except OSError: self._tmp_dirs = {} # bwrap's own tmpfs then: bytes bounded, not files
+    return self._tmp_dirs or None
+
+# %% ../nbs/12_sandbox.ipynb #714c1814
+@patch
+def _describe_kernel(self:Sandbox, w:Worker, d:dict):
+    "Add to `isolation` dict `d`: the kernel calls the code may make (the worker's seccomp filter)"
+    why = w.hello.get('no_seccomp')
+    d['kernel calls'] = (f"NOT narrowed ({why})" if why else "a seccomp filter: io_uring, new namespaces, keyctl, "
+                         "ptrace, mount, bpf, perf_event_open and the like fail" +
+                         ("" if self.network else "; no Unix socket but socketpair (network off)"))
+
+@patch
+def _describe_runs(self:Sandbox, d:dict):
+    "Add to `isolation` dict `d`: what runs between runs, and how hard its CPU limit is"
+    cg = self._state.get('cgroup')
+    if cg and (cg.version == 2 or 'freezer' in cg.dirs):
+        d['between runs'] = "frozen (the cgroup's freezer): nothing of it runs"
+    else: d['between runs'] = "stopped: its worker gets SIGSTOP (all else it started ended with the run)"
+    if self.cpu_s and not _may_raise_hard_limits():
+        d['cpu'] += "; its RLIMIT_CPU is soft (a hard one raised for each run needs CAP_SYS_RESOURCE)"
+
 # %% ../nbs/12_sandbox.ipynb #c8436dd0
 @patch(as_prop=True)
 def unprotected(self:Sandbox)->list:
@@ -761,7 +830,11 @@ def _shutdown(state:dict, _close=os.close, _rmtree=shutil.rmtree):
     try: _stop(state)
     except Exception: pass # at interpreter exit, modules may already be gone
     if (fd := state.pop('uid_lock', None)) is not None: _close(fd)
-    if (d := state.pop('workdir', None)) is not None: _rmtree(d, ignore_errors=True)
+    for m in reversed(state.pop('mounts', [])):
+        try: _unmount(m)
+        except Exception: pass # at interpreter exit: the folder is removed below all the same
+    for k in ('workdir', 'tmp_base'):
+        if (d := state.pop(k, None)) is not None: _rmtree(d, ignore_errors=True)
 
 # %% ../nbs/12_sandbox.ipynb #43e5292f
 class _LimitHit(Exception): "The sandbox went past a limit the parent checks (CPU time, disk); the message says which"
