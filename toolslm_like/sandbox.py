@@ -320,6 +320,44 @@ def _install_seccomp(network:bool, # Is the network on?
     return f"the kernel refused the seccomp filter: {os.strerror(ctypes.get_errno())}"
 
 
+# %% ../nbs/12_sandbox.ipynb #a3ff496b
+_CLONE_NEWNS,_MS_RDONLY,_MS_REMOUNT,_MS_BIND,_MS_REC,_MS_PRIVATE = 0x20000,1,32,4096,16384,1 << 18
+
+def _blocked_at(path:str, # A folder
+                uid:int, gid:int)->str|None: # The user (without supplementary groups)
+    "The first folder on the way to `path` that user `uid` may not enter, or None"
+    for d in Path(path).parents.__reversed__():
+        try: st = os.stat(d)
+        except OSError: return None # not there: nothing to show
+        shift = 6 if st.st_uid == uid else 3 if st.st_gid == gid else 0
+        if not st.st_mode >> shift & 1: return str(d)
+    return None
+
+
+# %% ../nbs/12_sandbox.ipynb #b676b482
+def _reveal(folders:list, # [(path, writable?)] the worker needs
+            uid:int, gid:int): # The user it becomes
+    "As root: a mount namespace of our own in which user `uid` reaches `folders`, and nothing else of what blocked it"
+    blocked = {b for p,_ in folders if (b := _blocked_at(p, uid, gid))}
+    blocked = {b for b in blocked if not any(b.startswith(o + '/') for o in blocked)}
+    if not blocked: return
+    under = sorted((p, w) for p,w in folders if any(p.startswith(b + '/') for b in blocked))
+    libc = ctypes.CDLL(None, use_errno=True)
+    def mount(src, dst, fstype, flags, data=None):
+        if libc.mount(src and os.fsencode(src), os.fsencode(dst), fstype, flags, data):
+            raise SandboxError(f"without bubblewrap, the sandbox's user (uid {uid}) may not enter {min(blocked)}, "
+                               f"and showing it what it needs failed ({os.strerror(ctypes.get_errno())}): install "
+                               "bubblewrap (Debian package bubblewrap), or put Python where every user may read it")
+    if libc.unshare(_CLONE_NEWNS): mount(None, '/', None, 0, b'') # fails: the same clear error
+    mount(None, '/', None, _MS_REC | _MS_PRIVATE) # nothing we mount here reaches the host
+    fds = [(p, w, os.open(p, os.O_PATH | os.O_CLOEXEC)) for p,w in under] # still reachable once covered
+    for b in sorted(blocked): mount('tmpfs', b, b'tmpfs', 0, b'mode=0755')
+    for p,w,fd in fds:
+        os.makedirs(p, exist_ok=True)
+        mount(f'/proc/self/fd/{fd}', p, None, _MS_BIND | _MS_REC)
+        if not w: mount(None, p, None, _MS_REMOUNT | _MS_BIND | _MS_RDONLY)
+        os.close(fd)
+
 # %% ../nbs/12_sandbox.ipynb #0dd4b919
 def _worker_main(cfg:dict): # The settings the parent sends (see `Sandbox._command`): user, folder, limits
     ("The worker process: drop to the sandbox user, set limits, then answer `{'code': ...}` requests "
@@ -328,7 +366,9 @@ def _worker_main(cfg:dict): # The settings the parent sends (see `Sandbox._comma
     signal.signal(signal.SIGXFSZ, signal.SIG_IGN) # too large a file is an OSError, not death
     if cfg['uid'] is not None:
         # without bwrap, the new uid may not read Python's folder
-        if not cfg['pid_namespace']: importlib.import_module('toolslm_like.interpreter')
+        if not cfg['pid_namespace']:
+            importlib.import_module('toolslm_like.interpreter')
+            _reveal(cfg['reveal'], cfg['uid'], cfg['gid'])
         _drop_privileges(cfg['uid'], cfg['gid'])
     os.chdir(cfg['workdir'])
     _no_new_privileges()
@@ -581,9 +621,10 @@ class Sandbox:
         cfg = dict(uid=self._uid, gid=self._gid, workdir=self.workdir, pid_namespace=bool(bwrap),
                    dedicated=bool(self._state.get('dedicated')), path=path, limits=self._limits(cgroup),
                    cpu_s=self.cpu_s, max_output=self.max_output, hints=hints, network=self.network)
+        binds = _python_binds(self.packages, self.expose)
+        cfg['reveal'] = [] if bwrap else [(src, False) for src,_ in binds] + [(self.workdir, True)]
         argv = [exe, '-I', '-S', '-c', _boot, json.dumps(cfg)]
         if not bwrap: return argv
-        binds = _python_binds(self.packages, self.expose)
         return _bwrap_args(bwrap, self.workdir, binds, self.tmp_mb, self.network, as_root=os.geteuid() == 0,
                            tmp_dirs=self._fresh_tmp()) + argv
 
