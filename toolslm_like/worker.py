@@ -578,10 +578,13 @@ class Cgroup:
     def freeze(self, frozen:bool=True # Freeze (True) or thaw (False)?
               )->bool:
         "Stop (or let run again) every process of the group at once, the kernel's freezer; False where there is none"
-        d = self.dirs.get('freezer' if self.version == 1 else 'pids')
+        d,v1 = self.dirs.get('freezer' if self.version == 1 else 'pids'),self.version == 1
         if d is None: return False
-        try: _write(d/('freezer.state' if self.version == 1 else 'cgroup.freeze'),
-                    (('FROZEN' if frozen else 'THAWED') if self.version == 1 else int(frozen)))
+        try: # through a descriptor kept open: twice a run, it must be cheap
+            if (fd := self._fds.get('freeze')) is None:
+                name = 'freezer.state' if v1 else 'cgroup.freeze'
+                fd = self._fds['freeze'] = os.open(d/name, os.O_WRONLY | os.O_CLOEXEC)
+            os.write(fd, (b'FROZEN' if frozen else b'THAWED') if v1 else b'%d' % frozen)
         except OSError: return False
         return True
 
