@@ -1,9 +1,9 @@
 """Attacks on the sandbox's last holes, each in a fresh process of its own: disk and inode floods, a host service's Unix
 socket, kernel calls a sandbox never needs, a CPU limit raised back, CPU burned between runs, and a sandbox without
 bubblewrap that starts a subprocess wherever Python lives."""
-import os, shutil, socket, sys, time, warnings
+import os, shutil, socket, subprocess, sys, time, warnings
 import pytest
-from toolslm_like.sandbox import Sandbox, _DENIED, _ARCHES, _may_raise_hard_limits
+from toolslm_like.sandbox import Sandbox, _DENIED, _ARCHES, _capable, _CAP_SYS_RESOURCE
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith('linux'), reason='the sandbox needs Linux')
 has_bwrap = shutil.which('bwrap') is not None
@@ -83,7 +83,7 @@ def test_kernel_calls_a_sandbox_never_needs_fail():
 
 def test_raising_the_cpu_limit_back_gains_nothing():
     with sandbox(cpu_s=1) as s:
-        if _may_raise_hard_limits():
+        if _capable(_CAP_SYS_RESOURCE):
             soft,hard = s.run("import resource\nresource.getrlimit(resource.RLIMIT_CPU)")
             assert hard == soft + 1, (soft, hard)
             r = s.run("import resource\nresource.setrlimit(resource.RLIMIT_CPU, (10**6, 10**6))")
@@ -118,3 +118,16 @@ def test_without_bwrap_a_subprocess_starts_wherever_python_lives(monkeypatch):
                   " text=True).stdout")
         assert r == '42\n', r
         assert s.run("import email.message, json; 'ok'") == 'ok' # the standard library, past what the worker imported
+
+def test_without_bwrap_and_without_a_way_to_mount_it_refuses_at_start_in_one_sentence():
+    if os.geteuid() != 0 or not shutil.which('capsh'): pytest.skip("needs root and capsh (to drop CAP_SYS_ADMIN)")
+    code = ("import warnings; warnings.simplefilter('ignore')\nfrom toolslm_like.sandbox import Sandbox\n"
+            "try: s = Sandbox(bwrap=None)\nexcept Exception as e: print(type(e).__name__, e)\n"
+            "else: print(s.run(\"import subprocess, sys\\n"
+            "subprocess.run([sys.executable, '-c', 'print(6*7)'], capture_output=True, text=True).stdout\"))")
+    r = subprocess.run(['capsh', '--drop=cap_sys_admin', '--', '-c', 'exec "$0" -c "$1"', sys.executable, code],
+                       capture_output=True, text=True, timeout=60)
+    out = r.stdout.strip()
+    # Python where its uid may read it: it runs; else one sentence saying what to install, never a PermissionError
+    assert out == '42' or out.startswith('SandboxError without bubblewrap') and '\n' not in out \
+        and 'install bubblewrap' in out, (out, r.stderr[-2000:])

@@ -324,6 +324,14 @@ def _install_seccomp(network:bool, # Is the network on?
 # %% ../nbs/12_sandbox.ipynb #a3ff496b
 _CLONE_NEWNS,_MS_RDONLY,_MS_REMOUNT,_MS_BIND,_MS_REC,_MS_PRIVATE = 0x20000,1,32,4096,16384,1 << 18
 
+_CAP_SYS_ADMIN,_CAP_SYS_RESOURCE = 21,24
+
+def _capable(cap:int)->bool: # A capability's number, e.g. `_CAP_SYS_ADMIN`
+    "Do we hold capability `cap` (root may lack some in a container)?"
+    try: caps = next(l for l in Path('/proc/self/status').read_text().splitlines() if l.startswith('CapEff:'))
+    except (OSError, StopIteration): return False
+    return bool(int(caps.split()[1], 16) >> cap & 1)
+
 def _blocked_at(path:str, # A folder
                 uid:int, gid:int)->str|None: # The user (without supplementary groups)
     "The first folder on the way to `path` that user `uid` may not enter, or None"
@@ -333,6 +341,13 @@ def _blocked_at(path:str, # A folder
         shift = 6 if st.st_uid == uid else 3 if st.st_gid == gid else 0
         if not st.st_mode >> shift & 1: return str(d)
     return None
+
+def _refuse_unreachable(argv:list, # The worker's command line, without bwrap
+                       uid:int|None, gid:int|None): # The user it becomes
+    "Refuse now, in one sentence, when `uid` cannot reach what the worker needs and we may not mount to show it"
+    if uid is None or _capable(_CAP_SYS_ADMIN): return
+    if b := next((b for p,_ in json.loads(argv[-1])['reveal'] if (b := _blocked_at(p, uid, gid))), None):
+        raise SandboxError(_cannot_reveal(uid, b, 'no CAP_SYS_ADMIN to mount'))
 
 
 # %% ../nbs/12_sandbox.ipynb #b676b482
@@ -346,9 +361,7 @@ def _reveal(folders:list, # [(path, writable?)] the worker needs
     libc = ctypes.CDLL(None, use_errno=True)
     def mount(src, dst, fstype, flags, data=None):
         if libc.mount(src and os.fsencode(src), os.fsencode(dst), fstype, flags, data):
-            raise SandboxError(f"without bubblewrap, the sandbox's user (uid {uid}) may not enter {min(blocked)}, "
-                               f"and showing it what it needs failed ({os.strerror(ctypes.get_errno())}): install "
-                               "bubblewrap (Debian package bubblewrap), or put Python where every user may read it")
+            raise SandboxError(_cannot_reveal(uid, min(blocked), os.strerror(ctypes.get_errno())))
     if libc.unshare(_CLONE_NEWNS): mount(None, '/', None, 0, b'') # fails: the same clear error
     mount(None, '/', None, _MS_REC | _MS_PRIVATE) # nothing we mount here reaches the host
     fds = [(p, w, os.open(p, os.O_PATH | os.O_CLOEXEC)) for p,w in under] # still reachable once covered
@@ -358,6 +371,12 @@ def _reveal(folders:list, # [(path, writable?)] the worker needs
         mount(f'/proc/self/fd/{fd}', p, None, _MS_BIND | _MS_REC)
         if not w: mount(None, p, None, _MS_REMOUNT | _MS_BIND | _MS_RDONLY)
         os.close(fd)
+def _cannot_reveal(uid:int, blocked:str, why:str)->str:
+    "The sentence a sandbox that cannot show its user Python refuses to start with"
+    return (f"without bubblewrap, the sandbox's user (uid {uid}) may not enter {blocked}, where Python or its "
+            f"packages are, and we may not show them to it ({why}): install bubblewrap (Debian package bubblewrap), "
+            "or put Python where every user may read it")
+
 
 # %% ../nbs/12_sandbox.ipynb #0dd4b919
 def _worker_main(cfg:dict): # The settings the parent sends (see `Sandbox._command`): user, folder, limits
@@ -631,6 +650,7 @@ class Sandbox:
 
     def _start(self, cgroups:bool|None=None)->Worker:
         "Start a fresh worker (in bwrap, in a cgroup of its own, where we can) and wait until it is ready"
+        if not self._bwrap: _refuse_unreachable(self._command(None, False), self._uid, self._gid)
         # the last worker's processes must not count
         if self._state.get('dedicated') and not self._bwrap: _kill_user_processes(self._uid, wait=3)
         cg,why = None,getattr(self, '_cg_why', 'cgroups=False')
@@ -823,7 +843,7 @@ def _describe_runs(self:Sandbox, d:dict):
     if cg and (cg.version == 2 or 'freezer' in cg.dirs):
         d['between runs'] = "frozen (the cgroup's freezer): nothing of it runs"
     else: d['between runs'] = "stopped: its worker gets SIGSTOP (all else it started ended with the run)"
-    if self.cpu_s and not _may_raise_hard_limits():
+    if self.cpu_s and not _capable(_CAP_SYS_RESOURCE):
         d['cpu'] += "; its RLIMIT_CPU is soft (a hard one raised for each run needs CAP_SYS_RESOURCE)"
 
 # %% ../nbs/12_sandbox.ipynb #c8436dd0
@@ -884,14 +904,6 @@ class _LimitHit(Exception): "The sandbox went past a limit the parent checks (CP
 _LOST = "A fresh worker starts with the next run; the previous state (variables, imports) was lost."
 
 # %% ../nbs/12_sandbox.ipynb #e0c30585
-_CAP_SYS_RESOURCE = 24
-
-def _may_raise_hard_limits()->bool:
-    "Do we hold CAP_SYS_RESOURCE, which raising another process's hard limit needs (root may lack it in a container)?"
-    try: caps = next(l for l in Path('/proc/self/status').read_text().splitlines() if l.startswith('CapEff:'))
-    except (OSError, StopIteration): return False
-    return bool(int(caps.split()[1], 16) >> _CAP_SYS_RESOURCE & 1)
-
 @patch
 def _pause(self:Sandbox, w:Worker):
     "After a run: nothing of the sandbox runs until the next one (its cgroup frozen, else its worker stopped)"
@@ -913,7 +925,7 @@ def _kill_pending(pid:int)->bool:
 def _resume(self:Sandbox, w:Worker)->Worker:
     "Before a run: a hard CPU limit for this run (where we may raise one), then the worker runs again; `w`"
     pid = w.tree[-1]
-    if self.cpu_s and _may_raise_hard_limits():
+    if self.cpu_s and _capable(_CAP_SYS_RESOURCE):
         try:
             soft = math.ceil(_cpu_seconds(pid)) + math.ceil(self.cpu_s)
             resource.prlimit(pid, resource.RLIMIT_CPU, (soft, soft + 1)) # SIGXCPU at soft, SIGKILL at hard
