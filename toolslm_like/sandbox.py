@@ -335,7 +335,7 @@ def _capable(cap:int)->bool: # A capability's number, e.g. `_CAP_SYS_ADMIN`
 def _blocked_at(path:str, # A folder
                 uid:int, gid:int)->str|None: # The user (without supplementary groups)
     "The first folder on the way to `path` that user `uid` may not enter, or None"
-    for d in Path(path).parents.__reversed__():
+    for d in reversed(Path(path).parents):
         try: st = os.stat(d)
         except OSError: return None # not there: nothing to show
         shift = 6 if st.st_uid == uid else 3 if st.st_gid == gid else 0
@@ -359,10 +359,11 @@ def _reveal(folders:list, # [(path, writable?)] the worker needs
     if not blocked: return
     under = sorted((p, w) for p,w in folders if any(p.startswith(b + '/') for b in blocked))
     libc = ctypes.CDLL(None, use_errno=True)
+    def check(failed):
+        if failed: raise SandboxError(_cannot_reveal(uid, min(blocked), os.strerror(ctypes.get_errno())))
     def mount(src, dst, fstype, flags, data=None):
-        if libc.mount(src and os.fsencode(src), os.fsencode(dst), fstype, flags, data):
-            raise SandboxError(_cannot_reveal(uid, min(blocked), os.strerror(ctypes.get_errno())))
-    if libc.unshare(_CLONE_NEWNS): mount(None, '/', None, 0, b'') # fails: the same clear error
+        check(libc.mount(src and os.fsencode(src), os.fsencode(dst), fstype, flags, data))
+    check(libc.unshare(_CLONE_NEWNS))
     mount(None, '/', None, _MS_REC | _MS_PRIVATE) # nothing we mount here reaches the host
     fds = [(p, w, os.open(p, os.O_PATH | os.O_CLOEXEC)) for p,w in under] # still reachable once covered
     for b in sorted(blocked): mount('tmpfs', b, b'tmpfs', 0, b'mode=0755')
@@ -371,6 +372,7 @@ def _reveal(folders:list, # [(path, writable?)] the worker needs
         mount(f'/proc/self/fd/{fd}', p, None, _MS_BIND | _MS_REC)
         if not w: mount(None, p, None, _MS_REMOUNT | _MS_BIND | _MS_RDONLY)
         os.close(fd)
+
 def _cannot_reveal(uid:int, blocked:str, why:str)->str:
     "The sentence a sandbox that cannot show its user Python refuses to start with"
     return (f"without bubblewrap, the sandbox's user (uid {uid}) may not enter {blocked}, where Python or its "
