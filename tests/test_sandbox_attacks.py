@@ -131,3 +131,15 @@ def test_without_bwrap_and_without_a_way_to_mount_it_refuses_at_start_in_one_sen
     # Python where its uid may read it: it runs; else one sentence saying what to install, never a PermissionError
     assert out == '42' or out.startswith('SandboxError without bubblewrap') and '\n' not in out \
         and 'install bubblewrap' in out, (out, r.stderr[-2000:])
+
+def test_processes_a_thread_keeps_starting_use_no_cpu_between_runs():
+    with sandbox(cpu_s=5, max_procs=16) as s:
+        cg = s._state.get('cgroup')
+        if cg is None: pytest.skip(f"no cgroup here to count the CPU time of all its processes: {s.isolation['cpu']}")
+        s.run("import os, threading, time\ndef spawn():\n    while True:\n        try: pid = os.fork()\n"
+              "        except OSError: time.sleep(0.001); continue\n        if pid == 0:\n            while True: pass\n"
+              "threading.Thread(target=spawn, daemon=True).start()\ntime.sleep(0.05)")
+        for _ in range(3): # after a run, forks go on until the worker stops: those processes are frozen with it
+            before = cg.cpu_seconds(); time.sleep(1)
+            assert cg.cpu_seconds() - before < 0.2, cg.cpu_seconds() - before
+            assert s.run('6*7') == 42

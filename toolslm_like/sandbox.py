@@ -326,6 +326,7 @@ _CLONE_NEWNS,_MS_RDONLY,_MS_REMOUNT,_MS_BIND,_MS_REC,_MS_PRIVATE = 0x20000,1,32,
 
 _CAP_SYS_ADMIN,_CAP_SYS_RESOURCE = 21,24
 
+@functools.lru_cache(None) # read twice a run: once is enough
 def _capable(cap:int)->bool: # A capability's number, e.g. `_CAP_SYS_ADMIN`
     "Do we hold capability `cap` (root may lack some in a container)?"
     try: caps = next(l for l in Path('/proc/self/status').read_text().splitlines() if l.startswith('CapEff:'))
@@ -842,9 +843,9 @@ def _describe_kernel(self:Sandbox, w:Worker, d:dict):
 def _describe_runs(self:Sandbox, d:dict):
     "Add to `isolation` dict `d`: what runs between runs, and how hard its CPU limit is"
     cg = self._state.get('cgroup')
+    d['between runs'] = "stopped: its worker gets SIGSTOP (all else it started ended with the run)"
     if cg and (cg.version == 2 or 'freezer' in cg.dirs):
-        d['between runs'] = "frozen (the cgroup's freezer): nothing of it runs"
-    else: d['between runs'] = "stopped: its worker gets SIGSTOP (all else it started ended with the run)"
+        d['between runs'] += "; the cgroup's freezer stops any process a thread started after that"
     if self.cpu_s and not _capable(_CAP_SYS_RESOURCE):
         d['cpu'] += "; its RLIMIT_CPU is soft (a hard one raised for each run needs CAP_SYS_RESOURCE)"
 
@@ -908,11 +909,15 @@ _LOST = "A fresh worker starts with the next run; the previous state (variables,
 # %% ../nbs/12_sandbox.ipynb #e0c30585
 @patch
 def _pause(self:Sandbox, w:Worker):
-    "After a run: nothing of the sandbox runs until the next one (its cgroup frozen, else its worker stopped)"
+    "After a run: nothing of the sandbox runs until the next one (its worker stopped; its cgroup frozen if need be)"
+    try: os.kill(w.tree[-1], signal.SIGSTOP)
+    except ProcessLookupError: return # it ended: the next run says so
+    self._state['frozen'] = 'signal'
+    # a fork that finished before the SIGSTOP left a process (a fork under way gets the SIGSTOP too): freeze them all
     cg = self._state.get('cgroup')
-    if cg is not None and cg.freeze(True): self._state['frozen'] = 'cgroup'; return
-    try: os.kill(w.tree[-1], signal.SIGSTOP); self._state['frozen'] = 'signal'
-    except ProcessLookupError: pass # it ended: the next run says so
+    try: others = cg is not None and len(cg.procs()) > len(w.tree)
+    except OSError: others = False
+    if others and cg.freeze(True): self._state['frozen'] = 'cgroup'
 
 
 # %% ../nbs/12_sandbox.ipynb #c4f1ae55
@@ -937,9 +942,8 @@ def _resume(self:Sandbox, w:Worker)->Worker:
         if _kill_pending(pid): # killed while frozen: it dies now that it thawed, so let it end first
             try: w.proc.wait(MAX_STOP_SECONDS)
             except subprocess.TimeoutExpired: pass
-    else:
-        try: os.kill(pid, signal.SIGCONT)
-        except ProcessLookupError: pass
+    try: os.kill(pid, signal.SIGCONT)
+    except ProcessLookupError: pass
     return w
 
 # %% ../nbs/12_sandbox.ipynb #003c6b7c
