@@ -290,6 +290,7 @@ class AnthropicServer(ScriptedServer):
         if not isinstance(body.get('max_tokens'), int): p.append('`max_tokens` is required')
         tools = body.get('tools') or []
         for t in tools:
+            if isinstance(t, dict) and t.get('type') not in (None, 'custom') and isinstance(t.get('name'), str): continue # a server tool (web search, text editor...)
             if not isinstance(t, dict) or 'function' in t or 'input_schema' not in t: p.append(f"tool {json.dumps(t)[:80]} is not {{'name', 'description', 'input_schema'}}"); continue
             if not TOOL_NAME.match(str(t.get('name'))): p.append(f"tool name {t.get('name')!r} does not match {TOOL_NAME.pattern}")
             if t['input_schema'].get('type') != 'object': p.append(f"tool {t.get('name')!r}: `input_schema` must be an object schema")

@@ -7,10 +7,11 @@ Docs: https://toolslm-like.github.io/toolslm_like/funccall.html.md"""
 # %% auto #0
 __all__ = ['empty', 'get_schema', 'PathArg', 'dateArg', 'mk_ns', 'call_func', 'call_func_async', 'custom_types',
            'uses_caller_globals', 'TypeKind', 'add_type_kind', 'hide_params', 'using_globals', 'ArgumentError',
-           'ToolNotFoundError', 'python']
+           'ToolNotFoundError', 'python', 'ToolContext', 'coerce_inputs', 'resolve_nm', 'get_schema_nm', 'handle_type',
+           'union_schema', 'type_map', 'mk_param', 'schema2sig', 'mk_tool', 'minipy']
 
 # %% ../nbs/05_funccall.ipynb #8535f9ed
-import ast, contextlib, contextvars, functools, inspect, io, itertools, json, linecache
+import ast, contextlib, contextvars, functools, inspect, io, itertools, json, keyword, linecache
 import marshal, math, re, signal, sys, threading, time, traceback, types, typing
 from collections import abc, deque
 from datetime import date
@@ -36,7 +37,7 @@ empty = inspect.Parameter.empty # toolslm's name for "no default" and "no annota
 # what fastcore.funccall and toolslm.funccall users import from here, and the errors a caller catches; the rest
 # (`SchemaError`, `BadValue`, `to_jsonable`, `run_code`, `run_with_timeout`, `CodeTimeout`...) still imports from here
 _all_ = ['empty', 'custom_types', 'uses_caller_globals', 'TypeKind', 'add_type_kind', 'hide_params', 'using_globals',
-         'ArgumentError', 'ToolNotFoundError', 'python']
+         'ArgumentError', 'ToolNotFoundError', 'python', 'ToolContext']
 
 # %% ../nbs/05_funccall.ipynb #e76019fe
 _schema_cache = WeakCache()
@@ -73,6 +74,7 @@ def _params_schema(f, info, b, skip_hidden)->dict:
     "The object schema of `f`'s parameters; closed, as `call_func` refuses names it does not know"
     fields = []
     for p in info.params:
+        if p.context: continue # filled by the runner
         if p.hidden or (skip_hidden and p.name.startswith('_')):
             if p.required:
                 raise SchemaError(f"Parameter {p.name!r} of {info.name!r} is hidden from the model, "
@@ -110,6 +112,8 @@ def _build_schema(f, skip_hidden=False)->dict:
         # a pydantic model as the tool: its own schema, `Field` descriptions and constraints kept
         if is_pydantic_model(f):
             s = {k: v for k,v in PydanticKind().def_schema(f, b).items() if k != 'description'}
+        # a schema written by hand (an MCP server's, or to serve one): given as it is (`mcp.tool_function` sets it)
+        elif isinstance(getattr(f, '__input_schema__', None), dict): s = dict(f.__input_schema__)
         else: s = _params_schema(f, info, b, skip_hidden)
     except RecursionError: # our own walk does not recurse into definitions; pydantic's does, for a chain of its models
         raise SchemaError(f"{info.name!r}: its types nest too deeply to describe "
@@ -153,6 +157,7 @@ def _compiled_copier(d:dict):
 # %% ../nbs/05_funccall.ipynb #50cc773f
 def get_schema(f:typing.Callable|dict, # A function, class, method or partial to describe; a dict is returned as is
                pname:str='input_schema', # Key for the parameters' schema (`'parameters'` for OpenAI)
+               evalable:bool=False, # fastcore's: stringify defaults `ast.literal_eval` can't read? Ours are JSON anyway
                skip_hidden:bool=False, # Leave out parameters whose names start with `_`?
                name:str|None=None # The tool name, if not the function's own
               )->dict: # `{'name', 'description', pname: schema}`
@@ -187,19 +192,37 @@ def dateArg(
     datestr: str   # A date in ISO format: YYYY-MM-DD
 ): return date.fromisoformat(datestr)
 
+# %% ../nbs/05_funccall.ipynb #a25f0002
+_NO_OUTPUT_SCHEMA = ('ToolResult', 'ImagePart', 'Figure', 'Image') # images and parts: no JSON value to describe
+_STREAMS = (abc.Iterator, abc.Iterable, abc.Generator, abc.AsyncIterator, abc.AsyncIterable, abc.AsyncGenerator)
+
+def output_schema(f:typing.Callable|dict # A tool, or a tool's schema dict (its `outputSchema`/`output_schema`)
+                 )->dict|None: # JSON schema of what `f` returns (`$defs` at its root); `None` where it says nothing
+    "The schema of what tool `f` returns, from its return annotation (what MCP publishes as a tool's `outputSchema`)"
+    if isinstance(f, abc.Mapping): return f.get('outputSchema', f.get('output_schema'))
+    try: ann = tool_info(f).returns
+    except (SchemaError, TypeError, ValueError): return None
+    if ann is empty or ann is None or ann is type(None) or ann is typing.Any: return None
+    if get_origin(unannotate(ann)) in _STREAMS or getattr(ann, '__name__', None) in _NO_OUTPUT_SCHEMA: return None
+    b = SchemaBuilder()
+    try: s = b.schema(ann)
+    except (SchemaError, RecursionError): return None # a type we cannot describe: the tool still works, as text
+    return json.loads(json.dumps({**s, '$defs': b.defs} if b.defs else s))
+
 # %% ../nbs/05_funccall.ipynb #e02fb007
 def mk_ns(fs:abc.Callable|list|abc.Mapping|None # A function, a list of functions and dicts, or a mapping (kept as is)
          )->dict: # name -> callable
-    "A namespace (name -> callable) from a function, a list of functions and dicts, or a mapping"
+    """A namespace (name -> callable) from a function, a list of functions and dicts, or a mapping; what is not
+    callable (a server tool's settings dict, as claudette passes them) is not a tool, and is left out as fastcore
+    does"""
     if fs is None: return {}
     if isinstance(fs, abc.Mapping): return fs
     ns = {}
-    for o in (fs if isinstance(fs, (list, tuple)) else [fs]):
-        items = o.items() if isinstance(o, abc.Mapping) else [(callable_name(o), o)] if callable(o) else None
-        if items is None:
-            raise UsageTypeError("mk_ns takes functions, lists of functions and dicts, or a mapping; "
-                                 f"got {type(o).__name__} {show_value(o)}")
+    many = isinstance(fs, abc.Iterable) and not callable(fs) and not isinstance(fs, (str, bytes))
+    for o in (fs if isinstance(fs, (list, tuple)) else list(fs) if many else [fs]):
+        items = o.items() if isinstance(o, abc.Mapping) else [(callable_name(o), o)] if callable(o) else ()
         for k,v in items:
+            if not callable(v): continue
             if k in ns and ns[k] is not v:
                 raise UsageValueError(f"Two different tools are named {k!r}: "
                                       f"rename one (e.g. pass {{'other_name': f}})")
@@ -268,6 +291,8 @@ def _bind(f, inputs, strict=False)->tuple:
     if type(inputs) is not dict: inputs = _inputs_dict(inputs, info.name)
     if type(f) is not types.FunctionType and is_pydantic_model(f): return _bind_model(f, info, inputs, strict)
     named,kw = info.named,{}
+    # names a schema written by hand uses that Python cannot (`from`, `max-tokens`): sent name -> parameter name
+    if (renamed := getattr(f, '__arg_names__', None)): inputs = {renamed.get(k, k): v for k,v in inputs.items()}
     problems,failed = [],set()
     for k,v in inputs.items():
         if type(k) is not str: # a `str` subclass's own `__hash__`/`__eq__` are never called
@@ -297,6 +322,7 @@ def _bind_slowly(info, k:str, v, p, kw:dict, problems:list, failed:set, strict:b
     if p is None and len(k) <= MAX_INPUT_NAME_CHARS: p = info.named.get(NON_WORD_RE.sub('', k))
     if p is None:
         if info.var_kw and k.isidentifier() and k not in info.all_names: kw[k] = v; return
+        if (q := info.param(k)) is not None and q.hidden: problems.append(_program_sets_text(info, q)); return
         problems.append(f"{shown_key(k)}: unknown argument; this tool takes: {', '.join(info.named) or 'no arguments'}")
         return
     nm,ann = p.name,p.annotation
@@ -356,12 +382,14 @@ def lookup_tool(fc_name:str|typing.Callable, # The name a model sent (or the fun
 # %% ../nbs/05_funccall.ipynb #ccf88cce
 def prepare_call(fc_name:str|typing.Callable,
                  fc_inputs:dict|str,
-                 ns:abc.Mapping|list|abc.Callable|None=None
+                 ns:abc.Mapping|list|abc.Callable|None=None,
+                 context=None
                 )->tuple:
     """`(function, ToolInfo, kwargs)` for a model's call, looked up and checked but not run (for runners that add
     timeouts, retries, ...)"""
     f = lookup_tool(fc_name, ns)
     info,kw = _bind(f, fc_inputs)
+    if info.context: with_context(info, kw, context)
     return f,info,kw
 
 
@@ -369,9 +397,10 @@ def prepare_call(fc_name:str|typing.Callable,
 def call_func(fc_name:str|typing.Callable, # The tool's name, as the model sent it (or the function itself)
               fc_inputs:dict|str, # Its arguments: a dict, or the JSON text of one
               ns:abc.Mapping|list|abc.Callable|None=None, # Where to look `fc_name` up (anything `mk_ns` accepts)
-              raise_on_err:bool=True): # Raise errors, or return them as text a model can read?
+              raise_on_err:bool=True, # Raise errors, or return them as text a model can read?
+              context=None): # The run's `ToolContext` (any other value becomes its `deps`), for tools that take one
     "Call the tool `fc_name` in `ns` with `fc_inputs`, converted and checked against its annotations"
-    try: f,info,kw = prepare_call(fc_name, fc_inputs, ns)
+    try: f,info,kw = prepare_call(fc_name, fc_inputs, ns, context)
     except Exception as e: # bad input never crashes the caller's loop
         if raise_on_err: raise
         return f"{type(e).__name__}: {e}"
@@ -389,10 +418,8 @@ async def _call_async(f, info, kw, raise_on_err, glb):
     tok = GLOBALS_VAR.set(glb) if glb is not None else None
     try:
         if info.is_async: res = await f(**kw)
-        else:
-            # here, not at the top: it would double the time `import toolslm_like.funccall` takes (bench/bench_scale.py)
-            import asyncio
-            res = await asyncio.to_thread(f, **kw)
+        else: # on the calling thread, as fastcore does: a tool using `signal` or thread-local state works here
+            res = f(**kw)
             if inspect.isawaitable(res): res = await res
         return res
     except (Exception, SystemExit) as e:
@@ -408,9 +435,10 @@ async def _fail(e, raise_on_err):
 def call_func_async(fc_name:str|typing.Callable,
                     fc_inputs:dict|str,
                     ns:abc.Mapping|list|abc.Callable|None=None,
-                    raise_on_err:bool=True): # Raise errors, or return them as text?
-    "Awaitable: call `fc_name` in `ns`, awaiting coroutine functions and running sync tools in a worker thread"
-    try: f,info,kw = prepare_call(fc_name, fc_inputs, ns)
+                    raise_on_err:bool=True, # Raise errors, or return them as text?
+                    context=None):
+    "Awaitable: call `fc_name` in `ns`, awaiting coroutine functions; a sync tool runs on the calling thread"
+    try: f,info,kw = prepare_call(fc_name, fc_inputs, ns, context)
     except Exception as e: return _fail(e, raise_on_err)
     glb = (GLOBALS_VAR.get() or user_globals()) if info.wants_globals else None
     return _call_async(f, info, kw, raise_on_err, glb)
@@ -422,3 +450,189 @@ if hasattr(inspect, 'markcoroutinefunction'): inspect.markcoroutinefunction(call
 # before, `asyncio.iscoroutinefunction` says so (when it was loaded first)
 elif hasattr(getattr(sys.modules.get('asyncio'), 'coroutines', None), '_is_coroutine'):
     call_func_async._is_coroutine = sys.modules['asyncio'].coroutines._is_coroutine
+
+# %% ../nbs/05_funccall.ipynb #c26a0003
+import copy, dataclasses
+_LOG_LEVELS = ('debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency') # MCP's (syslog's)
+
+@dataclasses.dataclass
+class ToolContext:
+    "What a tool may know of its run, given by the program (never by the model) to a parameter annotated `ToolContext`"
+    deps:typing.Any=None # The program's own value (a user's id, a database handle, ...)
+    call_id:str|None=None # The id of the model's call (filled in per call)
+    name:str|None=None # The tool's name (filled in per call)
+    history:list|None=None # The conversation so far, or None
+    on_progress:abc.Callable|None=None # Set by the runner: `on_progress(progress, total, message)`; None drops them
+    on_log:abc.Callable|None=None # Set by the runner: `on_log(level, data)`; None drops them
+    _cancelled:bool=dataclasses.field(default=False, init=False, repr=False, compare=False)
+    __tool_context__ = True # `typekinds` keeps parameters of this type out of schemas, and from models
+    @property
+    def cancelled(self)->bool: return self._cancelled # Was this call cancelled (timed out, or its loop stopped)?
+    @cancelled.setter
+    def cancelled(self, v:bool): self._cancelled = bool(v) # the runner sets it
+    def report_progress(self, progress:float, # How far the call has got
+                        total:float|None=None, # Out of how much, if known
+                        message:str|None=None): # A few words on what it is doing
+        "Tell the program how far the call has got (an MCP client sees a progress notification)"
+        if self.on_progress is not None: self.on_progress(progress, total, message)
+    def log(self, level:str, # One of MCP's levels: debug info notice warning error critical alert emergency
+            data): # What to log: text, or any JSON value
+        "Send a log message to the program (an MCP client sees a logging notification)"
+        if level not in _LOG_LEVELS:
+            raise UsageValueError(f"Log level {show_value(level)} is not one of: {', '.join(_LOG_LEVELS)}")
+        if self.on_log is not None: self.on_log(level, data)
+    def for_call(self, call_id:str|None=None, # The call's id (None: keep this one's)
+                 name:str|None=None, # The tool's name (None: keep this one's)
+                 history:list|None=None # The conversation so far (None: keep this one's)
+                )->'ToolContext':
+        "A copy for one call, not cancelled, with its id, tool name and history filled in where given"
+        c = copy.copy(self)
+        c._cancelled = False
+        if call_id is not None: c.call_id = call_id
+        if name is not None: c.name = name
+        if history is not None: c.history = history
+        return c
+
+# %% ../nbs/05_funccall.ipynb #c26a0005
+def with_context(info, kw:dict, context, call_id=None, history=None)->dict:
+    "`kw` with the tool's context parameters set to one copy of `context` for this call (another value is its `deps`)"
+    ctx = context if isinstance(context, ToolContext) else ToolContext(deps=context)
+    c = ctx.for_call(call_id, info.name, history)
+    for nm in info.context: kw[nm] = c
+    return kw
+
+def _program_sets_text(info, p)->str:
+    "The refusal of an argument the program sets (a context, a hidden parameter, a keyword bound by `partial`)"
+    what = "is the run's context, which the program gives" if p.context else "is set by the program"
+    return (f"{p.name}: this argument {what}; a model may not send it "
+            f"(this tool takes: {', '.join(info.named) or 'no arguments'})")
+
+# %% ../nbs/05_funccall.ipynb #33ac9021
+def coerce_inputs(func:typing.Callable, # The tool
+                  inputs:dict # A model's arguments
+                 )->dict: # Keyword arguments for `func`, converted (and repaired) to what its annotations ask for
+    "fastcore's name for `bind_arguments`: a model's `inputs` converted to `func`'s annotations, common slips repaired"
+    return bind_arguments(func, inputs)
+
+# %% ../nbs/05_funccall.ipynb #6d645867
+def resolve_nm(nm:str, # A name in `ns`, or a dotted path from one that you wrote (`'calc.mul'`), never a model's text
+               ns:abc.Mapping|list|abc.Callable # The namespace (anything `mk_ns` accepts)
+              ): # The callable it names
+    "The callable `nm` names in `ns`: a dotted path follows public attributes only, never into a module"
+    if not isinstance(nm, str): raise UsageTypeError(f"resolve_nm needs a name, got {show_value(nm)}")
+    ns = mk_ns(ns)
+    if nm in ns and callable(ns[nm]): return ns[nm]
+    first,*rest = nm.split('.')
+    o = ns.get(first) if not first.startswith('_') else None
+    for i,a in enumerate(rest):
+        if o is None: break
+        if not a.isidentifier() or a.startswith('_') or isinstance(o, types.ModuleType):
+            raise ToolNotFoundError(f"{nm!r}: {'.'.join([first, *rest[:i+1]])!r} is not a public attribute "
+                                    "of an object in the namespace (no `_names`, no dunders, nothing in a module)")
+        o = getattr(o, a, None)
+    if o is None or not callable(o) or isinstance(o, types.ModuleType):
+        raise ToolNotFoundError(f"There is no callable named {show_value(nm)} in the namespace")
+    return o
+
+def get_schema_nm(nm:str, # A name in `ns`, or a dotted path from one (`'calc.mul'`)
+                  ns:abc.Mapping|list|abc.Callable, # The namespace
+                  dot2dash:bool=False, # Name the tool `calc-mul` (tool names may not hold dots)?
+                  **kwargs # `get_schema`'s other arguments (`pname`, `skip_hidden`, ...)
+                 )->dict: # The schema, named `nm`
+    "The schema of what `nm` names in `ns` (see `resolve_nm`), named `nm`"
+    return get_schema(resolve_nm(nm, ns), name=nm.replace('.', '-') if dot2dash else nm, **kwargs)
+
+# %% ../nbs/05_funccall.ipynb #5f6af236
+def handle_type(t, # An annotation
+                defs:dict # Where the definitions of the classes it uses go (a schema's `$defs`)
+               )->dict: # Its JSON schema
+    "The JSON schema of annotation `t`, as in a parameter's schema; fastcore's name"
+    b = SchemaBuilder()
+    s = b.schema(t)
+    if defs is not None: defs.update(b.defs)
+    return s
+
+def union_schema(t, # A union (`int | None`, `Optional[...]`, `Union[...]`)
+                 defs:dict|None=None # Where the definitions of the classes it uses go
+                )->dict: # Its JSON schema (`anyOf`, or the one member's schema)
+    "The JSON schema of union `t`; fastcore's name"
+    if get_origin(t) not in (Union, types.UnionType): raise SchemaError(f"{t!r} is not a union")
+    return handle_type(t, defs)
+
+# %% ../nbs/05_funccall.ipynb #aa59d3c0
+type_map = dict(string=str, boolean=bool, integer=int, number=float, array=list, object=dict)
+
+def mk_param(orig:str, # The property's name in the schema
+             props:dict, # Its schema
+             req:list, # The names the schema requires
+             pynm:str|None=None # Its name in Python, if `orig` is not one
+            )->inspect.Parameter:
+    "A `Parameter` named `pynm` for property `orig`: required ones positional, others keyword-only with their default"
+    kind = _P.POSITIONAL_OR_KEYWORD if orig in req else _P.KEYWORD_ONLY
+    t = props.get('type')
+    anno = type_map.get(t, typing.Any) if isinstance(t, str) else typing.Any
+    if t == 'array' and isinstance(props.get('items'), dict):
+        it = props['items'].get('type')
+        anno = list[type_map.get(it, typing.Any) if isinstance(it, str) else typing.Any]
+    if d := props.get('description'): anno = typing.Annotated[anno, d]
+    return _P(pynm or orig, kind, default=empty if orig in req else props.get('default'), annotation=anno)
+
+# %% ../nbs/05_funccall.ipynb #7630785a
+def _tool_part(tool, k:str):
+    "Part `k` (`name`, `description`, `inputSchema`) of an MCP `Tool` or a tool dict"
+    if isinstance(tool, abc.Mapping):
+        if k == 'inputSchema':
+            return next((tool[o] for o in ('inputSchema', 'input_schema', 'parameters') if o in tool), {})
+        return tool.get(k)
+    return getattr(tool, k, None)
+
+def _py_name(nm:str)->str:
+    "A Python identifier for a property name (fastcore's rule: other characters `_`, `_` before a digit or keyword)"
+    nm = NON_WORD_RE.sub('_', nm) or '_'
+    if nm[0].isdigit(): nm = '_' + nm
+    return nm + '_' if keyword.iskeyword(nm) else nm
+
+def _py_names(props)->dict:
+    "{Python name: property name}; two properties with the same Python name are an error"
+    out = {}
+    for orig in props:
+        py = _py_name(orig)
+        if out.get(py, orig) != orig:
+            raise SchemaError(f"Properties {out[py]!r} and {orig!r} both become the Python name {py!r}")
+        out[py] = orig
+    return out
+
+# %% ../nbs/05_funccall.ipynb #9dba6caf
+def schema2sig(tool # An MCP `Tool`, or a dict with `inputSchema` (or `input_schema`, `parameters`)
+              )->inspect.Signature:
+    "The `Signature` the schema of `tool` describes: required parameters first"
+    s = _tool_part(tool, 'inputSchema') or {}
+    props,req = s.get('properties') or {},s.get('required') or []
+    params = [mk_param(orig, props[orig], req, py) for py,orig in _py_names(props).items()]
+    return inspect.Signature(sorted(params, key=lambda p: p.kind))
+
+def mk_tool(dispfn:typing.Callable, # Called as `dispfn(tool_name, **arguments)`
+            tool # An MCP `Tool`, or a dict with `name`, `description` and `inputSchema`
+           )->typing.Callable:
+    "A function with the signature `tool`'s schema describes, which calls `dispfn(name, **kwargs)`"
+    sig,name = schema2sig(tool),_tool_part(tool, 'name')
+    py2orig = _py_names((_tool_part(tool, 'inputSchema') or {}).get('properties') or {})
+    def fn(*args, **kwargs):
+        bound = sig.bind(*args, **kwargs)
+        return dispfn(name, **{py2orig.get(k, k): v for k,v in bound.arguments.items()})
+    fn.__doc__,fn.__signature__,fn.__name__,fn.__qualname__ = _tool_part(tool, 'description'),sig,name,name
+    fn.__annotations__ = {k: p.annotation for k,p in sig.parameters.items()}
+    return fn
+
+# %% ../nbs/05_funccall.ipynb #990d83ac
+def minipy(code:str, # Code to run
+           glb:dict|None=None, # Globals (default: the caller's)
+           loc:dict|None=None, # Locals (default: `glb`)
+           timeout:float=3600 # Seconds it may run
+          ): # The value of its last expression, or what it printed, or the traceback of an error
+    "toolslm's name for `python`: run `code` and return its last expression's value, or else its printed output"
+    return python(code, glb=sys._getframe(1).f_globals if glb is None else glb, loc=loc, timeout=timeout)
+
+# %% ../nbs/05_funccall.ipynb #1173e73b
+_all_ = ['coerce_inputs', 'resolve_nm', 'get_schema_nm', 'handle_type', 'union_schema', 'type_map', 'mk_param',
+         'schema2sig', 'mk_tool', 'minipy']

@@ -98,6 +98,17 @@ MAX_TYPE_DEPTH = 32 # levels of one annotation described to or from an index's p
 MAX_SOURCE_CHARS = 1_000_000 # characters of one tool function's source an index sends (so its docments are read on the
                              # other side): a longer one is left out
 
+# %% ../nbs/00_limits.ipynb #a25lim02
+MAX_RESULT_CHARS = 100_000 # characters of one tool result's text sent to a model (`Toolbox(max_result_chars=)`,
+                           # `tool_loop(max_result_chars=)`): longer text keeps its head and tail; the program keeps all
+MAX_IMAGE_BYTES = 3_750_000 # bytes of one image in a tool result: Anthropic takes at most 5 MB per image as base64
+                            # (3.75 MB of bytes); a larger one is scaled down with Pillow, else left out with a note
+MAX_IMAGE_SIDE = 8_000 # pixels on the longer side of one image in a tool result: Anthropic refuses larger ones; with
+                       # Pillow installed a larger one is scaled down
+MAX_ANSWER_RETRIES = 2 # times `tool_loop(output_type=)` sends a final answer's errors back for another try: each try is
+                       # a full request, and a model that fails twice rarely gets it right the third time
+
+
 # %% ../nbs/00_limits.ipynb #ac2e0bf2
 def limits_table()->dict: # name -> (value, reason)
     "Every limit in this module with its reason (the comment beside it, going on below), read from its source"

@@ -8,14 +8,17 @@ Docs: https://toolslm-like.github.io/toolslm_like/mcp.html.md"""
 __all__ = ['mcp_server', 'serve_mcp', 'MCPHTTPServer', 'MCPClient', 'connect_mcp', 'mcp_tools']
 
 # %% ../nbs/14_mcp.ipynb #3fd2c2dc
-import asyncio, atexit, concurrent.futures, contextlib, inspect, json, keyword, os, re, shlex, sys, threading, time
+import asyncio, atexit, base64, concurrent.futures, contextlib, dataclasses, inspect, json, keyword, os, re, shlex, sys
+import threading
+import time, typing
 import warnings
-import weakref
 from typing import Any, Annotated, Callable, Literal, Union
 from fastcore.basics import patch
 from fastcore.meta import delegates
 from . import __version__
 from .funccall import get_schema, mk_ns, prepare_call, call_func_async, tool_traceback, bind_arguments, using_globals
+from .funccall import ToolContext, output_schema
+from .interpreter import ImagePart, ToolResult, as_tool_result, has_images
 from .errors import SchemaError, BadValue, MCPToolError, got_value, show_value
 from .errors import (MCPConnectionError, MissingExtra, ServerError, ServerTimeout, UsageStateError,
                                  UsageTypeError, UsageValueError)
@@ -40,18 +43,61 @@ def mcp_tool_defs(tools:Callable|list|dict # A namespace: a function, a list, or
         if not callable(f):
             raise UsageTypeError(f"{name!r} in the namespace is a {type(f).__name__}, not a function: "
                                  "serve only functions")
-        defs.append(get_schema(f, 'inputSchema', name=name))
+        d = get_schema(f, 'inputSchema', name=name)
+        if (out := _output_schema(f)) is not None: d['outputSchema'] = out
+        defs.append(d)
     return defs
 
+def _output_schema(f)->dict|None:
+    "What `f` returns as an MCP outputSchema: an object as it is, another value in FastMCP's `{\"result\": ...}`"
+    s = output_schema(f)
+    if s is None or (obj := _object_form(s)) is not None: return s if s is None else obj
+    defs = s.pop('$defs', None)
+    return {'type': 'object', 'properties': {'result': s}, 'required': ['result'], **({'$defs': defs} if defs else {})}
+
+def _is_object_schema(s:dict)->bool:
+    "Does `s` describe only JSON objects (what an MCP outputSchema must)?"
+    return s.get('type') == 'object' and not {'anyOf', 'oneOf', '$ref'} & set(s)
+
+def _object_form(s:dict)->dict|None:
+    "`s` as a schema of objects, if it describes only objects (itself, or by a `$ref` to one of its `$defs`)"
+    if _is_object_schema(s): return s
+    target = (s.get('$defs') or {}).get(def_name(s['$ref'])) if set(s) == {'$ref', '$defs'} else None
+    return {**target, '$defs': s['$defs']} if target is not None and _is_object_schema(target) else None # a dataclass
+
+# %% ../nbs/14_mcp.ipynb #7eab9156
+def _block(part): # A part of a `ToolResult`: text or an `ImagePart`
+    "One part of a tool's result as an MCP content block"
+    import mcp_types as mt
+    if isinstance(part, ImagePart): return mt.ImageContent(data=part.base64, mime_type=part.mime_type)
+    return mt.TextContent(text=_utf8(part))
+
+def _error_result(text:str # What went wrong, for the model to read
+                ): # `mcp_types.CallToolResult` with `isError` set
+    "An MCP result that reports a failed tool call (a traceback's files named as `tool_traceback` names them)"
+    import mcp_types as mt
+    return mt.CallToolResult(content=[mt.TextContent(text=_utf8(text))], is_error=True)
+
+_SURROGATE = re.compile('[\ud800-\udfff]')
+
+def _utf8(text:str)->str:
+    "`text` itself, or with each lone surrogate (which UTF-8 cannot encode) replaced by U+FFFD"
+    return _SURROGATE.sub('\ufffd', text) if _SURROGATE.search(text) else text
+
 # %% ../nbs/14_mcp.ipynb #bcbc2252
-def _tool_result(out:Any # What a tool returned
+def _tool_result(out:Any, # What a tool returned
+                 wrapped:bool=False # Does its outputSchema wrap the value (`{"result": value}`)?
                ): # `mcp_types.CallToolResult`
-    "A tool's return value as an MCP result: text as is, else JSON text (a JSON object also as `structuredContent`)"
+    "A tool's return value as an MCP result: text as is, images as images, else JSON text (and `structuredContent`)"
     import mcp_types as mt
     kinds = mt.ContentBlock.__args__
     blocks = out if isinstance(out, list) and out and all(isinstance(o, kinds) for o in out) else None
     if isinstance(out, mt.ContentBlock.__args__): blocks = [out]
     if blocks is not None: return mt.CallToolResult(content=blocks)
+    if has_images(out): return mt.CallToolResult(content=[_block(p) for p in as_tool_result(out)])
+    if wrapped:
+        r = _tool_result({'result': out})
+        return r.model_copy(update={'content': _tool_result(out).content})
     structured = None
     if not isinstance(out, str):
         try: structured = to_jsonable(out)
@@ -65,41 +111,130 @@ def _tool_result(out:Any # What a tool returned
     return mt.CallToolResult(content=[mt.TextContent(text=text)],
                              structured_content=structured if isinstance(structured, dict) else None)
 
-def _error_result(text:str # What went wrong, for the model to read
-                ): # `mcp_types.CallToolResult` with `isError` set
-    "An MCP result that reports a failed tool call"
-    import mcp_types as mt
-    return mt.CallToolResult(content=[mt.TextContent(text=_utf8(text))], is_error=True)
-
-_SURROGATE = re.compile('[\ud800-\udfff]')
-
-def _utf8(text:str)->str:
-    "`text` itself, or with each lone surrogate (which UTF-8 cannot encode) replaced by U+FFFD"
-    return _SURROGATE.sub('\ufffd', text) if _SURROGATE.search(text) else text
 
 # %% ../nbs/14_mcp.ipynb #4a595d7e
 async def call_mcp_tool(name:str, # The tool's name, as the client sent it
                         arguments:dict|None, # The client's arguments
                         ns:dict|Toolbox, # The namespace the tool is looked up in (or a `Toolbox` over it)
                         glb:dict|None=None, # Globals for tools that run in their caller's (such as `python`)
-                        timeout:float|None=None # Seconds the call may run; past it: an error, the tool stopped
+                        timeout:float|None=None, # Seconds the call may run; past it: an error, the tool stopped
+                        context:ToolContext|None=None, # What the tool's `ToolContext` parameter gets (progress, logs)
+                        wrapped:bool=False # Does the tool's outputSchema wrap its value (`{"result": value}`)?
                        ): # `mcp_types.CallToolResult`
     "Run an MCP `tools/call` with a `Toolbox`; a bad name or arguments, a failing tool, a timeout: an `isError` result"
     box = ns if isinstance(ns, Toolbox) else Toolbox(ns)
     try:
         with using_globals(glb):
-            r, = await box.aexecute([{'id': None, 'name': name, 'arguments': arguments or {}}], timeout=timeout)
+            call = [{'id': None, 'name': name, 'arguments': arguments or {}}]
+            r, = await box.aexecute(call, timeout=timeout, context=context)
     finally:
         if box is not ns: box.close()
-    return _error_result(r['error']) if r['error'] is not None else _tool_result(r['output'])
+    return _error_result(r['error']) if r['error'] is not None else _tool_result(r['output'], wrapped)
 
-def _slot(slots, session, n:int|None):
-    "What a call of `session` waits on: its own semaphore of `n` slots, so one client's calls cannot take every worker"
-    if n is None: return contextlib.nullcontext()
-    try: return slots.setdefault(session, asyncio.Semaphore(n))
-    except TypeError: return contextlib.nullcontext() # a session that cannot be weakly referenced: no per-client bound
+class _ClientSlots:
+    "Per-client semaphores of `n` slots each, keyed by MCP session id; an entry lives while its client's calls do"
+    def __init__(self, n:int|None): self.n,self.held = n,{}
+    @contextlib.asynccontextmanager
+    async def __call__(self, key):
+        "Hold one of `key`'s slots (no bound for a key of None, or when `n` is None)"
+        if self.n is None or key is None:
+            yield
+            return
+        sem,users = self.held.get(key, (None, 0))
+        self.held[key] = (sem := sem or asyncio.Semaphore(self.n)),users + 1
+        try:
+            async with sem: yield
+        finally:
+            users = self.held[key][1] - 1
+            if users: self.held[key] = sem,users
+            else: del self.held[key]
 
-# %% ../nbs/14_mcp.ipynb #aae840c9
+def _client_key(ctx)->str|None:
+    "Who sent request `ctx`: its HTTP session's id, else (stateless, 2026-07-28) its address; over stdio: the client"
+    req = getattr(ctx, 'request', None)
+    if req is None: return 'stdio'
+    if sid := getattr(req, 'headers', {}).get('mcp-session-id'): return f"session {sid}"
+    # no session to tell clients apart: those at one address share one bound, so no one client can take every worker
+    client = getattr(req, 'client', None)
+    return f"address {client.host}" if client is not None else None
+
+
+# %% ../nbs/14_mcp.ipynb #27997c8a
+@dataclasses.dataclass
+class _CallContext(ToolContext):
+    "The context of one MCP call; its copies (the runner makes one per call) share the flag that says it was cancelled"
+    stop:threading.Event=dataclasses.field(default_factory=threading.Event, repr=False, compare=False)
+    @property
+    def cancelled(self)->bool: return self._cancelled or self.stop.is_set()
+    @cancelled.setter
+    def cancelled(self, v:bool): self._cancelled = bool(v)
+
+class _Notices:
+    "What one call's tool reports (progress, log messages), sent to the client in order, from any thread"
+    def __init__(self, session, # The SDK's `ServerSession` of the request
+                 request_id, # The request's id, whose stream the messages go on
+                 level:str|None=None # The least log level the client wants (None: all)
+                ):
+        import mcp_types as mt
+        self.session,self.request_id,self.levels = session,request_id,typing.get_args(mt.LoggingLevel)
+        self.least = self.levels.index(level) if level in self.levels else 0
+        self.loop,self.queue,self.stop = asyncio.get_running_loop(),asyncio.Queue(),threading.Event()
+        self.task = None # the sender, started by the first message (most calls send none)
+    def context(self)->ToolContext: return _CallContext(on_progress=self.progress, on_log=self.log, stop=self.stop)
+    def cancel(self):
+        "The call was cancelled: tell its tool (`ctx.cancelled`), and send nothing more"
+        self.stop.set()
+        if self.task is not None: self.task.cancel()
+    def progress(self, progress, total=None, message=None): self._put(('progress', progress, total, message))
+    def log(self, level, data):
+        if self.levels.index(level) >= self.least: self._put(('log', level, data))
+    def _put(self, item):
+        try: loop = asyncio.get_running_loop()
+        except RuntimeError: loop = None
+        try:
+            if loop is self.loop: self._enqueue(item)
+            else: self.loop.call_soon_threadsafe(self._enqueue, item)
+        except RuntimeError: pass # the server's loop has closed: nobody left to tell
+    def _enqueue(self, item):
+        if self.task is None: self.task = self.loop.create_task(self._send_all())
+        self.queue.put_nowait(item)
+    async def _send_all(self):
+        while (item := await self.queue.get()) is not None:
+            try: await self._send(*item)
+            except Exception: pass # a client that went away: the call still ends
+    async def _send(self, kind, *args):
+        if kind == 'progress': return await self.session.report_progress(*args) # nothing without a progressToken
+        level,data = args
+        try: data = to_jsonable(data)
+        except TypeError: data = repr(data)
+        with warnings.catch_warnings(): # "deprecated at 2026-07-28", where the SDK still sends what a request asks for
+            warnings.simplefilter('ignore')
+            await self.session.send_log_message(level, data, related_request_id=self.request_id)
+    async def aclose(self):
+        "Send what is queued, then stop"
+        if self.task is None: return
+        self._put(None)
+        await self.task
+
+# %% ../nbs/14_mcp.ipynb #801e88c0
+def _for_version(r, # What a tool call gives: an `mcp_types.CallToolResult`
+                 version:str # The protocol version the session speaks
+                ): # `r`, or a copy with what `version` lacks converted
+    "Result `r` as protocol `version` has it: audio, resource links and structured content only where it has them"
+    import mcp_types as mt
+    from mcp_types.version import is_version_at_least
+    def block(b):
+        if b.type == 'audio' and not is_version_at_least(version, '2025-03-26'):
+            return mt.TextContent(text=f"[audio left out ({b.mime_type}, {len(b.data) * 3 // 4:,} bytes): "
+                                       f"MCP {version} cannot carry audio]")
+        if b.type == 'resource_link' and not is_version_at_least(version, '2025-06-18'):
+            return mt.TextContent(text=f"[a link to the resource {b.uri} ({b.name}), which MCP {version} cannot carry "
+                                       "as a link]")
+        return b
+    if is_version_at_least(version, '2025-06-18'): return r
+    return r.model_copy(update={'content': [block(b) for b in r.content], 'structured_content': None})
+
+# %% ../nbs/14_mcp.ipynb #b0532b29
 def _require_mcp_sdk(what:str # What needs it, for the message
                     ):
     "Import the MCP SDK (an optional extra), or raise `ImportError` saying how to install it"
@@ -107,6 +242,33 @@ def _require_mcp_sdk(what:str # What needs it, for the message
     except ImportError as e:
         raise MissingExtra(f"{what} needs the MCP SDK: pip install 'toolslm_like[mcp]' ({e})") from None
 
+def _connection_state(ctx)->dict:
+    "The dict the SDK keeps for the connection (the client session) of request `ctx`, for what lasts between requests"
+    conn = getattr(ctx.session, '_connection', None) # `Connection.state` is public; `ServerSession` hides it
+    return conn.state if conn is not None else {}
+
+# %% ../nbs/14_mcp.ipynb #ae3c8e73
+def _handlers(ns:dict, defs:list, glb:dict, timeout, max_calls_per_client)->dict:
+    "The server's handlers of `tools/call` and `logging/setLevel` for the tools in `ns` (`mcp_server`'s parameters)"
+    import mcp_types as mt
+    box,slots = Toolbox(ns),_ClientSlots(max_calls_per_client)
+    wrapped = {k for k,f in ns.items() if (s := output_schema(f)) is not None and _object_form(s) is None}
+    async def on_call_tool(ctx, params):
+        async with slots(_client_key(ctx)):
+            notices = _Notices(ctx.session, ctx.request_id, _connection_state(ctx).get('log_level'))
+            try: r = await call_mcp_tool(params.name, params.arguments, box, glb, timeout, notices.context(),
+                                         params.name in wrapped)
+            except BaseException: # cancelled: the tool is told, its messages are not sent
+                notices.cancel()
+                raise
+            await notices.aclose()
+            return _for_version(r, ctx.protocol_version)
+    async def on_set_logging_level(ctx, params):
+        _connection_state(ctx)['log_level'] = params.level
+        return mt.EmptyResult()
+    return {'on_call_tool': on_call_tool, 'on_set_logging_level': on_set_logging_level}
+
+# %% ../nbs/14_mcp.ipynb #aae840c9
 def mcp_server(tools:Callable|list|dict, # A namespace: a function, a list of functions and dicts, or a mapping
                name:str='toolslm_like', # The server's name, as clients see it
                instructions:str|None=None, # Text that tells a client's model how to use these tools
@@ -124,13 +286,12 @@ def mcp_server(tools:Callable|list|dict, # A namespace: a function, a list of fu
     listed,schemas = [mt.Tool.model_validate(d) for d in defs],{d['name']: d['inputSchema'] for d in defs}
     if glb is None: glb = {'__name__': '__mcp__'} # never the globals of whichever SDK frame happens to call the tool
     async def on_list_tools(ctx, params): return mt.ListToolsResult(tools=[t.model_copy(deep=True) for t in listed])
-    box,slots = Toolbox(ns),weakref.WeakKeyDictionary()
-    async def on_call_tool(ctx, params):
-        async with _slot(slots, ctx.session, max_calls_per_client):
-            return await call_mcp_tool(params.name, params.arguments, box, glb, timeout)
-    return Server(name, version=__version__, instructions=instructions, on_list_tools=on_list_tools,
-                  on_call_tool=on_call_tool,
-                  get_tool_input_schema=schemas.get)
+    with warnings.catch_warnings(): # logging is "deprecated at 2026-07-28": the versions before it have it
+        warnings.simplefilter('ignore')
+        return Server(name, version=__version__, instructions=instructions, on_list_tools=on_list_tools,
+                      **_handlers(ns, defs, glb, timeout, max_calls_per_client),
+                      get_tool_input_schema=schemas.get)
+
 
 # %% ../nbs/14_mcp.ipynb #81924634
 def mcp_http_app(tools:Callable|list|dict, # A namespace of tools
@@ -530,11 +691,20 @@ def tool_function(tool:dict, # An MCP tool definition: name, description, inputS
     fn.__signature__ = sig
     fn.__module__ = 'toolslm_like.mcp'
     fn.mcp_tool = tool
+    # what a model and `call_func` see: the server's schema as published, and its names (`from`, not `from_`)
+    fn.__input_schema__ = tool.get('inputSchema')
+    fn.__arg_names__ = {w: py for py,w in wire.items() if w != py}
     return fn
 
 # %% ../nbs/14_mcp.ipynb #bc77bed9
 def _block_value(b):
-    return b.text if getattr(b, 'type', None) == 'text' else b.model_dump(mode='json', by_alias=True, exclude_none=True)
+    "A content block in Python: text as `str`, an image as an `ImagePart`, any other block as its JSON dict"
+    kind = getattr(b, 'type', None)
+    if kind == 'text': return b.text
+    if kind == 'image':
+        try: return ImagePart(base64.b64decode(b.data, validate=True), b.mime_type)
+        except (ValueError, UsageValueError): pass # not an image we know (or not base64): as the server sent it
+    return b.model_dump(mode='json', by_alias=True, exclude_none=True)
 
 def _wraps_result(output_schema)->bool:
     "Does `output_schema` declare FastMCP's `{\"result\": value}` wrapper for a non-object return value?"
@@ -553,6 +723,7 @@ def _tool_output(result:object, # What the server answered: an `mcp_types.CallTo
     if sc is not None:
         return sc['result'] if _wraps_result(output_schema) and isinstance(sc, dict) and set(sc) == {'result'} else sc
     vals = [_block_value(b) for b in result.content]
+    if len(vals) > 1 and any(isinstance(v, ImagePart) for v in vals): return ToolResult(vals) # text and images
     return None if not vals else vals[0] if len(vals) == 1 else vals
 
 # %% ../nbs/14_mcp.ipynb #21be8a15
@@ -616,9 +787,13 @@ class MCPClient:
                  headers:dict|None=None, # For a URL: HTTP headers to send (e.g. Authorization)
                  prefix:str='', # Put before each tool's name in the namespace (to keep two servers' tools apart)
                  timeout:float|None=None, # Seconds to wait for one tool call (None: no limit)
-                 connect_timeout:float=60 # Seconds to wait for the server to start and list its tools
+                 connect_timeout:float=60, # Seconds to wait for the server to start and list its tools
+                 on_progress:Callable|None=None, # Called as `on_progress(tool, progress, total, message)` as tools run
+                 on_log:Callable|None=None, # Called as `on_log(level, data)` for each message the server logs
+                 log_level:str='info' # With `on_log`: the least level of the messages asked for ('debug', ...)
                 ):
         self.server,self.env,self.cwd,self.headers,self.prefix = server,env,cwd,headers,prefix
+        self.on_progress,self.on_log,self.log_level = on_progress,on_log,log_level
         self.timeout,self.connect_timeout = timeout,connect_timeout
         self.tools,self.async_tools,self.skipped,self.tool_defs = {},{},{},{}
         self._loop,self._client,self._stop,self._task = None,None,None,None
@@ -661,7 +836,9 @@ class MCPClient:
             from mcp import Client
             async with AsyncExitStack() as stack:
                 transport = await self._transport(stack)
-                client = await stack.enter_async_context(Client(transport, read_timeout_seconds=self.timeout))
+                client = await stack.enter_async_context(Client(transport, read_timeout_seconds=self.timeout,
+                                                                **self._log_options()))
+                await self._ask_for_logs(client)
                 tools = await _list_tools(client)
                 self._client,self._stop = client,asyncio.Event()
                 ready.set_result(tools)
@@ -682,7 +859,10 @@ class MCPClient:
         client = self._client
         if client is None:
             raise MCPConnectionError(f"Cannot call MCP tool {name!r}: the connection to {self._where()!r} has closed")
-        try: r = await client.call_tool(name, arguments)
+        progress = None
+        if self.on_progress is not None:
+            async def progress(p, total, message): self.on_progress(self.prefix + name, p, total, message)
+        try: r = await client.call_tool(name, arguments, progress_callback=progress)
         except Exception as e:
             err = MCPToolError(f"The call to MCP tool {name!r} failed: {type(e).__name__}: {e}")
             err.cause = e
@@ -733,6 +913,24 @@ class MCPClient:
         "Import `jsonschema` in the background: the SDK checks structured results with it, and it is slow to import"
         if 'jsonschema' not in sys.modules:
             threading.Thread(target=lambda: __import__('jsonschema'), name='toolslm_like-warm-up', daemon=True).start()
+
+# %% ../nbs/14_mcp.ipynb #afd8a7bf
+@patch
+def _log_options(self:MCPClient)->dict:
+    "What the SDK `Client` is given to hear the server's log messages (nothing without `on_log`)"
+    if self.on_log is None: return {}
+    async def logged(params): self.on_log(params.level, params.data)
+    return {'logging_callback': logged, 'log_level': self.log_level}
+
+@patch
+async def _ask_for_logs(self:MCPClient, client):
+    "Set the server's log level to ours, where the server offers logging and the version has `logging/setLevel`"
+    caps = getattr(client, 'server_capabilities', None)
+    if self.on_log is None or caps is None or caps.logging is None: return
+    with warnings.catch_warnings(): # "deprecated at 2026-07-28", where the request's `_meta` says it instead
+        warnings.simplefilter('ignore')
+        try: await client.set_logging_level(self.log_level)
+        except Exception: pass # a 2026-07-28 server has no such method: each request asks for the level
 
 # %% ../nbs/14_mcp.ipynb #242e3fab
 @patch

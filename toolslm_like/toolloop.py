@@ -101,6 +101,7 @@ def _call_summary(c:dict, r:dict|None)->str:
     args = ', '.join(f"{k}={_short(v)}" for k,v in (c.get('arguments') or {}).items())
     if r is None: got = ''
     elif r.get('refused') is not None: got = ' -> refused: ' + _short(r['refused'])
+    elif r.get('waiting'): got = ' -> waiting for a decision'
     elif r.get('error') is not None: got = ' -> error: ' + _short((str(r['error']).strip().splitlines() or [''])[-1])
     else: got = ' -> ' + _short(r.get('output'))
     return f"{c.get('name')}({args}){got}"
@@ -143,6 +144,8 @@ class ToolHistory(list):
                  provider:str|None=None): # The provider whose dialect they are in ('openai', 'anthropic', ...)
         super().__init__(messages)
         self.provider,self.steps,self.budget_exhausted,self.answer = provider,[],False,None
+        # paused for approval: the calls waiting for a decision, and all a later `tool_loop` needs to resume (JSON)
+        self.waiting,self.paused = [],None
     def __repr__(self):
         return (f"ToolHistory({len(self)} messages, {len(self.steps)} steps, "
                 f"budget_exhausted={self.budget_exhausted}, answer={self.answer!r})")
@@ -154,6 +157,24 @@ class ToolHistory(list):
         if self.budget_exhausted: head += ', budget exhausted'
         return '\n\n---\n\n'.join([head] + [s._repr_markdown_() for s in self.steps])
 
+# %% ../nbs/10_toolloop.ipynb #c26a0401
+from toolslm_like.funccall import ToolContext, mk_ns
+from toolslm_like.providers import tool_schemas, ToolNames
+from toolslm_like.toolbox import toolbox_view, LATER
+
+def _not_offered(call:dict, ns)->dict|None:
+    "The result of a call to a tool not offered in its round (it does not run), or None if it was offered"
+    name = call.get('name')
+    if ns is None or (isinstance(name, str) and name in ns): return None
+    offered = ', '.join(k for k in ns if isinstance(k, str)) or 'none'
+    return {'id': call.get('id'), 'name': name, 'output': None, 'attempts': 0, 'time': 0.0,
+            'error': f"ToolNotFoundError: the tool {name!r} was not offered in this round; "
+                     f"the tools offered were: {offered}"}
+
+def _plain(v):
+    "`v` as plain JSON data (a value JSON has no word for becomes its text)"
+    return json.loads(json.dumps(v, default=str))
+
 # %% ../nbs/10_toolloop.ipynb #85b70708
 @dataclasses.dataclass
 class _Loop:
@@ -162,6 +183,10 @@ class _Loop:
     system:str|None; options:dict
     iteration:int = 0 # the round being asked for now
     text_format:str = 'json' # how calls are written when `native` is off (one of `TEXT_TOOL_FORMATS`)
+    offer:Callable|None = None # history -> (namespace, schemas, names) of the tools offered in a round
+    ns:Any = None # the tools offered in this round (None: any of the toolbox's)
+    resume:dict|None = None # a paused loop's `history.paused`, to go on from
+    decisions:dict|None = None # call id -> the decision on a call that waited (an approval hook's answer)
 
     def request(self, final=False):
         system = self.system
@@ -191,8 +216,16 @@ class _Loop:
     def rounds(self):
         ("The loop: yields ('create', request), ('execute', calls) and ('step', LoopStep), and is sent back their "
          "results")
-        for i in range(1, self.max_iters+1):
+        first = 1
+        if (r := self.resume) is not None: # a paused loop: the calls that waited run first, as decided
+            self.iteration = first = r['iteration']
+            self.offer_round()
+            if not (yield from self.run_calls(LoopStep(first, None, '', r['calls'], [], []), r['results'])):
+                return self.history
+            first += 1
+        for i in range(first, self.max_iters+1):
             self.iteration = i
+            self.offer_round()
             step = self.take_reply((yield 'create', self.request()), i)
             if not step.calls:
                 step.final = True
@@ -200,10 +233,34 @@ class _Loop:
                 self.history.steps.append(step)
                 yield 'step', step
                 return self.history
-            self.add_results(step, (yield 'execute', step.calls))
-            self.history.steps.append(step)
-            yield 'step', step
+            if not (yield from self.run_calls(step)): return self.history
         return (yield from self._last_round())
+
+    def offer_round(self):
+        "The tools offered in this round, their schemas and the names the model sees them by"
+        if self.offer is not None: self.ns,self.schemas,self.names = self.offer(self.history)
+
+    def run_calls(self, step, done=None):
+        ("Run the step's calls (not those `done` before a pause), refusing calls to tools not offered this round, and "
+         "add their results; False when some wait for a decision (the loop then pauses)")
+        done = done or [None]*len(step.calls)
+        refused = {k: _not_offered(step.calls[k], self.ns) for k,r in enumerate(done) if r is None or r.get('waiting')}
+        going = [step.calls[k] for k,r in refused.items() if r is None]
+        got = iter((yield 'execute', going) if going else ())
+        self.decisions = None # they were for the calls just run
+        results = [done[k] if k not in refused else refused[k] or next(got) for k in range(len(done))]
+        if paused := any(r.get('waiting') for r in results): self.pause(step, results)
+        else: self.add_results(step, results)
+        self.history.steps.append(step)
+        yield 'step', step
+        return not paused
+
+    def pause(self, step, results):
+        "Stop for a person's decision: the waiting calls, unrun, and what resuming needs, as plain data, on the history"
+        step.results = results
+        self.history.waiting = [c for c,r in zip(step.calls, results) if r.get('waiting')]
+        self.history.paused = _plain({'messages': list(self.history), 'iteration': step.iteration,
+                                      'calls': step.calls, 'results': results, 'provider': self.dialect.provider})
 
     def _last_round(self):
         "After `max_iters` rounds: the note that the budget ran out, then one request without tools for the answer"
@@ -267,7 +324,7 @@ def _attach_history(e:BaseException, history:ToolHistory):
 def _ending(run):
     "Around a run's driver: an error carries the history so far; a toolbox the loop made is closed at the end"
     try: yield
-    except Exception as e: _attach_history(e, run.loop.history); raise
+    except BaseException as e: _attach_history(e, run.loop.history); raise # cancelled too
     finally:
         if run.owns_toolbox: run.toolbox.close()
 
@@ -278,6 +335,18 @@ class _Run:
     on_step:Callable|None
     execute_options:dict; stream:bool=False; progress:Callable|None=None
     client:Any=None # held while the loop runs: `genai.Client` closes its connections when it is garbage-collected
+    context:Any=None # the run's context, for tools that take a `ToolContext`
+
+    def _batch(self)->tuple:
+        "The toolbox a round's calls run in (with the round's tools and the run's context), and its options"
+        loop,opts,ctx = self.loop,self.execute_options,self.context
+        if ctx is not None: # this round's copy, with the history so far
+            ctx = (ctx if isinstance(ctx, ToolContext) else ToolContext(ctx)).for_call(history=loop.history)
+        tb = self.toolbox
+        if ctx is not None or (loop.ns is not None and loop.ns is not tb.ns):
+            tb = toolbox_view(tb, ns=loop.ns, _context=ctx)
+        if (d := loop.decisions) is not None: opts = {**opts, 'approve': lambda c: d.get(c['id'], LATER)}
+        return tb,opts
 
     def _shown(self, event):
         if self.progress is not None: self.progress(event)
@@ -306,7 +375,8 @@ class _Run:
                         got = acc.response()
                     elif what == 'execute':
                         yield self._shown(ToolCalls(self.loop.iteration, arg))
-                        got = self.toolbox.execute(arg, **self.execute_options)
+                        tb,opts = self._batch()
+                        got = tb.execute(arg, **opts)
                     else:
                         got = self.on_step(arg) if self.on_step else None
                         yield self._shown(arg)
@@ -329,7 +399,8 @@ class _Run:
                         got = acc.response()
                     elif what == 'execute':
                         yield self._shown(ToolCalls(self.loop.iteration, arg))
-                        got = await self.toolbox.aexecute(arg, **self.execute_options)
+                        tb,opts = self._batch()
+                        got = await tb.aexecute(arg, **opts)
                     else:
                         got = self.on_step(arg) if self.on_step else None
                         if inspect.isawaitable(got): got = await got
@@ -402,12 +473,50 @@ class _NotebookProgress:
             else: self._display(event)
             self.handle,self.text = None,''
 
+# %% ../nbs/10_toolloop.ipynb #c26a0403
+def _round_ns(offered, tools:abc.Mapping)->dict:
+    "The tools of one round from what `round_tools` chose: names of `tools`, functions, dicts (or a `Toolbox`)"
+    if isinstance(offered, Toolbox): return offered.ns
+    if isinstance(offered, abc.Mapping): return mk_ns(offered)
+    ns = {}
+    for o in (offered if isinstance(offered, (list, tuple, set, frozenset)) else [offered]):
+        if not isinstance(o, str): ns.update(mk_ns(o)); continue
+        if o not in tools:
+            raise UsageValueError(f"round_tools chose {o!r}, which is not one of the tools: "
+                                  f"{', '.join(map(str, tools))}")
+        ns[o] = tools[o]
+    return ns
+
+def _offerer(toolbox, round_tools, provider:str, native:bool, strict)->Callable:
+    "A function of the history: the tools offered in a round (`round_tools`' choice, else all), their schemas, names"
+    def offer(history)->tuple:
+        ns = toolbox.ns if round_tools is None else _round_ns(round_tools(history), toolbox.ns)
+        schemas = tool_schemas(ns, provider, strict) if native else tool_schemas(ns, 'json_schema')
+        # native: the names the provider saw, to map back; text: the tools' own names
+        return ns, schemas, (ToolNames(k for k in ns if isinstance(k, str)) if native else list(ns))
+    return offer
+
+
+# %% ../nbs/10_toolloop.ipynb #c26a0405
+def _resumed(messages, provider:str, decisions)->tuple:
+    "`(messages, paused state or None)`: a paused loop's `history.paused` is resumed, with `decisions`"
+    if not (isinstance(messages, abc.Mapping) and {'messages', 'iteration', 'calls', 'results'} <= messages.keys()):
+        if decisions is not None:
+            raise UsageValueError("decisions= is for resuming: pass a paused loop's history.paused")
+        return messages, None
+    if messages.get('provider') != provider:
+        raise UsageValueError(f"this paused loop spoke {messages.get('provider')!r}, not {provider!r}: "
+                              "resume it with the same API")
+    if not isinstance(decisions, abc.Mapping): raise UsageTypeError("decisions must be a dict: call id -> decision")
+    return list(messages['messages']), messages
+
 # %% ../nbs/10_toolloop.ipynb #2583f82d
 def _setup(client, messages, tools, model, max_iters, api, native, system, on_step, parallel, strict, execute_options,
-           create_options, stream=False, approve=None, progress=None, text_format='json')->_Run:
+           create_options, stream=False, approve=None, progress=None, text_format='json', context=None,
+           round_tools=None, decisions=None)->_Run:
     "A `_Run` for one tool loop, after checking the arguments"
     provider,is_async = client_api(client, api)
-    dialect = get_provider(provider)
+    dialect,(messages,resume) = get_provider(provider),_resumed(messages, provider, decisions)
     if not isinstance(model, str) or not model:
         raise UsageValueError("tool_loop needs model='...': the model name the server knows")
     if isinstance(max_iters, bool) or not isinstance(max_iters, int) or max_iters < 1:
@@ -419,41 +528,38 @@ def _setup(client, messages, tools, model, max_iters, api, native, system, on_st
     if not isinstance(messages, (list, tuple)) or not messages:
         raise UsageTypeError("messages must be a non-empty list of messages in the provider's dialect "
                              "(or a str: the user's first message)")
-    for name,f in (('on_step', on_step), ('approve', approve)):
+    for name,f in (('on_step', on_step), ('approve', approve), ('round_tools', round_tools)):
         if f is not None and not callable(f): raise UsageTypeError(f"{name} must be callable, got {f!r}")
     toolbox = tools if isinstance(tools, Toolbox) else Toolbox(tools)
-    if not (ns := toolbox.ns):
+    if not toolbox.ns and round_tools is None:
         raise UsageValueError("tool_loop needs at least one tool: pass a function, a list of them, or a namespace dict")
-    schemas = toolbox.schemas(provider, strict=strict) if native else toolbox.schemas('json_schema')
-    # native: the names the provider saw, to map back; text: the tools' own names
-    names = toolbox.tool_names() if native else list(ns)
-    loop = _Loop(dialect, model, ToolHistory(messages, provider), schemas, names, max_iters, native, system,
-                 dict(create_options), text_format=text_format)
+    offer = _offerer(toolbox, round_tools, provider, native, strict)
+    loop = _Loop(dialect, model, ToolHistory(messages, provider), [], [], max_iters, native, system,
+                 dict(create_options), text_format=text_format, offer=offer, resume=resume, decisions=decisions)
     options = {'parallel': parallel, **(execute_options or {}), **({'approve': approve} if approve is not None else {})}
     show = _NotebookProgress() if (_in_notebook() if progress is None else progress) else None
     return _Run(loop, dialect.create(client), dialect.create_stream(client), toolbox, toolbox is not tools, is_async,
-                on_step, options, bool(stream), show, client)
+                on_step, options, bool(stream), show, client, context)
 
 # %% ../nbs/10_toolloop.ipynb #770a9aa6
 def tool_loop(client:Any, # `openai.OpenAI`/`AsyncOpenAI`, `anthropic.Anthropic`/`AsyncAnthropic`, `genai.Client`/`.aio`
-              messages:list|str, # The conversation so far, in that API's dialect (a str is the user's first message)
+              messages:list|str|dict, # The conversation so far (a str: the first message), or a `history.paused`
               tools:Callable|list|dict|Toolbox, # A function, a list of them, a namespace dict, or a `Toolbox`
               model:str|None=None, # The model's name, as the server knows it
               max_iters:int=8, # Rounds of tool calls allowed; then one final request without tools asks for the answer
               *,
               api:str|None=None, # For OpenAI clients: 'chat' (default) or 'responses'
               native:bool=True, # The API's tool calling? `False`: tools in the system prompt, calls found in the text
-              # With `native=False`: how calls are written, one of `TEXT_TOOL_FORMATS` (as the model was trained)
-              text_format:str='json',
-              # A system prompt for each request, kept out of the history (`instructions`, `system`, ...)
-              system:str|None=None,
-              # Called with each `LoopStep` (for progress display and logging); may be async with async clients
-              on_step:Callable|None=None,
-              # Stream? Returns a `ToolStream`: iterate it for the text as it comes, the `ToolCalls` and each `LoopStep`
-              stream:bool=False,
+              text_format:str='json', # With `native=False`: how calls are written, one of `TEXT_TOOL_FORMATS`
+              system:str|None=None, # A system prompt for each request, kept out of the history
+              on_step:Callable|None=None, # Called with each `LoopStep`; may be async with async clients
+              stream:bool=False, # Stream? Returns a `ToolStream` to iterate: `TextDelta`s, `ToolCalls`, `LoopStep`s
               # Sees each call before it runs (sync or async): `True`/`None` runs it, `False` or a reason denies it,
-              # a dict runs it with those arguments
+              # a dict runs it with those arguments, `LATER` pauses the loop (see `history.paused`)
               approve:Callable|None=None,
+              decisions:dict|None=None, # Resuming: call id -> decision on each waiting call (as `approve` answers)
+              context:Any=None, # The run's `ToolContext` for tools that take one (another value becomes its `deps`)
+              round_tools:Callable|None=None, # history -> the tools offered this round (names of `tools`, functions)
               progress:bool|None=None, # Show each round in a notebook display? `None`: when in a Jupyter kernel
               parallel:bool=True, # Run the calls of one turn in parallel?
               strict:bool|str=False, # OpenAI strict schemas (`True`, `'auto'`), as `tool_schemas` takes it

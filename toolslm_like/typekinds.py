@@ -304,8 +304,25 @@ _empty = inspect.Parameter.empty
 _P = inspect.Parameter
 _VAR_POS,_VAR_KW,_POS_ONLY = _P.VAR_POSITIONAL,_P.VAR_KEYWORD,_P.POSITIONAL_ONLY
 _hidden_attr = '__tool_hidden__'
+_context_attr = '__tool_context__' # set on a class whose parameters the runner fills (`funccall.ToolContext`)
 
 _globals_attr = '__tool_caller_globals__'
+_policy_attr = '__tool_policy__'
+
+def set_tool_policy(f:typing.Callable, # The tool
+                    policy # What `toolbox.tool_policy` made
+                   )->typing.Callable: # `f` itself
+    "Put `policy` on tool `f` (as `ToolInfo.policy`), forgetting what was described of `f` before"
+    setattr(f, _policy_attr, policy)
+    _forget_described(f)
+    return f
+
+_weak_caches = [] # every `WeakCache`, so `hide_params` can forget what was described before it
+
+def _forget_described(f):
+    "After `hide_params` changed `f`: if `f` was described already, forget every kept description (partials of it too)"
+    if any(c.get(f) is not None for c in _weak_caches):
+        for c in _weak_caches: c.clear()
 
 def uses_caller_globals(f:typing.Callable # The tool
                        )->typing.Callable: # `f` itself, marked
@@ -319,6 +336,7 @@ def hide_params(*names:str # Parameters a model may not see or send (each needs 
     "Decorator: keep parameters `names` out of the schema a model sees, and refuse them from a model's calls"
     def _inner(f):
         setattr(f, _hidden_attr, frozenset(getattr(f, _hidden_attr, ())) | set(names))
+        _forget_described(f)
         return f
     return _inner
 
@@ -384,7 +402,8 @@ class Param:
     default:Any # Its default (`empty` when it is required)
     doc:str # Its description: its comment, `Annotated` text or docstring entry
     kind:Any # `inspect.Parameter.kind`
-    hidden:bool=False # Kept from the model (`hide_params`)?
+    hidden:bool=False # Kept from the model (`hide_params`, a keyword bound by `functools.partial`, the context)?
+    context:bool=False # Filled by the runner with the run's context (annotated with a `ToolContext`)?
     @property
     def required(self): return self.default is _empty
 
@@ -400,13 +419,16 @@ class ToolInfo:
     var_kw:bool # Does it take `**kwargs`?
     is_async:bool # Is it a coroutine function (or a callable whose `__call__` is)?
     wants_globals:bool=False # Marked `uses_caller_globals`?
+    policy:Any=None # Its own timeout, retries, approval and running alone (`toolbox.tool_policy`), if set
     def param(self, name:str # A parameter's name
              )->Param|None: return self._by_name.get(name)
     def __post_init__(self):
         self._by_name,self.all_names = {p.name:p for p in self.params},{p.name for p in self.params}
         # what a model may send
         self.named = {p.name:p for p in self.params if not p.hidden and p.kind not in (_VAR_POS, _VAR_KW, _POS_ONLY)}
-        self.required = [p for p in self.params if p.required and p.kind not in (_VAR_POS, _VAR_KW)]
+        self.required = [p for p in self.params
+                         if p.required and not p.context and p.kind not in (_VAR_POS, _VAR_KW)]
+        self.context = [p.name for p in self.params if p.context] # filled by the runner
 
 # %% ../nbs/03_typekinds.ipynb #db76e42a
 def _cache_key(f):
@@ -417,7 +439,10 @@ def _cache_key(f):
 class WeakCache:
     """A cache keyed on (object, qualifier) that does not keep the object alive; plain functions take a faster path by
     `id`"""
-    def __init__(self): self._d,self._fn = weakref.WeakKeyDictionary(),{}
+    def __init__(self):
+        self._d,self._fn = weakref.WeakKeyDictionary(),{}
+        _weak_caches.append(self)
+    def clear(self): self._d.clear(); self._fn.clear()
     def get(self, f):
         if type(f) is types.FunctionType:
             e = self._fn.get(id(f))
@@ -461,10 +486,26 @@ def _has_no_source(u)->bool:
     "Is `u` a function (not a lambda) whose source lines cannot be found?"
     return inspect.isfunction(u) and u.__code__.co_name != '<lambda>' and _source_lines(u)[0] is None
 
+# %% ../nbs/03_typekinds.ipynb #c26a0009
+def _bound_keywords(f)->frozenset:
+    "Keywords the program bound with `functools.partial` (outer partials too): the model may neither see nor set them"
+    names = set()
+    while isinstance(f, functools.partial): names |= set(f.keywords); f = f.func
+    return frozenset(names)
+
+def _is_context(ann)->bool:
+    "Is `ann` (or `ann | None`) a class marked as the run's context (`funccall.ToolContext`, or a subclass)?"
+    while get_origin(ann) is typing.Annotated: ann = get_args(ann)[0]
+    if get_origin(ann) in (Union, types.UnionType):
+        args = [a for a in get_args(ann) if a is not type(None)]
+        if len(args) == 1: ann = args[0]
+    return isinstance(ann, type) and getattr(ann, _context_attr, False) is True
+
+
 # %% ../nbs/03_typekinds.ipynb #1a1fe071
 def _read_params(f, sig, u, comments:dict, doc_params:dict, glb:dict, loc:dict)->tuple[list,bool]:
     "The `Param`s of `f`, annotations resolved and each with its description, and whether it takes `**kwargs`"
-    hidden = getattr(f, _hidden_attr, None) or getattr(u, _hidden_attr, frozenset())
+    hidden = (getattr(f, _hidden_attr, None) or getattr(u, _hidden_attr, frozenset())) | _bound_keywords(f)
     params,var_kw = [],False
     items = list(sig.parameters.values())
     if items and items[0].name == 'self' and inspect.isfunction(f) and '.' in f.__qualname__: items = items[1:]
@@ -476,7 +517,8 @@ def _read_params(f, sig, u, comments:dict, doc_params:dict, glb:dict, loc:dict)-
                               f"cannot resolve its annotation {p.annotation!r} ({e})") from None
         d,ann = _annotated_doc(ann)
         doc = comments.get(p.name) or d or doc_params.get(p.name, '')
-        params.append(Param(p.name, ann, p.default, doc, p.kind, p.name in hidden))
+        ctx = _is_context(ann)
+        params.append(Param(p.name, ann, p.default, doc, p.kind, ctx or p.name in hidden, ctx))
     return params,var_kw
 
 def _annotated_doc(ann):
@@ -486,6 +528,13 @@ def _annotated_doc(ann):
             if isinstance(m, str): return m, ann
             if isinstance(getattr(m, 'description', None), str): return m.description, ann
     return None, ann
+
+# %% ../nbs/03_typekinds.ipynb #3e4edd7c
+def _tool_comments(f, u)->tuple[dict,str|None]:
+    """Docments of `f` (read from `u`, what it wraps): its signature's, and for a class as the tool itself (a dataclass,
+    a NamedTuple, whose `__init__` Python wrote) the comments on its fields"""
+    comments,ret_doc = _signature_comments(u)
+    return ({**_class_field_docs(f), **comments} if inspect.isclass(f) else comments),ret_doc
 
 # %% ../nbs/03_typekinds.ipynb #7f8f207f
 def tool_info(f:typing.Callable, # The function (or class, method, partial, callable object)
@@ -505,7 +554,7 @@ def _read_tool_info(f, localns)->ToolInfo:
     try: sig = inspect.signature(f)
     except (TypeError, ValueError) as e: raise SchemaError(f"Cannot read the signature of {f!r}: {e}") from None
     u = _underlying(f)
-    comments,ret_doc = _signature_comments(u)
+    comments,ret_doc = _tool_comments(f, u)
     if not (comments or ret_doc or inspect.isclass(f)) and _has_no_source(u):
         warnings.warn(f"{callable_name(f)!r}: its source could not be read (made by `exec`, or only its compiled code "
                       "is installed), so the comments on its parameters (docments) are not in its schema", stacklevel=4)
@@ -517,8 +566,8 @@ def _read_tool_info(f, localns)->ToolInfo:
     params,var_kw = _read_params(f, sig, u, comments, doc_params, glb, loc)
     try: ret = _resolve(sig.return_annotation, glb, loc)
     except Exception: ret = sig.return_annotation
-    wants = bool(getattr(f, _globals_attr, False) or getattr(u, _globals_attr, False))
-    return ToolInfo(callable_name(f), doc, description, params, ret, ret_doc, var_kw, _is_async(f), wants)
+    wants,policy = [getattr(f, a, None) or getattr(u, a, None) for a in (_globals_attr, _policy_attr)]
+    return ToolInfo(callable_name(f), doc, description, params, ret, ret_doc, var_kw, _is_async(f), bool(wants), policy)
 
 # %% ../nbs/03_typekinds.ipynb #f67c6f9e
 class TypeKind:
@@ -759,11 +808,19 @@ class PrimitiveKind(TypeKind):
 
 # %% ../nbs/03_typekinds.ipynb #e4e3e078
 def _decode_json(v, want, c):
-    "A JSON string `v` decoded into a `want` (list or dict), when lax conversion allows it"
-    if isinstance(v, str) and not c.strict:
+    """A string `v` decoded into a `want` (list or dict) when lax conversion allows it: JSON, else a Python literal
+    (`ast.literal_eval`, never `eval`; models often write `{'a': 1}`), kept only if it is plain JSON; for a list,
+    `{}` is `[]` and a bare value is a list of one (the common slips fastcore's `coerce_inputs` repairs too)"""
+    if c.strict: return v
+    if isinstance(v, str):
         try: d = json.loads(v)
-        except ValueError: return v
+        except ValueError:
+            try: d = to_jsonable(ast.literal_eval(v.strip()))
+            except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError): d = None
         if isinstance(d, want): return d
+    if want is list:
+        if isinstance(v, dict) and not v: return []
+        if isinstance(v, (str, int, float)): return [v] # bool is an int
     return v
 
 _list_origins = (list, abc.Sequence, abc.MutableSequence, abc.Iterable, abc.Collection, abc.Iterator, deque,
