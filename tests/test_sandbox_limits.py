@@ -10,6 +10,13 @@ _limit_names = ('RLIMIT_AS', 'RLIMIT_CPU', 'RLIMIT_FSIZE', 'RLIMIT_NOFILE', 'RLI
 root = os.geteuid() == 0
 has_bwrap = shutil.which('bwrap') is not None
 
+def require_bwrap():
+    "Skip, saying why, where bubblewrap is missing; CI (TOOLSLM_LIKE_REQUIRE_BWRAP set) fails instead"
+    if has_bwrap: return
+    msg = "bubblewrap is not installed (apt-get install -y bubblewrap)"
+    if os.environ.get('TOOLSLM_LIKE_REQUIRE_BWRAP'): pytest.fail(f"{msg}: the isolation tests need it")
+    pytest.skip(f"{msg}; CI installs it and runs this test")
+
 def parent_state():
     env = {k: v for k,v in os.environ.items() if k != 'PYTEST_CURRENT_TEST'}
     return {n: resource.getrlimit(getattr(resource, n)) for n in _limit_names}, os.getcwd(), env
@@ -83,16 +90,15 @@ def test_cpu_limit_holds_when_the_code_raises_it(sb):
     assert 'used up its CPU time limit' in r, r
     assert sb.run('6*7') == 42
 
-def test_cpu_burned_between_runs_counts(sb):
+def test_nothing_runs_between_runs(sb):
     sb.run("kept = 1\nimport threading\ndef burn():\n    while True: pass\nthreading.Thread(target=burn, daemon=True).start()")
-    def cpu(): # of the worker process, as the kernel counts it (a busy machine gives the thread less than all of a core)
-        try: f = open(f'/proc/{sb.pid}/stat').read().rsplit(')', 1)[1].split(); return (int(f[11]) + int(f[12])) / os.sysconf('SC_CLK_TCK')
-        except OSError: return 99 # it is gone already (SIGXCPU)
-    end = time.monotonic() + 30
-    while cpu() < 1.6 and time.monotonic() < end: time.sleep(0.2)
-    r = sb.run('6*7')
-    assert r.startswith('42\n[The sandbox worker had ') and 'a fresh one ran this code' in r, r
-    assert 'NameError' in sb.run('kept')
+    def cpu(): # of the worker process, as the kernel counts it
+        f = open(f'/proc/{sb.pid}/stat').read().rsplit(')', 1)[1].split(); return (int(f[11]) + int(f[12])) / os.sysconf('SC_CLK_TCK')
+    before = cpu(); time.sleep(1.5)
+    assert cpu() - before < 0.2, cpu() - before # frozen (or stopped) until the next run
+    assert sb.run('kept') == 1 # the same worker, its state kept
+    r = sb.run("import time\ntime.sleep(20)", timeout=30) # thawed, the thread burns the run's CPU time
+    assert 'used up its CPU time limit (1 s per run)' in r, r
 
 def test_cpu_of_child_processes_counts_when_there_is_a_cgroup(sb):
     if sb.isolation['cpu'].startswith('NOT'): pytest.skip(f"no cgroup here: {sb.isolation['cpu']}")
@@ -126,8 +132,8 @@ def test_a_fake_reply_on_the_pipe_is_not_taken_for_the_answer(sb):
     assert r == 'real', r
     assert sb.run('6*7') == 42
 
-@pytest.mark.skipif(not has_bwrap, reason='needs bwrap')
 def test_what_a_sandbox_leaves_does_not_survive_close_nor_reach_the_next():
+    require_bwrap()
     with Sandbox() as a:
         a.run("open('/tmp/mine', 'w').write('a'); open('/dev/shm/seg', 'w').write('a')\n"
               "import socket; s = socket.socket(socket.AF_UNIX); s.bind('\\0toolslm-abstract'); s.listen(); kept = s")
@@ -135,20 +141,20 @@ def test_what_a_sandbox_leaves_does_not_survive_close_nor_reach_the_next():
         with Sandbox() as b:
             assert b.run("import os; os.path.exists('/tmp/mine') or os.path.exists('/dev/shm/seg')") is False
             r = b.run("import socket; s = socket.socket(socket.AF_UNIX); s.connect('\\0toolslm-abstract')")
-            assert 'ConnectionRefusedError' in r, r
+            assert 'ConnectionRefusedError' in r or 'PermissionError' in r, r # its own netns; no Unix socket at all
         uid = a.run('import os; os.getuid()')
     with Sandbox() as c:
         if root: assert c.run('import os; os.getuid()') != uid # a later sandbox gets a uid of its own
         assert c.run("import os; os.path.exists('/tmp/mine')") is False
 
-@pytest.mark.skipif(not has_bwrap, reason='needs bwrap')
 def test_host_sockets_and_processes_are_out_of_reach(tmp_path):
+    require_bwrap()
     path = f'/tmp/toolslm-test-{os.getpid()}.sock'
     srv = socket.socket(socket.AF_UNIX); srv.bind(path); srv.listen()
     try:
         with Sandbox() as s:
             r = s.run(f"import socket; c = socket.socket(socket.AF_UNIX); c.connect({path!r})")
-            assert r.rstrip().splitlines()[-1].startswith('FileNotFoundError'), r
+            assert r.rstrip().splitlines()[-1].startswith(('FileNotFoundError', 'PermissionError')), r
             assert s.run(f"import os; os.path.exists('/proc/{os.getpid()}/environ')") is False
             assert s.run("open('/proc/1/cmdline', 'rb').read().split(b'\\0')[0]").endswith("bwrap'")
     finally: srv.close(); os.remove(path)

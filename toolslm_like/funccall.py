@@ -367,15 +367,15 @@ def lookup_tool(fc_name:str|typing.Callable, # The name a model sent (or the fun
     if callable(fc_name) and not isinstance(fc_name, str): return fc_name
     if not isinstance(fc_name, str): raise ToolNotFoundError(f"A tool name must be a string, got {show_value(fc_name)}")
     fc_name = plain_value(fc_name) # a `str` subclass's own `__hash__`/`__eq__` are never called
-    if len(fc_name) > MAX_INPUT_NAME_CHARS:
-        raise ToolNotFoundError(f"There is no tool named {show_value(fc_name)} (a name of {len(fc_name)} characters)")
     if type(ns) is not dict: ns = mk_ns(ns)
-    f = ns.get(fc_name) if not (fc_name.startswith('__') and fc_name.endswith('__')) else None
+    long = len(fc_name) > MAX_INPUT_NAME_CHARS # never a tool's name, and still told which names are
+    f = ns.get(fc_name) if not (long or fc_name.startswith('__') and fc_name.endswith('__')) else None
     if f is None or not callable(f) or isinstance(f, types.ModuleType):
         avail = [k for k,v in ns.items() if isinstance(k, str) and not k.startswith('_')
                  and callable(v) and not isinstance(v, types.ModuleType)]
         more = f" (and {len(avail)-40} more)" if len(avail) > 40 else ''
-        raise ToolNotFoundError(f"There is no tool named {show_value(fc_name)}. "
+        size = f" (a name of {len(fc_name)} characters)" if long else ''
+        raise ToolNotFoundError(f"There is no tool named {show_value(fc_name)}{size}. "
                                 f"Available tools: {', '.join(avail[:40]) or 'none'}{more}")
     return f
 

@@ -538,6 +538,9 @@ class Cgroup:
             _clear_stale(Path(m + own[c]))
             (d := Path(m + own[c])/name).mkdir(exist_ok=True) # one directory when controllers share a mount
             dirs[c] = d
+        if (m := next((m for m,t,o in mounts if t == 'cgroup' and 'freezer' in o), None)) and 'freezer' in own:
+            try: (d := Path(m + own['freezer'])/name).mkdir(exist_ok=True); dirs['freezer'] = d
+            except OSError: pass # optional: `freeze` says it could not
         return cls(dirs, 1).limit(memory_bytes, pids)
 
     def joining(self, argv:list # The command
@@ -559,6 +562,10 @@ class Cgroup:
         if self.version == 1: return int(self._pread('cpuacct', 'cpuacct.usage')) / 1e9
         return int(self._pread('cpu', 'cpu.stat').split(b'usage_usec ', 1)[1].split(None, 1)[0]) / 1e6
 
+    def procs(self)->list:
+        "Ids of the processes in the group now, read cheaply (through a descriptor kept open)"
+        return [int(p) for p in self._pread('pids', 'cgroup.procs').split()]
+
     def oom_kills(self)->int:
         "Processes the kernel killed because the group ran out of memory"
         mem = self.dirs['memory']
@@ -572,9 +579,23 @@ class Cgroup:
             except OSError: pass
         return out
 
+    def freeze(self, frozen:bool=True # Freeze (True) or thaw (False)?
+              )->bool:
+        "Stop (or let run again) every process of the group at once, the kernel's freezer; False where there is none"
+        d,v1 = self.dirs.get('freezer' if self.version == 1 else 'pids'),self.version == 1
+        if d is None: return False
+        try: # through a descriptor kept open: twice a run, it must be cheap
+            if (fd := self._fds.get('freeze')) is None:
+                name = 'freezer.state' if v1 else 'cgroup.freeze'
+                fd = self._fds['freeze'] = os.open(d/name, os.O_WRONLY | os.O_CLOEXEC)
+            os.write(fd, (b'FROZEN' if frozen else b'THAWED') if v1 else b'%d' % frozen)
+        except OSError: return False
+        return True
+
     def kill_all(self, wait:float=MAX_STOP_SECONDS # Seconds to wait for them to end
                 )->bool:
         "Kill every process in the group (no new one can start meanwhile); did they all end within `wait` seconds?"
+        self.freeze(False) # a frozen process dies only once thawed
         try: _write(self.dirs['pids']/'pids.max', 0) # forks fail from now on
         except OSError: pass
         if self.version == 2:
