@@ -200,8 +200,9 @@ def _joined(out, on_piece=None):
     if t is types.GeneratorType: return collect_pieces(out, on_piece)
     return acollect_pieces(out, on_piece) if t is types.AsyncGeneratorType else out
 
-def _hears_pieces(toolbox)->bool:
-    "Does anyone listen to `toolbox`'s events (`on_event`, its debug log) or its tools' pieces (a streaming loop)?"
+def _watched(toolbox)->bool:
+    ("Does anyone listen to `toolbox`'s events (`on_event`, its debug log) or its tools' pieces (a streaming loop)? "
+     "(checked once per batch where it can be, so quiet calls stay cheap)")
     return (toolbox.on_event is not None or toolbox.logger.isEnabledFor(logging.DEBUG)
             or bool(toolbox.__dict__.get('piece_listeners')))
 
@@ -645,10 +646,6 @@ class Toolbox:
             return self._threads
 
     # Events
-    def _watched(self)->bool:
-        "Does anyone listen to events (`start`, `success`, `piece`)? (checked once per batch: quiet calls stay cheap)"
-        return _hears_pieces(self)
-
     def _emit(self, event:str, call_id, name, attempt:int, **extra):
         "Send an event to `on_event` and the logger"
         level = _event_levels[event]
@@ -680,7 +677,9 @@ class Toolbox:
         elif arguments is not None: self._check_size(arguments)
         f,info,kw = prepare_call(name, arguments, self.ns)
         if info.context: with_context(info, kw, self._context, call_id)
-        return call_id,name,(_collecting(self, f, call_id, name, info) if info.yields or self._watched() else f),info,kw
+        if info.yields or self.on_event is not None or self.__dict__.get('piece_listeners'): # (a returned generator's)
+            f = _collecting(self, f, call_id, name, info)
+        return call_id,name,f,info,kw
 
     def _check_size(self, arguments):
         if arguments_too_large(arguments, self.max_argument_chars):
@@ -807,7 +806,7 @@ class Toolbox:
     async def _arun_prepared(self, call_id, name, f, info, kw:dict, timeout, retries:int, glb, start:float,
                              attempt:int=0, delay:float|None=None)->dict:
         "Try a prepared call from async code until it succeeds or fails for good (`attempt`s made, `delay` first)"
-        watched = self._watched()
+        watched = _watched(self)
         while True:
             if delay is not None: await asyncio.sleep(delay)
             attempt += 1
@@ -1154,7 +1153,7 @@ def execute_stream(self:Toolbox, calls:list,
         for i,(c,r) in enumerate(self._split(calls)):
             run,edited,res = (c, None, None) if approval is None or r is not None else approval.screen(c)
             if res is None: res = self._refused(c, r, _clock()) if r is not None else _edited(
-                self._run_call(run, timeout, retries, caller_globals, self._watched()), edited)
+                self._run_call(run, timeout, retries, caller_globals, _watched(self)), edited)
             yield {**res, 'index': i}
         return
     going,edits = [],{} # in parallel: every call is approved (or refused) before any runs
