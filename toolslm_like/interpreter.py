@@ -509,7 +509,6 @@ def fit_text(text:str, # A result's text
     tail = max_chars - head
     return text[:head] + note.format(cut=len(text) - max_chars, total=len(text)) + (text[-tail:] if tail else '')
 
-
 # %% ../nbs/04_interpreter.ipynb #a25i0051
 _capturing = contextvars.ContextVar('toolslm_like_capturing', default=None)
 

@@ -1547,15 +1547,19 @@ def _set_result_chars(max_chars:int|None)->contextvars.Token:
 
 _images_ok = contextvars.ContextVar('toolslm_like_images', default=True) # `False`: a note for each image
 
+def checked_images(images:bool|None # `images=` as given: True (send them), False (a note for each), None (as set around)
+                  )->bool|None:
+    "`images`, if it is `True`, `False` or `None`; else a clear error"
+    if images is None or type(images) is bool: return images
+    raise UsageTypeError(f"images must be True (send them) or False (a note for each); got {images!r}")
+
 @contextlib.contextmanager
 def result_chars_limit(max_chars:int|None, # Most characters of one result's text sent to a model (`None`: no limit)
                        # Send images? `False` (a model that takes none): a short note for each; `None`: as set around
                        images:bool|None=None):
     ("Within this block, results written for a model (`format_tool_results`, `results`) keep at most `max_chars` of "
      "text, and their images only if `images`")
-    if images is not None and type(images) is not bool:
-        raise UsageTypeError(f"images must be True (send them) or False (a note for each); got {images!r}")
-    tok,images_tok = _set_result_chars(max_chars),None if images is None else _images_ok.set(images)
+    tok,images_tok = _set_result_chars(max_chars),None if checked_images(images) is None else _images_ok.set(images)
     try: yield
     finally:
         _result_chars.reset(tok)

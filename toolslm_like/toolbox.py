@@ -17,7 +17,7 @@ from .errors import UsageStateError, UsageTypeError, UsageValueError
 from .interpreter import tool_traceback, run_with_timeout, using_globals, caller_globals, Interrupter
 from .funccall import mk_ns, prepare_call
 from .providers import (ToolNames, tool_schemas, parse_tool_calls, format_tool_results, response_provider,
-                                    tool_output_text)
+                                    tool_output_text, checked_images)
 from .limits import MAX_DISPLAY_CHARS, MAX_CALLS, MAX_BATCH_ARGUMENT_CHARS
 import functools, types
 from .interpreter import collect_pieces, acollect_pieces, has_images, as_tool_result, ImagePart, fit_text
@@ -616,7 +616,7 @@ class Toolbox:
                  approve:abc.Callable|None=None, # Asked about each call before it runs (see `execute`); sync or async
                  max_result_chars:int|None=MAX_RESULT_CHARS, # Most result characters `respond` sends (head, tail kept)
                  images:bool=True): # Send images in results? `False` (a model that takes none): a note for each
-        self.ns,self.max_result_chars,self.images = mk_ns(tools),max_result_chars,images
+        self.ns,self.max_result_chars,self.images = mk_ns(tools),max_result_chars,checked_images(images)
         logger,retry_on = _checked_settings(on_event, logger, executor, retry_on,
                                             dict(max_workers=max_workers, max_calls=max_calls,
                                                  max_argument_chars=max_argument_chars),

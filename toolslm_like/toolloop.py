@@ -21,7 +21,7 @@ from .textcalls import TEXT_TOOL_FORMATS, parse_text_tool_calls, text_tools_prom
 from .textcalls import TEXT_TOOLS_INTRO, TEXT_TOOLS_HOWTO, TEXT_TOOLS_AFTER, TEXT_RESULTS_INTRO
 from .streaming import StreamAccumulator
 from .errors import UsageStateError, UsageTypeError, UsageValueError
-from .providers import result_chars_limit
+from .providers import result_chars_limit, checked_images
 from .limits import MAX_RESULT_CHARS
 from .limits import MAX_ANSWER_RETRIES
 from .errors import AnswerError, BadValue
@@ -660,7 +660,7 @@ def _setup(client, messages, tools, model, max_iters, api, native, system, on_st
     loop = _Loop(dialect, model, ToolHistory(messages, provider), [], [], max_iters, native, system,
                  dict(create_options), text_format=text_format, offer=offer, resume=resume, decisions=decisions,
                  **loop_options)
-    if loop.images is None: loop.images = getattr(toolbox, 'images', True)
+    loop.images = getattr(toolbox, 'images', True) if loop.images is None else checked_images(loop.images)
     options = {'parallel': parallel, **(execute_options or {}), **({'approve': approve} if approve is not None else {})}
     show = _NotebookProgress() if (_in_notebook() if progress is None else progress) else None
     return _Run(loop, dialect.create(client), dialect.create_stream(client), toolbox, toolbox is not tools, is_async,
