@@ -1547,7 +1547,7 @@ def _set_result_chars(max_chars:int|None)->contextvars.Token:
 
 _images_ok = contextvars.ContextVar('toolslm_like_images', default=True) # `False`: a note for each image
 
-def checked_images(images:bool|None # `images=` as given: True (send them), False (a note for each), None (as set around)
+def checked_images(images:bool|None # `images=` as given: True (send them), False (a note each), None (as set around)
                   )->bool|None:
     "`images`, if it is `True`, `False` or `None`; else a clear error"
     if images is None or type(images) is bool: return images
