@@ -17,10 +17,10 @@ from .errors import UsageStateError, UsageTypeError, UsageValueError
 from .interpreter import tool_traceback, run_with_timeout, using_globals, caller_globals, Interrupter
 from .funccall import mk_ns, prepare_call
 from .providers import (ToolNames, tool_schemas, parse_tool_calls, format_tool_results, response_provider,
-                                    tool_output_text)
+                                    tool_output_text, checked_images)
 from .limits import MAX_DISPLAY_CHARS, MAX_CALLS, MAX_BATCH_ARGUMENT_CHARS
 import functools, types
-from .interpreter import collect_pieces, acollect_pieces, has_images, as_tool_result, ImagePart
+from .interpreter import collect_pieces, acollect_pieces, has_images, as_tool_result, ImagePart, fit_text
 from .limits import MAX_RESULT_CHARS
 
 
@@ -194,21 +194,31 @@ def _run_tool(f, kw:dict, timeout:float|None, glb:dict|None, submission=None):
         raise
 
 # %% ../nbs/09_toolbox.ipynb #a25t0002
-def _joined(out):
+def _joined(out, on_piece=None):
     "A generator's pieces joined; an async generator's, as a coroutine to await; anything else as it is"
     t = type(out)
-    if t is types.GeneratorType: return collect_pieces(out)
-    return acollect_pieces(out) if t is types.AsyncGeneratorType else out
+    if t is types.GeneratorType: return collect_pieces(out, on_piece)
+    return acollect_pieces(out, on_piece) if t is types.AsyncGeneratorType else out
 
-def _collecting(toolbox, f, call_id, name):
-    "Generator tool `f` as a tool that runs it to the end, each piece an event as it comes, the pieces joined"
+def _watched(toolbox)->bool:
+    ("Does anyone listen to `toolbox`'s events (`on_event`, its debug log) or its tools' pieces (a streaming loop)? "
+     "(checked once per batch where it can be, so quiet calls stay cheap)")
+    return (toolbox.on_event is not None or toolbox.logger.isEnabledFor(logging.DEBUG)
+            or bool(toolbox.__dict__.get('piece_listeners')))
+
+def _collecting(toolbox, f, call_id, name, info=None):
+    ("Tool `f` as a tool whose generator (if it is a generator function, or returns one) runs to the end, each piece "
+     "an event as it comes, the pieces joined")
     def on_piece(p):
         toolbox._emit('piece', call_id, name, 1, piece=p)
         for listen in tuple(toolbox.__dict__.get('piece_listeners', ())): listen(call_id, name, p)
     # an async generator's: a coroutine, which the toolbox awaits as it does any a sync tool returns
     if inspect.isasyncgenfunction(f) or inspect.isasyncgenfunction(getattr(type(f), '__call__', None)):
         return lambda **kw: acollect_pieces(f(**kw), on_piece)
-    return functools.wraps(f)(lambda **kw: collect_pieces(f(**kw), on_piece))
+    if info is not None and info.is_async: # a coroutine function's value, once awaited
+        async def run(**kw): return await acollect_pieces(await f(**kw), on_piece)
+        return run
+    return functools.wraps(f)(lambda **kw: _joined(f(**kw), on_piece))
 
 # %% ../nbs/09_toolbox.ipynb #76d1d2f2
 _loop_lock,_loop_state = threading.Lock(),{}
@@ -604,9 +614,9 @@ class Toolbox:
                  # Largest arguments one call may send (characters, roughly, as JSON)
                  max_argument_chars:int=MAX_BATCH_ARGUMENT_CHARS,
                  approve:abc.Callable|None=None, # Asked about each call before it runs (see `execute`); sync or async
-                 # Most characters of one result's text `respond` sends (longer: head and tail kept; `None`: all)
-                 max_result_chars:int|None=MAX_RESULT_CHARS):
-        self.ns,self.max_result_chars = mk_ns(tools),max_result_chars
+                 max_result_chars:int|None=MAX_RESULT_CHARS, # Most result characters `respond` sends (head, tail kept)
+                 images:bool=True): # Send images in results? `False` (a model that takes none): a note for each
+        self.ns,self.max_result_chars,self.images = mk_ns(tools),max_result_chars,checked_images(images)
         logger,retry_on = _checked_settings(on_event, logger, executor, retry_on,
                                             dict(max_workers=max_workers, max_calls=max_calls,
                                                  max_argument_chars=max_argument_chars),
@@ -636,10 +646,6 @@ class Toolbox:
             return self._threads
 
     # Events
-    def _watched(self)->bool:
-        "Does anyone listen to `start` and `success` events? (checked once per batch, so quiet calls stay cheap)"
-        return self.on_event is not None or self.logger.isEnabledFor(logging.DEBUG)
-
     def _emit(self, event:str, call_id, name, attempt:int, **extra):
         "Send an event to `on_event` and the logger"
         level = _event_levels[event]
@@ -671,7 +677,9 @@ class Toolbox:
         elif arguments is not None: self._check_size(arguments)
         f,info,kw = prepare_call(name, arguments, self.ns)
         if info.context: with_context(info, kw, self._context, call_id)
-        return call_id,name,_collecting(self, f, call_id, name) if info.yields else f,info,kw
+        if info.yields or self.on_event is not None or self.__dict__.get('piece_listeners'): # (a returned generator's)
+            f = _collecting(self, f, call_id, name, info)
+        return call_id,name,f,info,kw
 
     def _check_size(self, arguments):
         if arguments_too_large(arguments, self.max_argument_chars):
@@ -730,7 +738,7 @@ class Toolbox:
                 elif arguments is not None: self._check_size(arguments)
                 f,info,kw = prepare_call(name, arguments, self.ns)
                 if info.context: with_context(info, kw, self._context, call_id)
-                if info.yields: f = _collecting(self, f, call_id, name)
+                if info.yields or watched: f = _collecting(self, f, call_id, name, info) # a returned generator's too
             else: call_id,name,f,info,kw = self._prepare(call)
             if info.policy is not None: timeout,retries = _own_limits(info, call, timeout, retries)
         except Exception as e: return self._refused(call, e, start)
@@ -798,7 +806,7 @@ class Toolbox:
     async def _arun_prepared(self, call_id, name, f, info, kw:dict, timeout, retries:int, glb, start:float,
                              attempt:int=0, delay:float|None=None)->dict:
         "Try a prepared call from async code until it succeeds or fails for good (`attempt`s made, `delay` first)"
-        watched = self._watched()
+        watched = _watched(self)
         while True:
             if delay is not None: await asyncio.sleep(delay)
             attempt += 1
@@ -878,7 +886,8 @@ def execute(self:Toolbox, calls:list, # Tool calls: `{'id', 'name', 'arguments'}
                                                                                  approve)
     if approve is not None or self.approve is not None:
         return self._approved(calls, parallel, timeout, retries, approve)
-    watched = self.on_event is not None or self.logger.isEnabledFor(logging.DEBUG) # `_watched`, inline: the hot path
+    watched = (self.on_event is not None or self.logger.isEnabledFor(logging.DEBUG) # `_watched`, inline: the hot path
+               or bool(self.__dict__.get('piece_listeners')))
     if (parallel or timeout is not None and len(calls) > 1) and (res := _own_road(self, calls, parallel, timeout,
                                                                                       retries, watched)):
         return res # some tools have their own policies (one call alone: see `_timed_one`)
@@ -1144,7 +1153,7 @@ def execute_stream(self:Toolbox, calls:list,
         for i,(c,r) in enumerate(self._split(calls)):
             run,edited,res = (c, None, None) if approval is None or r is not None else approval.screen(c)
             if res is None: res = self._refused(c, r, _clock()) if r is not None else _edited(
-                self._run_call(run, timeout, retries, caller_globals, self._watched()), edited)
+                self._run_call(run, timeout, retries, caller_globals, _watched(self)), edited)
             yield {**res, 'index': i}
         return
     going,edits = [],{} # in parallel: every call is approved (or refused) before any runs
@@ -1212,12 +1221,12 @@ def _answer_dialect(response, calls:list, provider)->str|None:
     if provider is None and calls and all(c.get('id') is None for c in calls): return response_provider(response)
     return provider
 
-def _reply(results:list, calls:list, provider, max_chars:int|None=MAX_RESULT_CHARS):
+def _reply(results:list, calls:list, provider, max_chars:int|None=MAX_RESULT_CHARS, images:bool=True):
     "Results formatted for `provider`; nothing to add when the model called no tools"
     if not calls: return []
     for r,c in zip(results, calls): # a custom (free-text) tool's result is answered in its own shape
         if isinstance(c, dict) and 'type' in c: r['type'] = c['type']
-    return format_tool_results(results, provider, max_result_chars=max_chars)
+    return format_tool_results(results, provider, max_result_chars=max_chars, images=images)
 
 # %% ../nbs/09_toolbox.ipynb #3130f9c8
 @patch
@@ -1231,7 +1240,7 @@ def respond(self:Toolbox, response:object, # A model's response: any provider's 
     "Run the tool calls in a model's `response` and return the results ready to send back"
     calls = self._calls_in(response, provider)
     results = self.execute(calls, parallel=parallel, timeout=timeout, retries=retries, approve=approve)
-    return _reply(results, calls, _answer_dialect(response, calls, provider), self.max_result_chars)
+    return _reply(results, calls, _answer_dialect(response, calls, provider), self.max_result_chars, self.images)
 
 @patch
 async def arespond(self:Toolbox, response:object,
@@ -1245,7 +1254,7 @@ async def arespond(self:Toolbox, response:object,
     "`respond` from async code: the calls run with `aexecute`"
     calls = self._calls_in(response, provider)
     results = await self.aexecute(calls, parallel=parallel, timeout=timeout, retries=retries, approve=approve)
-    return _reply(results, calls, _answer_dialect(response, calls, provider), self.max_result_chars)
+    return _reply(results, calls, _answer_dialect(response, calls, provider), self.max_result_chars, self.images)
 Toolbox.respond.__delwrap__ = Toolbox.execute # the parameters it shares with `execute` are documented there
 Toolbox.arespond.__delwrap__ = Toolbox.respond # the parameters it shares with `respond` are documented there
 Toolbox.execute_stream.__delwrap__ = Toolbox.execute # the parameters it shares with `execute` are documented there
@@ -1270,10 +1279,9 @@ def md_block(text:str, # The text to show
     return f"{fence}{info}\n{text}\n{fence}"
 
 def cut_for_display(text:str, keep_end:bool=False, limit:int=MAX_DISPLAY_CHARS)->str:
-    "`text`, at most about `limit` characters of it, saying how much was left out"
-    if len(text) <= limit: return text
-    if keep_end: return f"… ({len(text)-limit:,} characters before this)\n" + text[-limit:]
-    return text[:limit] + f"\n… ({len(text)-limit:,} more characters)"
+    "`text`, at most `limit` characters of it (its start, or with `keep_end` its end), saying how much was left out"
+    if keep_end: return fit_text(text, limit, 'tail', "… ({cut:,} characters before this)\n")
+    return fit_text(text, limit, 'head', "\n… ({cut:,} more characters)")
 
 def _md_value(v, keep_end:bool=False)->str:
     "A value (text or JSON), cut: inline if it is short and on one line, else as a block on its own lines"
