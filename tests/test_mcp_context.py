@@ -117,6 +117,9 @@ def test_a_hand_written_schema_and_its_names_are_kept(server):
         assert f(from_='b') == 'from b, any tokens' # the Python signature's names
         bad = call_func('search', {'from': 'a', 'max-tokens': 0}, c.tools, raise_on_err=False)
         assert 'ArgumentError' in bad and 'at least 1' in bad, bad
+        assert 'max-tokens' in bad and 'max_tokens' not in bad, bad # the names the model sent, in what it is told
+        missing = call_func('search', {'max-tokens': 2}, c.tools, raise_on_err=False)
+        assert "from: missing" in missing and 'from_' not in missing, missing
 
 def spec_check(version:str, definition:str, value):
     "Check `value` against a definition of the spec's schema.json for `version` (kept in tests/mcp_spec)"

@@ -310,8 +310,14 @@ def _bind(f, inputs, strict=False)->tuple:
         if p.name not in kw and p.name not in failed:
             what = describe_type(p.annotation) if p.annotation is not empty else 'any value'
             problems.append(f"{p.name}: missing required argument ({what}{': ' + p.doc if p.doc else ''})")
-    if problems: raise ArgumentError(info.name, problems)
+    if problems: raise ArgumentError(info.name, [_sent_names(t, renamed) for t in problems] if renamed else problems)
     return info,kw
+
+# %% ../nbs/05_funccall.ipynb #33591a22
+def _sent_names(text:str, renamed:dict)->str:
+    "`text` about a call with each renamed parameter called by the name a model sends (`max-tokens`, not `max_tokens`)"
+    back = {py: sent for sent,py in renamed.items()}
+    return re.sub(r'(?<![\w-])(' + '|'.join(map(re.escape, back)) + r')(?![\w-])', lambda m: back[m[0]], text)
 
 # %% ../nbs/05_funccall.ipynb #deb90ed7
 def _bind_slowly(info, k:str, v, p, kw:dict, problems:list, failed:set, strict:bool):
