@@ -495,6 +495,39 @@ def _asked(call)->dict:
         except ValueError: pass
     return {'id': call_id, 'name': name, 'arguments': {} if arguments is None else arguments}
 
+# %% ../nbs/09_toolbox.ipynb #c26a0702
+from toolslm_like.typekinds import BIG_INT, LEAST_INT, function_infos
+
+_QUICK_TYPES = (str, int, float, bool) # parameters annotated with exactly one of these are checked quickly
+
+def _learn(tb, name:str, f, info):
+    "After a call of tool `f` (named `name`) was prepared the long way: keep what `_prepared_quickly` needs"
+    known = tb._known.get(name)
+    if known is not None and known[0] is f and known[1] is info: return # kept already
+    if info.yields or info.context or getattr(f, '__arg_names__', None): tb._known[name] = (f, info, None, None); return
+    kinds = {k: p.annotation for k,p in info.named.items() if any(p.annotation is t for t in _QUICK_TYPES)}
+    tb._known[name] = (f, info, kinds, frozenset(p.name for p in info.required))
+
+def _prepared_quickly(tb, call)->tuple|None:
+    """What `tb._prepare(call)` gives, for a plain call of a tool prepared before whose arguments are short values of
+    exactly their parameters' types; None: prepare it the long way"""
+    if type(call) not in _PLAIN_CALLS or not call.keys() <= _PLAIN_CALL_KEYS: return None
+    name,args = call.get('name'),call.get('arguments')
+    if type(name) is not str or type(args) is not dict or (known := tb._known.get(name)) is None: return None
+    f,info,kinds,required = known
+    # the same function under `name`, described the same way; a few values that need no measuring; none missing
+    if (kinds is None or tb.ns.get(name) is not f or (e := function_infos.get(id(f))) is None or e[1] is not info
+            or len(args) >= 16 or not tb._small_ok or not required <= args.keys()): return None
+    for k,v in args.items():
+        if type(k) is not str or (t := type(v)) is not kinds.get(k): return None # (a `str` subclass's hash not called)
+        if t is int:
+            if not LEAST_INT < v < BIG_INT: return None
+        elif t is float:
+            if v - v != 0: return None # NaN, ±Infinity
+        elif t is str and len(v) > _SHORT_STR: return None
+    return call.get('id'),name,f,info,args # `args` as the keyword arguments: nothing changes them
+
+
 # %% ../nbs/09_toolbox.ipynb #c26a0602
 _handoff_idle = [] # idle `_Handoff` threads, shared by all toolboxes (`append`, `pop` and `remove` are atomic)
 
@@ -558,12 +591,13 @@ def _timed_road(tb, calls:list, retries:int, timeout:float, serial:bool)->list:
     "A timed batch: one sync call handed to a `_Handoff` thread, or else a `_TimedBatch`"
     if not (serial and len(calls) == 1 and retries == 0) or (res := _timed_one(tb, calls[0], timeout)) is None:
         return _TimedBatch(tb, calls, retries, _resolved_globals(), timeout, serial).run()
-    return ToolResults([res], calls)
+    (results := _results_of(calls)).append(res)
+    return results
 
 def _timed_one(tb, call, timeout:float)->dict|None:
     "The result of one sync call with a time limit, run on a `_Handoff` thread; None where that road does not fit"
     start = _clock()
-    try: call_id,name,f,info,kw = tb._prepare(call)
+    try: call_id,name,f,info,kw = _prepared_quickly(tb, call) or tb._prepare(call)
     except Exception as e: return tb._refused(call, e, start)
     if info.policy is not None: return tb._serially([call], timeout, 0, False)[0] # its own limits
     if info.is_async or info.wants_globals: return None
@@ -614,7 +648,7 @@ class Toolbox:
         self.on_event,self.logger,self.executor,self.max_workers = on_event,logger,executor,max_workers
         self.retry_on,self.backoff,self.max_backoff = retry_on,backoff,max_backoff
         self.max_calls,self.max_argument_chars,self.approve = max_calls,max_argument_chars,_checked_hook(approve)
-        self._threads,self._threads_lock = None,threading.Lock()
+        self._threads,self._threads_lock,self._known = None,threading.Lock(),{} # `_known`: see `_prepared_quickly`
         # fewer than 16 numbers and strings of <= _SHORT_STR characters cannot be this large
         self._small_ok = max_argument_chars >= 100_000
 
@@ -670,6 +704,7 @@ class Toolbox:
                 if t not in _scalar_types and (t is not str or len(v) > _SHORT_STR): self._check_size(arguments); break
         elif arguments is not None: self._check_size(arguments)
         f,info,kw = prepare_call(name, arguments, self.ns)
+        if type(name) is str and type(f) is types.FunctionType: _learn(self, name, f, info) # for `_prepared_quickly`
         if info.context: with_context(info, kw, self._context, call_id)
         return call_id,name,_collecting(self, f, call_id, name) if info.yields else f,info,kw
 
@@ -720,18 +755,7 @@ class Toolbox:
         "Run one call from sync code, with its retries, to its result (`watched`: does anyone listen to its events?)"
         start = _clock()
         try:
-            if type(call) in _PLAIN_CALLS and call.keys() <= _PLAIN_CALL_KEYS: # `_prepare`, written out: the hot path
-                call_id,name,arguments = call.get('id'),call.get('name'),call.get('arguments')
-                if type(arguments) is dict and len(arguments) < 16 and self._small_ok:
-                    for v in arguments.values():
-                        t = type(v)
-                        if t not in _scalar_types and (t is not str or len(v) > _SHORT_STR):
-                            self._check_size(arguments); break
-                elif arguments is not None: self._check_size(arguments)
-                f,info,kw = prepare_call(name, arguments, self.ns)
-                if info.context: with_context(info, kw, self._context, call_id)
-                if info.yields: f = _collecting(self, f, call_id, name)
-            else: call_id,name,f,info,kw = self._prepare(call)
+            call_id,name,f,info,kw = _prepared_quickly(self, call) or self._prepare(call)
             if info.policy is not None: timeout,retries = _own_limits(info, call, timeout, retries)
         except Exception as e: return self._refused(call, e, start)
         if watched or timeout is not None or self.executor is not None or info.is_async or info.wants_globals:
@@ -933,7 +957,7 @@ class _ThreadBatch:
     def run_taken(self, call):
         "Check `call` and run it once, on this thread: its result, or a future of it (async, or to be retried)"
         tb,start = self.toolbox,_clock()
-        try: call_id,name,f,info,kw = tb._prepare(call)
+        try: call_id,name,f,info,kw = _prepared_quickly(tb, call) or tb._prepare(call)
         except Exception as e: return tb._refused(call, e, start)
         if info.is_async:
             return _submit_coroutine(tb._arun_prepared(call_id, name, f, info, kw, self.timeout, self.retries, self.glb,
