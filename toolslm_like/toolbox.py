@@ -504,9 +504,13 @@ def _learn(tb, name:str, f, info):
     "After a call of tool `f` (named `name`) was prepared the long way: keep what `_prepared_quickly` needs"
     known = tb._known.get(name)
     if known is not None and known[0] is f and known[1] is info: return # kept already
-    if info.yields or info.context or getattr(f, '__arg_names__', None): tb._known[name] = (f, info, None, None); return
     kinds = {k: p.annotation for k,p in info.named.items() if any(p.annotation is t for t in _QUICK_TYPES)}
-    tb._known[name] = (f, info, kinds, frozenset(p.name for p in info.required))
+    required = frozenset(p.name for p in info.required)
+    # a few short values need no measuring (`_prepare`); a tool with more parameters, or one that needs one of
+    # another type, or that takes its context or yields pieces, or whose arguments are renamed, goes the long way
+    if (info.yields or info.context or getattr(f, '__arg_names__', None) or not tb._small_ok or len(kinds) >= 16
+            or not required <= kinds.keys()): kinds = None
+    tb._known[name] = (f, info, kinds, required)
 
 def _prepared_quickly(tb, call)->tuple|None:
     """What `tb._prepare(call)` gives, for a plain call of a tool prepared before whose arguments are short values of
@@ -515,9 +519,9 @@ def _prepared_quickly(tb, call)->tuple|None:
     name,args = call.get('name'),call.get('arguments')
     if type(name) is not str or type(args) is not dict or (known := tb._known.get(name)) is None: return None
     f,info,kinds,required = known
-    # the same function under `name`, described the same way; a few values that need no measuring; none missing
+    # the same function under `name`, described the same way; no required argument missing
     if (kinds is None or tb.ns.get(name) is not f or (e := function_infos.get(id(f))) is None or e[1] is not info
-            or len(args) >= 16 or not tb._small_ok or not required <= args.keys()): return None
+            or len(args) != len(kinds) and not required <= args.keys()): return None
     for k,v in args.items():
         if type(k) is not str or (t := type(v)) is not kinds.get(k): return None # (a `str` subclass's hash not called)
         if t is int:
