@@ -506,8 +506,7 @@ def _learn(tb, name:str, f, info):
     if known is not None and known[0] is f and known[1] is info: return # kept already
     kinds = {k: p.annotation for k,p in info.named.items() if any(p.annotation is t for t in _QUICK_TYPES)}
     required = frozenset(p.name for p in info.required)
-    # a few short values need no measuring (`_prepare`); a tool with more parameters, or one that needs one of
-    # another type, or that takes its context or yields pieces, or whose arguments are renamed, goes the long way
+    # the long way for: many parameters (measured), a required one of another type, context, pieces, renamed arguments
     if (info.yields or info.context or getattr(f, '__arg_names__', None) or not tb._small_ok or len(kinds) >= 16
             or not required <= kinds.keys()): kinds = None
     tb._known[name] = (f, info, kinds, required)
@@ -571,7 +570,7 @@ class _Handoff:
         "`fn(**kw)` on this thread, waited for at most `timeout` seconds (then `CodeTimeout` is raised in it, and here)"
         self.fn,self.kw = fn,kw
         self.go.release()
-        try: finished = self.done.acquire(timeout=timeout)
+        try: finished = self.done.acquire(True, timeout)
         except BaseException: # interrupted while waiting (Ctrl-C): let the call go
             if not self.give_up(): _handoff_idle.append(self)
             raise
@@ -914,7 +913,7 @@ def execute(self:Toolbox, calls:list, # Tool calls: `{'id', 'name', 'arguments'}
         if not self._threads_may_take(watched): return self._on_event_loop(calls, timeout, retries)
         return self._on_threads(calls, retries) if timeout is None else self._timed(calls, retries, timeout)
     if timeout is not None and retries == 0 and self._threads_may_take(watched):
-        return self._timed(calls, 0, timeout, serial=True)
+        return _timed_road(self, calls, 0, timeout, True)
     return self._serially(calls, timeout, retries, watched)
 
 # %% ../nbs/09_toolbox.ipynb #d9f1a3c6
