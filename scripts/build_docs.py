@@ -592,8 +592,11 @@ def main(argv=None):
     a = ap.parse_args(argv)
     if a.process_one:
         try:
-            process_notebook(*a.process_one)
+            # Quarto's processing first, as `nbdev-docs` does it: in a process where no example has run yet. After the
+            # examples, threads they left (servers) may build ASTs beside nbdev's, which CPython 3.11.7 and older
+            # can fail on ("AST constructor recursion depth mismatch", python/cpython#106905)
             if a.quarto_check: nbdev_docs_processing(a.process_one[0])
+            process_notebook(*a.process_one)
         except BuildError as e:
             print(e, file=sys.stderr)
             sys.exit(_EXIT_QUARTO if isinstance(e, QuartoError) else _EXIT_FAILED)

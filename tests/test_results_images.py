@@ -1,7 +1,7 @@
 """What comes back from tools, through `tool_loop` and the real `openai`, `anthropic` and `google-genai` clients against the
 local scripted servers (`scripted_servers.py`): images in each API's place, long results cut, the server's own checks
 passing"""
-import base64, io, sys
+import base64, io, json, sys
 from pathlib import Path
 import pytest
 
@@ -49,6 +49,18 @@ def test_image_results_reach_each_api(api):
         history = run_loop(api, srv, tools=[snapshot])
     assert srv.problems == []
     assert images_sent(api, srv.requests[1]) == [B64]
+    assert history.steps[0].results[0]['output'] == ['The page home:', PNG] # the program keeps the value itself
+
+@pytest.mark.parametrize('how', ['tool_loop', 'Toolbox'])
+@pytest.mark.parametrize('api', list(SERVERS))
+def test_text_only_model_gets_notes(api, how):
+    "`images=False` (on the loop, or on the Toolbox it is given): no image is sent, a short note names each one"
+    from toolslm_like.toolbox import Toolbox
+    kw = {'tools': [snapshot], 'images': False} if how == 'tool_loop' else {'tools': Toolbox([snapshot], images=False)}
+    with SERVERS[api]([[('snapshot', {'page': 'home'})], 'A page.']) as srv: history = run_loop(api, srv, **kw)
+    assert srv.problems == []
+    sent = json.dumps(conversation(api, srv.requests[1]))
+    assert B64 not in sent and f'An image (image/png, {len(PNG):,} bytes) is left out: this model takes no images' in sent
     assert history.steps[0].results[0]['output'] == ['The page home:', PNG] # the program keeps the value itself
 
 @pytest.mark.parametrize('api', list(SERVERS))
@@ -108,6 +120,27 @@ def test_generator_tools(api, is_async):
     step = next(e for e in events if isinstance(e, LoopStep))
     assert events.index(step) > max(i for i,e in enumerate(events) if isinstance(e, ToolPiece)) # pieces before the step
     assert [r['output'] for r in step.results] == ['2... 1... liftoff', '1... liftoff']
+
+def lines_of(n:int # How many
+            ):
+    "No generator function: returns a generator expression"
+    return (f"line {i}; " for i in range(n))
+
+@pytest.mark.parametrize('is_async', [False, True], ids=['sync', 'async'])
+@pytest.mark.parametrize('api', ['chat', 'anthropic'])
+def test_tools_returning_generators_stream(api, is_async):
+    "A tool that returns a generator (no generator function): its pieces are events in a streamed loop, then joined"
+    from toolslm_like.toolloop import ToolPiece, LoopStep, tool_loop, atool_loop
+    from test_toolloop_servers import client_for
+    import asyncio
+    with SERVERS[api]([[('lines_of', {'n': 2})], 'Read.']) as srv:
+        stream = (atool_loop if is_async else tool_loop)(client_for(api, srv, is_async), 'Go', [lines_of], model='m', api=api,
+                                                         stream=True)
+        async def collect(): return [e async for e in stream]
+        events = asyncio.run(collect()) if is_async else list(stream)
+    assert srv.problems == []
+    assert [e.piece for e in events if isinstance(e, ToolPiece)] == ['line 0; ', 'line 1; ']
+    assert [r['output'] for r in next(e for e in events if isinstance(e, LoopStep)).results] == ['line 0; line 1; ']
 
 import dataclasses, json, typing
 @dataclasses.dataclass

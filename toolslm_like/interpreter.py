@@ -493,16 +493,21 @@ def as_tool_result(output:typing.Any, # What a tool returned
 # %% ../nbs/04_interpreter.ipynb #a25i0041
 from toolslm_like.limits import MAX_RESULT_CHARS
 
+_FIT_NOTE = "\n\n[... {cut:,} characters left out here: the whole result has {total:,} characters ...]\n\n"
+_HEAD_SHARE = {'ends': (2, 3), 'head': (1, 1), 'tail': (0, 1)} # the share of the characters kept taken from the head
+
 def fit_text(text:str, # A result's text
-             max_chars:int|None=MAX_RESULT_CHARS # Most characters kept (`None`: all)
-            )->str: # `text`, or its head and tail with a note of what was left out
-    "`text` if it has at most `max_chars` characters, else its first two thirds and last third, with a note between"
+             max_chars:int|None=MAX_RESULT_CHARS, # Most characters kept (`None`: all)
+             keep:str='ends', # What is kept: 'ends' (the first two thirds and last third), 'head' or 'tail'
+             note:str=_FIT_NOTE # Stands where text was left out: `{cut}` its characters, `{total}` the text's
+            )->str: # `text`, or the part of it `keep` says with a note of what was left out
+    "`text` if it has at most `max_chars` characters, else its head and tail (or one of them), with a note between"
+    if keep not in _HEAD_SHARE: raise UsageValueError(f"keep must be one of {', '.join(_HEAD_SHARE)}; got {keep!r}")
     if max_chars is None or len(text) <= max_chars: return text
-    head = max_chars * 2 // 3
+    n,d = _HEAD_SHARE[keep]
+    head = max_chars * n // d
     tail = max_chars - head
-    note = (f"\n\n[... {len(text) - max_chars:,} characters left out here: the whole result has {len(text):,} "
-            "characters ...]\n\n")
-    return text[:head] + note + (text[-tail:] if tail else '')
+    return text[:head] + note.format(cut=len(text) - max_chars, total=len(text)) + (text[-tail:] if tail else '')
 
 # %% ../nbs/04_interpreter.ipynb #a25i0051
 _capturing = contextvars.ContextVar('toolslm_like_capturing', default=None)

@@ -565,7 +565,8 @@ class Provider:
                         calls:list # The calls they answer
                        )->list: # The messages that answer `calls` with `results`
         "The messages that answer the calls"
-        return _as_messages(format_tool_results(results, self.name, calls=calls, max_result_chars=_result_chars.get()))
+        return _as_messages(format_tool_results(results, self.name, calls=calls, max_result_chars=_result_chars.get(),
+                                                images=_images_ok.get()))
     def with_note(self, history:list, # The conversation so far
                   text:str # A note to the model, on the user's side
                  )->list: # `history` with the note added (a copy)
@@ -969,7 +970,7 @@ class Gemini(Provider):
         return ''.join(_get(p, 'text') or '' for p in parts if not _get(p, 'thought'))
     def user_message(self, text): return {'role': 'user', 'parts': [{'text': text}]}
     def result_messages(self, results, calls):
-        return [{'role': 'user', 'parts': format_tool_results(results, self.name, calls=calls,
+        return [{'role': 'user', 'parts': format_tool_results(results, self.name, calls=calls, images=_images_ok.get(),
                                                              max_result_chars=_result_chars.get())}]
     def with_note(self, history, text):
         last = history[-1] if history else None
@@ -1544,13 +1545,25 @@ def _set_result_chars(max_chars:int|None)->contextvars.Token:
     if max_chars is not None and max_chars < _shortest[0]: _shortest[0] = max_chars
     return _result_chars.set(max_chars)
 
+_images_ok = contextvars.ContextVar('toolslm_like_images', default=True) # `False`: a note for each image
+
+def checked_images(images:bool|None # `images=` as given: True (send them), False (a note each), None (as set around)
+                  )->bool|None:
+    "`images`, if it is `True`, `False` or `None`; else a clear error"
+    if images is None or type(images) is bool: return images
+    raise UsageTypeError(f"images must be True (send them) or False (a note for each); got {images!r}")
+
 @contextlib.contextmanager
-def result_chars_limit(max_chars:int|None # Most characters of one result's text sent to a model (`None`: no limit)
-                      ):
-    "Within this block, results written for a model (`format_tool_results`, `results`) keep at most `max_chars` of text"
-    tok = _set_result_chars(max_chars)
+def result_chars_limit(max_chars:int|None, # Most characters of one result's text sent to a model (`None`: no limit)
+                       # Send images? `False` (a model that takes none): a short note for each; `None`: as set around
+                       images:bool|None=None):
+    ("Within this block, results written for a model (`format_tool_results`, `results`) keep at most `max_chars` of "
+     "text, and their images only if `images`")
+    tok,images_tok = _set_result_chars(max_chars),None if checked_images(images) is None else _images_ok.set(images)
     try: yield
-    finally: _result_chars.reset(tok)
+    finally:
+        _result_chars.reset(tok)
+        if images_tok is not None: _images_ok.reset(images_tok)
 
 # %% ../nbs/06_providers.ipynb #a25p0031
 _TEXT_OUTPUTS = frozenset((int, float, bool, type(None))) # outputs that cannot hold an image
@@ -1564,8 +1577,10 @@ def result_parts(r:dict # A tool result `{'id', 'name', 'output', 'error'}`
         if t is str: text = out
         elif t in _TEXT_OUTPUTS or (t is dict and 'type' not in out) or not has_images(out):
             text = tool_output_text(out)
-        else: return [p if type(p) is ImagePart else fit_text(p, _result_chars.get())
-                      for p in as_tool_result(out, tool_output_text)],False
+        else:
+            parts = [p if type(p) is ImagePart else fit_text(p, _result_chars.get())
+                     for p in as_tool_result(out, tool_output_text)]
+            return (parts if _images_ok.get() else parts_text(parts, NO_IMAGES_MODEL)),False
         err = False
     else: text,err = _text_and_error(r)
     if len(text) <= _shortest[0]: return text,err
@@ -1574,6 +1589,7 @@ def result_parts(r:dict # A tool result `{'id', 'name', 'output', 'error'}`
 
 # %% ../nbs/06_providers.ipynb #a25p0007
 NO_IMAGES_NOTE = "[An image ({mime}, {size:,} bytes) is left out: {why}]"
+NO_IMAGES_MODEL = 'this model takes no images' # why, when the results are written with `images=False`
 
 def parts_text(parts:str|list, # A text, or a list of text and `ImagePart`s (as `result_parts` gives them)
                why:str='this API takes no images in tool results' # Why images are left out
@@ -1654,7 +1670,8 @@ def format_tool_results(results:list, # Tool results: `{'id', 'name', 'output', 
                         provider:str|None=None, # One of `PROVIDERS`; `None`: the dialect the calls were parsed from
                         calls:list|None=None, # The calls, to put `results` in their order (matched by id)
                         # Most characters of one result's text sent (a longer one keeps its head and tail; `None`: all)
-                        max_result_chars:int|None=MAX_RESULT_CHARS
+                        max_result_chars:int|None=MAX_RESULT_CHARS,
+                        images:bool=True # Send images? `False` (a model that takes none): a short note for each
                        ): # What to add to the conversation (see the table above)
     "Tool results in `provider`'s dialect, one per call, in the order of the calls"
     if isinstance(results, abc.Mapping): results = [results]
@@ -1663,7 +1680,6 @@ def format_tool_results(results:list, # Tool results: `{'id', 'name', 'output', 
                              "each a dict {'id', 'name', 'output', 'error'}")
     if calls is not None: results = _order(results, calls)
     if provider is None: provider = _dialect_of(results)
-    if max_result_chars == _result_chars.get(): return get_provider(provider).results(list(results))
-    tok = _set_result_chars(max_result_chars)
-    try: return get_provider(provider).results(list(results))
-    finally: _result_chars.reset(tok)
+    if max_result_chars == _result_chars.get() and images is _images_ok.get():
+        return get_provider(provider).results(list(results))
+    with result_chars_limit(max_result_chars, images): return get_provider(provider).results(list(results))

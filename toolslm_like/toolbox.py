@@ -17,10 +17,10 @@ from .errors import UsageStateError, UsageTypeError, UsageValueError
 from .interpreter import tool_traceback, run_with_timeout, using_globals, caller_globals, Interrupter
 from .funccall import mk_ns, prepare_call
 from .providers import (ToolNames, tool_schemas, parse_tool_calls, format_tool_results, response_provider,
-                                    tool_output_text)
+                                    tool_output_text, checked_images)
 from .limits import MAX_DISPLAY_CHARS, MAX_CALLS, MAX_BATCH_ARGUMENT_CHARS
 import functools, types
-from .interpreter import collect_pieces, acollect_pieces, has_images, as_tool_result, ImagePart
+from .interpreter import collect_pieces, acollect_pieces, has_images, as_tool_result, ImagePart, fit_text
 from .limits import MAX_RESULT_CHARS
 
 
@@ -194,21 +194,31 @@ def _run_tool(f, kw:dict, timeout:float|None, glb:dict|None, submission=None):
         raise
 
 # %% ../nbs/09_toolbox.ipynb #a25t0002
-def _joined(out):
+def _joined(out, on_piece=None):
     "A generator's pieces joined; an async generator's, as a coroutine to await; anything else as it is"
     t = type(out)
-    if t is types.GeneratorType: return collect_pieces(out)
-    return acollect_pieces(out) if t is types.AsyncGeneratorType else out
+    if t is types.GeneratorType: return collect_pieces(out, on_piece)
+    return acollect_pieces(out, on_piece) if t is types.AsyncGeneratorType else out
 
-def _collecting(toolbox, f, call_id, name):
-    "Generator tool `f` as a tool that runs it to the end, each piece an event as it comes, the pieces joined"
+def _watched(toolbox)->bool:
+    ("Does anyone listen to `toolbox`'s events (`on_event`, its debug log) or its tools' pieces (a streaming loop)? "
+     "(checked once per batch where it can be, so quiet calls stay cheap)")
+    return (toolbox.on_event is not None or toolbox.logger.isEnabledFor(logging.DEBUG)
+            or bool(toolbox.__dict__.get('piece_listeners')))
+
+def _collecting(toolbox, f, call_id, name, info=None):
+    ("Tool `f` as a tool whose generator (if it is a generator function, or returns one) runs to the end, each piece "
+     "an event as it comes, the pieces joined")
     def on_piece(p):
         toolbox._emit('piece', call_id, name, 1, piece=p)
         for listen in tuple(toolbox.__dict__.get('piece_listeners', ())): listen(call_id, name, p)
     # an async generator's: a coroutine, which the toolbox awaits as it does any a sync tool returns
     if inspect.isasyncgenfunction(f) or inspect.isasyncgenfunction(getattr(type(f), '__call__', None)):
         return lambda **kw: acollect_pieces(f(**kw), on_piece)
-    return functools.wraps(f)(lambda **kw: collect_pieces(f(**kw), on_piece))
+    if info is not None and info.is_async: # a coroutine function's value, once awaited
+        async def run(**kw): return await acollect_pieces(await f(**kw), on_piece)
+        return run
+    return functools.wraps(f)(lambda **kw: _joined(f(**kw), on_piece))
 
 # %% ../nbs/09_toolbox.ipynb #76d1d2f2
 _loop_lock,_loop_state = threading.Lock(),{}
@@ -502,8 +512,7 @@ _QUICK_TYPES = (str, int, float, bool) # parameters annotated with exactly one o
 
 def _learn(tb, name:str, f, info):
     "After a call of tool `f` (named `name`) was prepared the long way: keep what `_prepared_quickly` needs"
-    known = tb._known.get(name)
-    if known is not None and known[0] is f and known[1] is info: return # kept already
+    if (known := tb._known.get(name)) is not None and known[0] is f and known[1] is info: return # kept already
     kinds = {k: p.annotation for k,p in info.named.items() if any(p.annotation is t for t in _QUICK_TYPES)}
     required = frozenset(p.name for p in info.required)
     # the long way for: many parameters (measured), a required one of another type, context, pieces, renamed arguments
@@ -518,9 +527,10 @@ def _prepared_quickly(tb, call)->tuple|None:
     name,args = call.get('name'),call.get('arguments')
     if type(name) is not str or type(args) is not dict or (known := tb._known.get(name)) is None: return None
     f,info,kinds,required = known
-    # the same function under `name`, described the same way; no required argument missing
+    # the same function under `name`, described the same way; no required argument missing; no one hears its pieces
     if (kinds is None or tb.ns.get(name) is not f or (e := function_infos.get(id(f))) is None or e[1] is not info
-            or len(args) != len(kinds) and not required <= args.keys()): return None
+            or len(args) != len(kinds) and not required <= args.keys()
+            or tb.on_event is not None or tb.__dict__.get('piece_listeners')): return None
     for k,v in args.items():
         if type(k) is not str or (t := type(v)) is not kinds.get(k): return None # (a `str` subclass's hash not called)
         if t is int:
@@ -641,9 +651,9 @@ class Toolbox:
                  # Largest arguments one call may send (characters, roughly, as JSON)
                  max_argument_chars:int=MAX_BATCH_ARGUMENT_CHARS,
                  approve:abc.Callable|None=None, # Asked about each call before it runs (see `execute`); sync or async
-                 # Most characters of one result's text `respond` sends (longer: head and tail kept; `None`: all)
-                 max_result_chars:int|None=MAX_RESULT_CHARS):
-        self.ns,self.max_result_chars = mk_ns(tools),max_result_chars
+                 max_result_chars:int|None=MAX_RESULT_CHARS, # Most result characters `respond` sends (head, tail kept)
+                 images:bool=True): # Send images in results? `False` (a model that takes none): a note for each
+        self.ns,self.max_result_chars,self.images = mk_ns(tools),max_result_chars,checked_images(images)
         logger,retry_on = _checked_settings(on_event, logger, executor, retry_on,
                                             dict(max_workers=max_workers, max_calls=max_calls,
                                                  max_argument_chars=max_argument_chars),
@@ -673,10 +683,6 @@ class Toolbox:
             return self._threads
 
     # Events
-    def _watched(self)->bool:
-        "Does anyone listen to `start` and `success` events? (checked once per batch, so quiet calls stay cheap)"
-        return self.on_event is not None or self.logger.isEnabledFor(logging.DEBUG)
-
     def _emit(self, event:str, call_id, name, attempt:int, **extra):
         "Send an event to `on_event` and the logger"
         level = _event_levels[event]
@@ -709,7 +715,9 @@ class Toolbox:
         f,info,kw = prepare_call(name, arguments, self.ns)
         if type(name) is str and type(f) is types.FunctionType: _learn(self, name, f, info) # for `_prepared_quickly`
         if info.context: with_context(info, kw, self._context, call_id)
-        return call_id,name,_collecting(self, f, call_id, name) if info.yields else f,info,kw
+        if info.yields or self.on_event is not None or self.__dict__.get('piece_listeners'): # (a returned generator's)
+            f = _collecting(self, f, call_id, name, info)
+        return call_id,name,f,info,kw
 
     def _check_size(self, arguments):
         if arguments_too_large(arguments, self.max_argument_chars):
@@ -759,6 +767,8 @@ class Toolbox:
         start = _clock()
         try:
             call_id,name,f,info,kw = _prepared_quickly(self, call) or self._prepare(call)
+            if watched and self.on_event is None and not (info.yields or self.__dict__.get('piece_listeners')):
+                f = _collecting(self, f, call_id, name, info) # a returned generator's pieces, logged
             if info.policy is not None: timeout,retries = _own_limits(info, call, timeout, retries)
         except Exception as e: return self._refused(call, e, start)
         if watched or timeout is not None or self.executor is not None or info.is_async or info.wants_globals:
@@ -825,7 +835,7 @@ class Toolbox:
     async def _arun_prepared(self, call_id, name, f, info, kw:dict, timeout, retries:int, glb, start:float,
                              attempt:int=0, delay:float|None=None)->dict:
         "Try a prepared call from async code until it succeeds or fails for good (`attempt`s made, `delay` first)"
-        watched = self._watched()
+        watched = _watched(self)
         while True:
             if delay is not None: await asyncio.sleep(delay)
             attempt += 1
@@ -905,7 +915,8 @@ def execute(self:Toolbox, calls:list, # Tool calls: `{'id', 'name', 'arguments'}
                                                                                  approve)
     if approve is not None or self.approve is not None:
         return self._approved(calls, parallel, timeout, retries, approve)
-    watched = self.on_event is not None or self.logger.isEnabledFor(logging.DEBUG) # `_watched`, inline: the hot path
+    watched = (self.on_event is not None or self.logger.isEnabledFor(logging.DEBUG) # `_watched`, inline: the hot path
+               or bool(self.__dict__.get('piece_listeners')))
     if (parallel or timeout is not None and len(calls) > 1) and (res := _own_road(self, calls, parallel, timeout,
                                                                                       retries, watched)):
         return res # some tools have their own policies (one call alone: see `_timed_one`)
@@ -1171,7 +1182,7 @@ def execute_stream(self:Toolbox, calls:list,
         for i,(c,r) in enumerate(self._split(calls)):
             run,edited,res = (c, None, None) if approval is None or r is not None else approval.screen(c)
             if res is None: res = self._refused(c, r, _clock()) if r is not None else _edited(
-                self._run_call(run, timeout, retries, caller_globals, self._watched()), edited)
+                self._run_call(run, timeout, retries, caller_globals, _watched(self)), edited)
             yield {**res, 'index': i}
         return
     going,edits = [],{} # in parallel: every call is approved (or refused) before any runs
@@ -1239,12 +1250,12 @@ def _answer_dialect(response, calls:list, provider)->str|None:
     if provider is None and calls and all(c.get('id') is None for c in calls): return response_provider(response)
     return provider
 
-def _reply(results:list, calls:list, provider, max_chars:int|None=MAX_RESULT_CHARS):
+def _reply(results:list, calls:list, provider, max_chars:int|None=MAX_RESULT_CHARS, images:bool=True):
     "Results formatted for `provider`; nothing to add when the model called no tools"
     if not calls: return []
     for r,c in zip(results, calls): # a custom (free-text) tool's result is answered in its own shape
         if isinstance(c, dict) and 'type' in c: r['type'] = c['type']
-    return format_tool_results(results, provider, max_result_chars=max_chars)
+    return format_tool_results(results, provider, max_result_chars=max_chars, images=images)
 
 # %% ../nbs/09_toolbox.ipynb #3130f9c8
 @patch
@@ -1258,7 +1269,7 @@ def respond(self:Toolbox, response:object, # A model's response: any provider's 
     "Run the tool calls in a model's `response` and return the results ready to send back"
     calls = self._calls_in(response, provider)
     results = self.execute(calls, parallel=parallel, timeout=timeout, retries=retries, approve=approve)
-    return _reply(results, calls, _answer_dialect(response, calls, provider), self.max_result_chars)
+    return _reply(results, calls, _answer_dialect(response, calls, provider), self.max_result_chars, self.images)
 
 @patch
 async def arespond(self:Toolbox, response:object,
@@ -1272,7 +1283,7 @@ async def arespond(self:Toolbox, response:object,
     "`respond` from async code: the calls run with `aexecute`"
     calls = self._calls_in(response, provider)
     results = await self.aexecute(calls, parallel=parallel, timeout=timeout, retries=retries, approve=approve)
-    return _reply(results, calls, _answer_dialect(response, calls, provider), self.max_result_chars)
+    return _reply(results, calls, _answer_dialect(response, calls, provider), self.max_result_chars, self.images)
 Toolbox.respond.__delwrap__ = Toolbox.execute # the parameters it shares with `execute` are documented there
 Toolbox.arespond.__delwrap__ = Toolbox.respond # the parameters it shares with `respond` are documented there
 Toolbox.execute_stream.__delwrap__ = Toolbox.execute # the parameters it shares with `execute` are documented there
@@ -1297,10 +1308,9 @@ def md_block(text:str, # The text to show
     return f"{fence}{info}\n{text}\n{fence}"
 
 def cut_for_display(text:str, keep_end:bool=False, limit:int=MAX_DISPLAY_CHARS)->str:
-    "`text`, at most about `limit` characters of it, saying how much was left out"
-    if len(text) <= limit: return text
-    if keep_end: return f"… ({len(text)-limit:,} characters before this)\n" + text[-limit:]
-    return text[:limit] + f"\n… ({len(text)-limit:,} more characters)"
+    "`text`, at most `limit` characters of it (its start, or with `keep_end` its end), saying how much was left out"
+    if keep_end: return fit_text(text, limit, 'tail', "… ({cut:,} characters before this)\n")
+    return fit_text(text, limit, 'head', "\n… ({cut:,} more characters)")
 
 def _md_value(v, keep_end:bool=False)->str:
     "A value (text or JSON), cut: inline if it is short and on one line, else as a block on its own lines"

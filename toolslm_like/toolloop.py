@@ -21,7 +21,7 @@ from .textcalls import TEXT_TOOL_FORMATS, parse_text_tool_calls, text_tools_prom
 from .textcalls import TEXT_TOOLS_INTRO, TEXT_TOOLS_HOWTO, TEXT_TOOLS_AFTER, TEXT_RESULTS_INTRO
 from .streaming import StreamAccumulator
 from .errors import UsageStateError, UsageTypeError, UsageValueError
-from .providers import result_chars_limit
+from .providers import result_chars_limit, checked_images
 from .limits import MAX_RESULT_CHARS
 from .limits import MAX_ANSWER_RETRIES
 from .errors import AnswerError, BadValue
@@ -230,6 +230,7 @@ class _Loop:
     resume:dict|None = None # a paused loop's `history.paused`, to go on from
     decisions:dict|None = None # call id -> the decision on a call that waited (an approval hook's answer)
     max_result_chars:int|None = MAX_RESULT_CHARS # most characters of one result's text sent (head and tail kept)
+    images:bool|None = None # send images in results? (`False`: a note for each; `None`: as the toolbox says)
     output_type:Any = None # the answer's type, if one was asked for
     answer_tries:int = 0 # answers sent back as not of `output_type`
 
@@ -255,7 +256,7 @@ class _Loop:
 
     def add_results(self, step, results):
         step.results = results
-        with result_chars_limit(self.max_result_chars):
+        with result_chars_limit(self.max_result_chars, self.images):
             if self.native: added = self.dialect.result_messages(results, step.calls)
             else: added = [self.dialect.user_message(text_tool_results(results))]
         self.history.extend(added)
@@ -643,8 +644,7 @@ def _setup(client, messages, tools, model, max_iters, api, native, system, on_st
     if not isinstance(model, str) or not model:
         raise UsageValueError("tool_loop needs model='...': the model name the server knows")
     if isinstance(max_iters, bool) or not isinstance(max_iters, int) or max_iters < 1:
-        raise UsageValueError("max_iters must be a whole number of rounds of tool calls, at least 1; "
-                              f"got {max_iters!r}")
+        raise UsageValueError(f"max_iters must be a whole number of tool-call rounds, at least 1; got {max_iters!r}")
     if text_format not in TEXT_TOOL_FORMATS:
         raise UsageValueError(f"Unknown text_format {text_format!r}: use one of {', '.join(TEXT_TOOL_FORMATS)}")
     if isinstance(messages, str): messages = [dialect.user_message(messages)]
@@ -660,6 +660,7 @@ def _setup(client, messages, tools, model, max_iters, api, native, system, on_st
     loop = _Loop(dialect, model, ToolHistory(messages, provider), [], [], max_iters, native, system,
                  dict(create_options), text_format=text_format, offer=offer, resume=resume, decisions=decisions,
                  **loop_options)
+    loop.images = getattr(toolbox, 'images', True) if loop.images is None else checked_images(loop.images)
     options = {'parallel': parallel, **(execute_options or {}), **({'approve': approve} if approve is not None else {})}
     show = _NotebookProgress() if (_in_notebook() if progress is None else progress) else None
     return _Run(loop, dialect.create(client), dialect.create_stream(client), toolbox, toolbox is not tools, is_async,
@@ -700,6 +701,7 @@ def tool_loop(client:Any, # `openai.OpenAI`/`AsyncOpenAI`, `anthropic.Anthropic`
               strict:bool|str=False, # OpenAI strict schemas (`True`, `'auto'`), as `tool_schemas` takes it
               execute_options:dict|None=None, # More options for `Toolbox.execute`, e.g. `{'timeout': 10, 'retries': 2}`
               max_result_chars:int|None=MAX_RESULT_CHARS, # Most characters of a result sent (more: head, tail kept)
+              images:bool|None=None, # Send images in results? `False`: a note for each; `None`: as the `Toolbox` says
               output_type:Any=None, # The answer's type (a pydantic model, dataclass, TypedDict...): checked, returned
               # Passed to every request, e.g. `temperature=0`, `max_tokens=1024` (Gemini: `config={...}`)
               **create_options
