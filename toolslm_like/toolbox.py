@@ -522,15 +522,14 @@ def _learn(tb, name:str, f, info):
 
 def _prepared_quickly(tb, call)->tuple|None:
     """What `tb._prepare(call)` gives, for a plain call of a tool prepared before whose arguments are short values of
-    exactly their parameters' types; None: prepare it the long way"""
+    exactly their parameters' types, where no one hears pieces (not `_watched(tb)`: callers know); None: the long way"""
     if type(call) not in _PLAIN_CALLS or not call.keys() <= _PLAIN_CALL_KEYS: return None
     name,args = call.get('name'),call.get('arguments')
     if type(name) is not str or type(args) is not dict or (known := tb._known.get(name)) is None: return None
     f,info,kinds,required = known
-    # the same function under `name`, described the same way; no required argument missing; no one hears its pieces
+    # the same function under `name`, described the same way; no required argument missing
     if (kinds is None or tb.ns.get(name) is not f or (e := function_infos.get(id(f))) is None or e[1] is not info
-            or len(args) != len(kinds) and not required <= args.keys()
-            or tb.on_event is not None or tb.__dict__.get('piece_listeners')): return None
+            or len(args) != len(kinds) and not required <= args.keys()): return None
     for k,v in args.items():
         if type(k) is not str or (t := type(v)) is not kinds.get(k): return None # (a `str` subclass's hash not called)
         if t is int:
@@ -610,7 +609,7 @@ def _timed_road(tb, calls:list, retries:int, timeout:float, serial:bool)->list:
 def _timed_one(tb, call, timeout:float)->dict|None:
     "The result of one sync call with a time limit, run on a `_Handoff` thread; None where that road does not fit"
     start = _clock()
-    try: call_id,name,f,info,kw = _prepared_quickly(tb, call) or tb._prepare(call)
+    try: call_id,name,f,info,kw = _prepared_quickly(tb, call) or tb._prepare(call) # (nobody listens: see `execute`)
     except Exception as e: return tb._refused(call, e, start)
     if info.policy is not None: return tb._serially([call], timeout, 0, False)[0] # its own limits
     if info.is_async or info.wants_globals: return None
@@ -766,7 +765,7 @@ class Toolbox:
         "Run one call from sync code, with its retries, to its result (`watched`: does anyone listen to its events?)"
         start = _clock()
         try:
-            call_id,name,f,info,kw = _prepared_quickly(self, call) or self._prepare(call)
+            call_id,name,f,info,kw = (not watched and _prepared_quickly(self, call)) or self._prepare(call)
             if watched and self.on_event is None and not (info.yields or self.__dict__.get('piece_listeners')):
                 f = _collecting(self, f, call_id, name, info) # a returned generator's pieces, logged
             if info.policy is not None: timeout,retries = _own_limits(info, call, timeout, retries)
@@ -971,7 +970,7 @@ class _ThreadBatch:
     def run_taken(self, call):
         "Check `call` and run it once, on this thread: its result, or a future of it (async, or to be retried)"
         tb,start = self.toolbox,_clock()
-        try: call_id,name,f,info,kw = _prepared_quickly(tb, call) or tb._prepare(call)
+        try: call_id,name,f,info,kw = _prepared_quickly(tb, call) or tb._prepare(call) # (nobody listens: `execute`)
         except Exception as e: return tb._refused(call, e, start)
         if info.is_async:
             return _submit_coroutine(tb._arun_prepared(call_id, name, f, info, kw, self.timeout, self.retries, self.glb,
