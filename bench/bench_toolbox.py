@@ -2,7 +2,8 @@
 of a tool that sleeps 0.1 s, serial and parallel, sync and async tools, for both libraries.
 
 Run by hand: `python bench/bench_toolbox.py`. Targets (issue 4): per-call overhead no more than baretools' on the same
-calls; 20 x 0.1 s in parallel within 0.15 s of wall time.
+calls; 20 x 0.1 s in parallel within 0.15 s of wall time. Issue 26: one call per execute with a `timeout` costs at most
+10 us more than the same call without one.
 
 Also: what an approval hook costs (`approve=` a hook that allows every call), next to the same calls without one; and
 parallel batches of quick calls (issue 17): `execute(parallel=True)` per call against baretools' parallel `execute` and a
@@ -79,6 +80,7 @@ def main():
         print(f"    {'toolslm_like Toolbox':24}{us(ours)}   {us(ours-bare)}   {(ours-bare)/(theirs-bare):6.2f}")
         if approving: print(f"    {'  with approve=':24}{us(t['approved'])}   {us(t['approved']-bare)}   {(t['approved']-bare)/(theirs-bare):6.2f}")
         print(f"    {'  with timeout=5':24}{us(t['timed'])}   {us(t['timed']-bare)}   {(t['timed']-bare)/(theirs-bare):6.2f}")
+        print(f"    {'  timeout=5 adds':24}{us(t['timed']-ours)} per call to the same calls without one (issue 26: within 10 us for one call)")
         print(f"    {'baretools ToolRegistry':24}{us(theirs)}   {us(theirs-bare)}")
 
     print("\nParallel batches of quick calls (add), per call, best of 20 rounds taken in turns")

@@ -25,7 +25,7 @@ from .errors import UsageTypeError, UsageValueError
 from .typekinds import (TypeKind, add_type_kind, custom_types, to_jsonable, hide_params, uses_caller_globals,
     tool_info, describe_type, accepts_none, ClassField, SchemaBuilder, PydanticKind)
 from .typekinds import WeakCache, unannotate, callable_name, lax_converter, strict_converter
-from .typekinds import EXACT_TYPES, NON_WORD_RE, BIG_INT, is_pydantic_model
+from .typekinds import EXACT_TYPES, NON_WORD_RE, BIG_INT, LEAST_INT, is_pydantic_model
 from .interpreter import (python, run_code, run_with_timeout, run_returning_on_time, caller_globals,
     using_globals, user_globals, tool_traceback, GLOBALS_VAR)
 
@@ -303,7 +303,7 @@ def _bind(f, inputs, strict=False)->tuple:
         # the common case first, kept cheap: a known name with a value of exactly its (simple) type;
         # NaN, ±Infinity and huge ints go the long way
         if p is not None and t is p.annotation and k not in kw and (
-                t is str or t is bool or (t is int and -BIG_INT < v < BIG_INT) or (t is float and v - v == 0)):
+                t is str or t is bool or (t is int and LEAST_INT < v < BIG_INT) or (t is float and v - v == 0)):
             kw[k] = v; continue
         _bind_slowly(info, k, v, p, kw, problems, failed, strict)
     for p in info.required:

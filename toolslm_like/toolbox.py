@@ -505,6 +505,41 @@ def _asked(call)->dict:
         except ValueError: pass
     return {'id': call_id, 'name': name, 'arguments': {} if arguments is None else arguments}
 
+# %% ../nbs/09_toolbox.ipynb #c26a0702
+from toolslm_like.typekinds import BIG_INT, LEAST_INT, function_infos
+
+_QUICK_TYPES = (str, int, float, bool) # parameters annotated with exactly one of these are checked quickly
+
+def _learn(tb, name:str, f, info):
+    "After a call of tool `f` (named `name`) was prepared the long way: keep what `_prepared_quickly` needs"
+    if (known := tb._known.get(name)) is not None and known[0] is f and known[1] is info: return # kept already
+    kinds = {k: p.annotation for k,p in info.named.items() if any(p.annotation is t for t in _QUICK_TYPES)}
+    required = frozenset(p.name for p in info.required)
+    # the long way for: many parameters (measured), a required one of another type, context, pieces, renamed arguments
+    if (info.yields or info.context or getattr(f, '__arg_names__', None) or not tb._small_ok or len(kinds) >= 16
+            or not required <= kinds.keys()): kinds = None
+    tb._known[name] = (f, info, kinds, required)
+
+def _prepared_quickly(tb, call)->tuple|None:
+    """What `tb._prepare(call)` gives, for a plain call of a tool prepared before whose arguments are short values of
+    exactly their parameters' types, where no one hears pieces (not `_watched(tb)`: callers know); None: the long way"""
+    if type(call) not in _PLAIN_CALLS or not call.keys() <= _PLAIN_CALL_KEYS: return None
+    name,args = call.get('name'),call.get('arguments')
+    if type(name) is not str or type(args) is not dict or (known := tb._known.get(name)) is None: return None
+    f,info,kinds,required = known
+    # the same function under `name`, described the same way; no required argument missing
+    if (kinds is None or tb.ns.get(name) is not f or (e := function_infos.get(id(f))) is None or e[1] is not info
+            or len(args) != len(kinds) and not required <= args.keys()): return None
+    for k,v in args.items():
+        if type(k) is not str or (t := type(v)) is not kinds.get(k): return None # (a `str` subclass's hash not called)
+        if t is int:
+            if not LEAST_INT < v < BIG_INT: return None
+        elif t is float:
+            if v - v != 0: return None # NaN, ±Infinity
+        elif t is str and len(v) > _SHORT_STR: return None
+    return call.get('id'),name,f,info,args # `args` as the keyword arguments: nothing changes them
+
+
 # %% ../nbs/09_toolbox.ipynb #c26a0602
 _handoff_idle = [] # idle `_Handoff` threads, shared by all toolboxes (`append`, `pop` and `remove` are atomic)
 
@@ -544,7 +579,7 @@ class _Handoff:
         "`fn(**kw)` on this thread, waited for at most `timeout` seconds (then `CodeTimeout` is raised in it, and here)"
         self.fn,self.kw = fn,kw
         self.go.release()
-        try: finished = self.done.acquire(timeout=timeout)
+        try: finished = self.done.acquire(True, timeout)
         except BaseException: # interrupted while waiting (Ctrl-C): let the call go
             if not self.give_up(): _handoff_idle.append(self)
             raise
@@ -568,12 +603,13 @@ def _timed_road(tb, calls:list, retries:int, timeout:float, serial:bool)->list:
     "A timed batch: one sync call handed to a `_Handoff` thread, or else a `_TimedBatch`"
     if not (serial and len(calls) == 1 and retries == 0) or (res := _timed_one(tb, calls[0], timeout)) is None:
         return _TimedBatch(tb, calls, retries, _resolved_globals(), timeout, serial).run()
-    return ToolResults([res], calls)
+    (results := _results_of(calls)).append(res)
+    return results
 
 def _timed_one(tb, call, timeout:float)->dict|None:
     "The result of one sync call with a time limit, run on a `_Handoff` thread; None where that road does not fit"
     start = _clock()
-    try: call_id,name,f,info,kw = tb._prepare(call)
+    try: call_id,name,f,info,kw = _prepared_quickly(tb, call) or tb._prepare(call) # (nobody listens: see `execute`)
     except Exception as e: return tb._refused(call, e, start)
     if info.policy is not None: return tb._serially([call], timeout, 0, False)[0] # its own limits
     if info.is_async or info.wants_globals: return None
@@ -624,7 +660,7 @@ class Toolbox:
         self.on_event,self.logger,self.executor,self.max_workers = on_event,logger,executor,max_workers
         self.retry_on,self.backoff,self.max_backoff = retry_on,backoff,max_backoff
         self.max_calls,self.max_argument_chars,self.approve = max_calls,max_argument_chars,_checked_hook(approve)
-        self._threads,self._threads_lock = None,threading.Lock()
+        self._threads,self._threads_lock,self._known = None,threading.Lock(),{} # `_known`: see `_prepared_quickly`
         # fewer than 16 numbers and strings of <= _SHORT_STR characters cannot be this large
         self._small_ok = max_argument_chars >= 100_000
 
@@ -676,6 +712,7 @@ class Toolbox:
                 if t not in _scalar_types and (t is not str or len(v) > _SHORT_STR): self._check_size(arguments); break
         elif arguments is not None: self._check_size(arguments)
         f,info,kw = prepare_call(name, arguments, self.ns)
+        if type(name) is str and type(f) is types.FunctionType: _learn(self, name, f, info) # for `_prepared_quickly`
         if info.context: with_context(info, kw, self._context, call_id)
         if info.yields or self.on_event is not None or self.__dict__.get('piece_listeners'): # (a returned generator's)
             f = _collecting(self, f, call_id, name, info)
@@ -728,18 +765,9 @@ class Toolbox:
         "Run one call from sync code, with its retries, to its result (`watched`: does anyone listen to its events?)"
         start = _clock()
         try:
-            if type(call) in _PLAIN_CALLS and call.keys() <= _PLAIN_CALL_KEYS: # `_prepare`, written out: the hot path
-                call_id,name,arguments = call.get('id'),call.get('name'),call.get('arguments')
-                if type(arguments) is dict and len(arguments) < 16 and self._small_ok:
-                    for v in arguments.values():
-                        t = type(v)
-                        if t not in _scalar_types and (t is not str or len(v) > _SHORT_STR):
-                            self._check_size(arguments); break
-                elif arguments is not None: self._check_size(arguments)
-                f,info,kw = prepare_call(name, arguments, self.ns)
-                if info.context: with_context(info, kw, self._context, call_id)
-                if info.yields or watched: f = _collecting(self, f, call_id, name, info) # a returned generator's too
-            else: call_id,name,f,info,kw = self._prepare(call)
+            call_id,name,f,info,kw = (not watched and _prepared_quickly(self, call)) or self._prepare(call)
+            if watched and self.on_event is None and not (info.yields or self.__dict__.get('piece_listeners')):
+                f = _collecting(self, f, call_id, name, info) # a returned generator's pieces, logged
             if info.policy is not None: timeout,retries = _own_limits(info, call, timeout, retries)
         except Exception as e: return self._refused(call, e, start)
         if watched or timeout is not None or self.executor is not None or info.is_async or info.wants_globals:
@@ -895,7 +923,7 @@ def execute(self:Toolbox, calls:list, # Tool calls: `{'id', 'name', 'arguments'}
         if not self._threads_may_take(watched): return self._on_event_loop(calls, timeout, retries)
         return self._on_threads(calls, retries) if timeout is None else self._timed(calls, retries, timeout)
     if timeout is not None and retries == 0 and self._threads_may_take(watched):
-        return self._timed(calls, 0, timeout, serial=True)
+        return _timed_road(self, calls, 0, timeout, True)
     return self._serially(calls, timeout, retries, watched)
 
 # %% ../nbs/09_toolbox.ipynb #d9f1a3c6
@@ -942,7 +970,7 @@ class _ThreadBatch:
     def run_taken(self, call):
         "Check `call` and run it once, on this thread: its result, or a future of it (async, or to be retried)"
         tb,start = self.toolbox,_clock()
-        try: call_id,name,f,info,kw = tb._prepare(call)
+        try: call_id,name,f,info,kw = _prepared_quickly(tb, call) or tb._prepare(call) # (nobody listens: `execute`)
         except Exception as e: return tb._refused(call, e, start)
         if info.is_async:
             return _submit_coroutine(tb._arun_prepared(call_id, name, f, info, kw, self.timeout, self.retries, self.glb,

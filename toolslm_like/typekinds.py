@@ -463,6 +463,7 @@ class WeakCache:
 
 _info_cache = WeakCache()
 _function_infos = _info_cache._fn
+function_infos = _function_infos # id(f) -> (weakref to f, its ToolInfo): read by runners' fast paths, never written
 
 # %% ../nbs/03_typekinds.ipynb #00d56b09
 def _yields(f)->bool:
@@ -1355,6 +1356,7 @@ def _qualname(tp): return f"{getattr(tp, '__module__', '')}.{getattr(tp, '__qual
 # %% ../nbs/03_typekinds.ipynb #9b4f4593
 NON_WORD_RE = re.compile(r'\W')
 BIG_INT = 10**MAX_INT_DIGITS
+LEAST_INT = -BIG_INT # made once: negating a 4300-digit number costs more than the check
 
 class Converter:
     """Converts JSON values to annotated types; `strict` turns off lax coercions (used to pick a `Union` member);
@@ -1367,7 +1369,7 @@ class Converter:
                 strict:bool|None=None # Strict (or lax) for this value only
                ):
         t = type(v)
-        if t is tp and (t is str or t is bool or (t is int and -BIG_INT < v < BIG_INT) or (t is float and v - v == 0)):
+        if t is tp and (t is str or t is bool or (t is int and LEAST_INT < v < BIG_INT) or (t is float and v - v == 0)):
             return v # the common case, kept cheap
         if strict is not None and strict != self.strict: return _converters[strict, self.nonfinite].convert(v, tp)
         if (cons := constraints_of(tp)) is not None:
