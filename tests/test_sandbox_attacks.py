@@ -6,14 +6,8 @@ import pytest
 from toolslm_like.sandbox import Sandbox, _DENIED, _ARCHES, _capable, _CAP_SYS_RESOURCE
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith('linux'), reason='the sandbox needs Linux')
-has_bwrap = shutil.which('bwrap') is not None
-
-def require_bwrap():
-    "Skip, saying why, where bubblewrap is missing; CI (TOOLSLM_LIKE_REQUIRE_BWRAP set) fails instead"
-    if has_bwrap: return
-    msg = "bubblewrap is not installed (apt-get install -y bubblewrap)"
-    if os.environ.get('TOOLSLM_LIKE_REQUIRE_BWRAP'): pytest.fail(f"{msg}: the isolation tests need it")
-    pytest.skip(f"{msg}; CI installs it and runs this test")
+sys.path.insert(0, os.path.dirname(__file__))
+from test_sandbox_limits import has_bwrap, require_bwrap # one rule for tests that need bubblewrap
 
 def sandbox(**kw):
     "A Sandbox, without the warning a machine lacking some protection gives"
