@@ -592,7 +592,8 @@ def _tool_part(tool, k:str):
         return tool.get(k)
     return getattr(tool, k, None)
 
-def _py_name(nm:str)->str:
+def py_name(nm:str # A property's name in a schema (`max-tokens`, `class`, `2nd`)
+           )->str: # A Python identifier for it
     "A Python identifier for a property name (fastcore's rule: other characters `_`, `_` before a digit or keyword)"
     nm = NON_WORD_RE.sub('_', nm) or '_'
     if nm[0].isdigit(): nm = '_' + nm
@@ -602,7 +603,7 @@ def _py_names(props)->dict:
     "{Python name: property name}; two properties with the same Python name are an error"
     out = {}
     for orig in props:
-        py = _py_name(orig)
+        py = py_name(orig)
         if out.get(py, orig) != orig:
             raise SchemaError(f"Properties {out[py]!r} and {orig!r} both become the Python name {py!r}")
         out[py] = orig

@@ -17,7 +17,7 @@ from fastcore.basics import patch
 from fastcore.meta import delegates
 from . import __version__
 from .funccall import get_schema, mk_ns, prepare_call, call_func_async, tool_traceback, bind_arguments, using_globals
-from .funccall import ToolContext, output_schema
+from .funccall import ToolContext, output_schema, py_name
 from .interpreter import ImagePart, ToolResult, as_tool_result, has_images
 from .errors import SchemaError, BadValue, MCPToolError, got_value, show_value
 from .errors import (MCPConnectionError, MissingExtra, ServerError, ServerTimeout, UsageStateError,
@@ -619,9 +619,7 @@ OMITTED = _Omitted()
 
 def _identifier(name:str, taken:set)->str:
     "A Python parameter name for property `name`, different from those `taken`"
-    nm = name if name.isidentifier() else re.sub(r'\W', '_', name) or '_'
-    if nm[0].isdigit(): nm = '_' + nm
-    if keyword.iskeyword(nm): nm += '_'
+    nm = name if name.isidentifier() and not keyword.iskeyword(name) else py_name(name)
     base,i = nm,2
     while nm in taken: nm,i = f"{base}_{i}",i+1
     taken.add(nm)
