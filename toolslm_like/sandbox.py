@@ -535,9 +535,21 @@ class _SocketSupervisor:
         ("The address to use for `addr`: a socket file of the code's own (named as our /proc/self/fd/N of it), "
          "else the same bytes when it names no file; EACCES for a socket file elsewhere")
         if (path := _unix_path(addr)) is None: return addr
-        held.append(fd := _open_as_seen(tid, path))
+        try: held.append(fd := _open_as_seen(tid, self._proc_self(tid, path)))
+        except OSError as e: # a /proc magic link on the way, which could lead anywhere
+            if e.errno == errno.ELOOP: raise OSError(errno.EACCES, 'a magic link') from None
+            raise
         if not self._own(fd): raise OSError(errno.EACCES, 'a socket outside its own folders')
         return struct.pack('=H', socket.AF_UNIX) + f'/proc/self/fd/{fd}'.encode() + b'\0'
+
+    @staticmethod
+    def _proc_self(tid:int, path:bytes)->bytes:
+        "`path` with /proc/self and /proc/thread-self named as the caller names them (pids in its own pid namespace)"
+        if not re.match(rb'/proc/(thread-)?self(/|$)', path): return path
+        status = Path(f'/proc/{tid}/status').read_text()
+        tgid,pid = (re.search(rf'^{k}:.*?(\d+)$', status, re.M)[1] for k in ('NStgid', 'NSpid'))
+        own = {b'self': f'/proc/{tgid}', b'thread-self': f'/proc/{tgid}/task/{pid}'}
+        return re.sub(rb'^/proc/(thread-self|self)', lambda m: own[m[1]].encode(), path)
 
     def _own(self, fd:int)->bool:
         "Is the file open as `fd` a socket in one of the code's own folders (and no second name of another file)?"
@@ -953,8 +965,8 @@ class Sandbox:
                 self._no_bwrap,self._bwrap = f"bwrap could not start the sandbox ({str(e).splitlines()[-1]})",None
                 return self._start()
             raise SandboxError(f"the sandbox worker did not start: {e}") from None
-        if (why := self._supervise(w)) is not None: # then a fresh worker refuses Unix sockets instead
-            w.kill(); self._no_supervisor = why
+        if (no_sup := self._supervise(w)) is not None: # then a fresh worker refuses Unix sockets instead
+            w.kill(); self._no_supervisor = no_sup
             if cg is not None: cg.remove()
             return self._start(cgroups)
         self._state.update(worker=w, cgroup=cg)
@@ -1131,8 +1143,8 @@ def _describe_kernel(self:Sandbox, w:Worker, d:dict):
                          "ptrace, mount, bpf, perf_event_open and the like fail")
     if self.network: d['unix sockets'] = "any it can reach (network=True): a host service's socket it may read too"
     elif why: d['unix sockets'] = f"NOT narrowed ({why})"
-    elif self._no_supervisor: d['unix sockets'] = ("none: making one fails (socketpair works), as nothing outside "
-                                                   f"the sandbox can check its connections here ({self._no_supervisor})")
+    elif sup := self._no_supervisor:
+        d['unix sockets'] = f"none: making one fails (socketpair works); nothing outside checks them here ({sup})"
     else: d['unix sockets'] = ("only to sockets in its own folders (a supervisor outside the sandbox makes each "
                                "connection and addressed send); a host service's socket is refused (PermissionError)")
 
