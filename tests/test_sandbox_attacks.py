@@ -127,6 +127,23 @@ def test_its_own_unix_sockets_work():
         got = {what: s.run(code) for what,code in _OWN.items()}
         assert got == {what: "b'ok'" for what in _OWN}, got
 
+def test_sends_through_the_supervisor_are_bounded_and_pass_no_credentials():
+    with sandbox() as s:
+        if s.isolation['unix sockets'].startswith('none'): pytest.skip(s.isolation['unix sockets'])
+        # 3 MB by sendmsg on a stream: partial sends of at most MAX_SOCKET_SEND_BYTES each, all of it arrives in order
+        r = s.run("import socket, threading\na,b = socket.socketpair(); data = bytes(range(256)) * (3 * 4096)\n"
+                  "got = bytearray()\ndef read():\n    while len(got) < len(data): got.extend(b.recv(1 << 20))\n"
+                  "t = threading.Thread(target=read); t.start(); sent,view = [],memoryview(data)\n"
+                  "while view: sent.append(a.sendmsg([view])); view = view[sent[-1]:]\n"
+                  "t.join(); [got == data, max(sent) <= 1 << 20, len(sent) > 1]")
+        assert r == [True, True, True], r
+        r = s.run("import socket\nr = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM); r.bind('/tmp/big.sock')\n"
+                  "socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM).sendmsg([b'x' * (2 << 20)], [], 0, '/tmp/big.sock')")
+        assert 'OSError: [Errno 90] Message too long' in r, r
+        r = s.run("import os, socket, struct\na,b = socket.socketpair()\n"
+                  "a.sendmsg([b'x'], [(socket.SOL_SOCKET, socket.SCM_CREDENTIALS, struct.pack('3i', os.getpid(), 0, 0))])")
+        assert 'PermissionError: [Errno 1]' in r, r
+
 def test_its_own_unix_sockets_work_without_bwrap_and_the_hosts_stay_refused(tmp_path):
     stream,dgram = host_services(tmp_path/'shared')
     try:
@@ -203,7 +220,7 @@ def test_without_a_supervisor_unix_sockets_are_refused_and_it_says_so(monkeypatc
         assert 'PermissionError: [Errno 1]' in s.run("import socket; socket.socket(socket.AF_UNIX)")
 
 def test_the_supervisor_ends_with_the_sandbox_and_a_flood_of_blocked_connects_is_bounded():
-    def supervisors(): return sum(t.name.startswith('socket supervisor') for t in threading.enumerate())
+    def supervisors(): return sum(t.name.startswith(('socket supervisor', 'socket call')) for t in threading.enumerate())
     before = supervisors()
     with sandbox(max_procs=200, open_files=256, timeout=20) as s:
         if s.isolation['unix sockets'].startswith('none'): pytest.skip(s.isolation['unix sockets'])

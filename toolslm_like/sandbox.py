@@ -416,7 +416,9 @@ def _open_as_seen(tid:int, # A thread of the sandbox, as we see it
 # %% ../nbs/12_sandbox.ipynb #1503b3ba
 def _mount_id(fd:int)->int: # An open file
     "The id of the mount `fd` lies on (unique across mount namespaces: a sandbox's bind of a folder has one of its own)"
-    with open(f'/proc/self/fdinfo/{fd}') as f: return int(next(l for l in f if l.startswith('mnt_id:')).split()[1])
+    info = os.open(f'/proc/self/fdinfo/{fd}', os.O_RDONLY | os.O_CLOEXEC)
+    try: return int(re.search(rb'^mnt_id:\s*(\d+)', os.read(info, 4096), re.M)[1])
+    finally: os.close(info)
 
 def _unix_path(addr:bytes)->bytes|None: # A socket address, as the code passed it
     "The file name in a Unix socket address; None for an abstract or unnamed one, or another family"
@@ -444,6 +446,8 @@ class _SocketSupervisor:
         try: self.own = self._own_folders(pid, folders)
         except OSError: os.close(self.listener); raise
         self.calls = threading.BoundedSemaphore(MAX_SOCKET_CALLS)
+        # threads that make the calls, kept for the next one (starting a thread costs more than the call)
+        self.queue,self.idle,self.threads = queue.SimpleQueue(),threading.Semaphore(0),0
         self.names = {v[_ARCHES[os.uname().machine][0]]: k for k,v in _NOTIFIED.items()} # {syscall number: name}
         threading.Thread(target=self._serve, daemon=True, name=f'socket supervisor of pid {pid}').start()
 
@@ -460,7 +464,7 @@ class _SocketSupervisor:
         return own
 
     def _serve(self):
-        "Answer each held call, each in a thread (a connect may wait for room), until the sandbox has ended"
+        "Answer each held call in a thread of its own (a connect may wait for room), until the sandbox has ended"
         try: # a listener closed (even by a bug here) answers what waits with ENOSYS
             poller = select.poll(); poller.register(self.listener, select.POLLIN)
             while not any(ev & (select.POLLHUP | select.POLLERR) for _,ev in poller.poll()):
@@ -468,8 +472,19 @@ class _SocketSupervisor:
                 if _libc.ioctl(self.listener, ctypes.c_ulong(_NOTIF_RECV), buf) < 0: continue # its caller went
                 nid,tid,_,nr,_,_,*args = _NOTIF.unpack(buf.raw)
                 if not self.calls.acquire(blocking=False): self._reply(nid, -errno.EAGAIN); continue
-                threading.Thread(target=self._answer, args=(nid, tid, nr, args), daemon=True).start()
-        finally: os.close(self.listener) # every process of the sandbox has ended
+                self.queue.put((nid, tid, nr, args))
+                if not self.idle.acquire(blocking=False): # none is free: one more
+                    self.threads += 1
+                    threading.Thread(target=self._work, daemon=True, name='socket call').start()
+        finally:
+            os.close(self.listener) # every process of the sandbox has ended
+            for _ in range(self.threads): self.queue.put(None)
+
+    def _work(self):
+        "A thread that makes held calls, one at a time, until `_serve` ends"
+        while (call := self.queue.get()) is not None:
+            self._answer(*call)
+            self.idle.release()
 
     def _reply(self, nid:int, rc:int):
         "Answer call `nid`: a result `rc` >= 0, or -errno; a caller interrupted meanwhile (ENOENT) gets nothing"
@@ -479,20 +494,22 @@ class _SocketSupervisor:
     def _answer(self, nid:int, tid:int, nr:int, args:list):
         "Make call `nr` of thread `tid` with what we read from it and checked, on its own socket; answer it"
         try:
-            with open(f'/proc/{tid}/mem', 'rb', buffering=0) as mem:
-                addr,data,control,flags = getattr(self, f'_read_{self.names[nr]}')(mem, args)
+            mem = os.open(f'/proc/{tid}/mem', os.O_RDONLY | os.O_CLOEXEC)
+            try: addr,data,control,flags = getattr(self, f'_read_{self.names[nr]}')(mem, args)
+            finally: os.close(mem)
             valid = ctypes.c_uint64(nid) # what we read is the caller's: it still waits, it is that thread
             if _libc.ioctl(self.listener, ctypes.c_ulong(_NOTIF_ID_VALID), ctypes.byref(valid)) < 0: return
             rc = self._make(tid, self.names[nr], args[0], addr, data, control, flags)
         except OSError as e: rc = -(e.errno or errno.EIO)
+        except Exception: rc = -errno.EINVAL # arguments we could not make sense of: the caller must never wait forever
         finally: self.calls.release()
         self._reply(nid, rc)
 
     @staticmethod
-    def _peek(mem, ptr:int, n:int)->bytes:
-        "`n` bytes at `ptr` in the caller's memory (EFAULT where it has none)"
+    def _peek(mem:int, ptr:int, n:int)->bytes:
+        "`n` bytes at `ptr` in the caller's memory (`mem`: its /proc/N/mem, open); EFAULT where it has none"
         if n == 0: return b''
-        try: b = os.pread(mem.fileno(), n, ptr)
+        try: b = os.pread(mem, n, ptr)
         except (OSError, OverflowError): b = b''
         if len(b) < n: raise OSError(errno.EFAULT, 'bad address')
         return b
