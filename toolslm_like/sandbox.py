@@ -384,11 +384,15 @@ def _target_fd(tid:int, # A thread of the sandbox, as we see it
               )->int:
     "Our copy of thread `tid`'s descriptor `fd`: the same open file (socket, flags, network namespace) as the target's"
     try: pidfd = os.pidfd_open(tid, _PIDFD_THREAD)
-    except OSError: pidfd = os.pidfd_open(tid) # an older kernel: `tid` must lead its process
+    except OSError: pidfd = os.pidfd_open(_tgid(tid)) # before Linux 6.9: its process's (its threads share descriptors)
     try:
         if (ours := _libc.syscall(_PIDFD_GETFD, pidfd, fd, 0)) < 0: raise _os_error('pidfd_getfd')
         return ours
     finally: os.close(pidfd)
+
+def _tgid(tid:int)->int: # A thread, as we see it
+    "The process thread `tid` belongs to"
+    return int(re.search(r'^Tgid:\s*(\d+)', Path(f'/proc/{tid}/status').read_text(), re.M)[1])
 
 def _os_error(what:str)->OSError: # The call that failed
     "The `OSError` for the errno a ctypes call left"
@@ -709,7 +713,7 @@ def _worker_main(cfg:dict): # The settings the parent sends (see `Sandbox._comma
     if cfg['dedicated'] and not cfg['pid_namespace']: _end_others(False, True) # what an earlier worker of this uid left
     # while the parent finishes its side of the start
     serve(handle, {'ready': True, 'uid': os.getuid(), 'cpu': _cpu_budget(None), 'no_seccomp': no_seccomp,
-           'listener': listener},
+                   'listener': listener},
           then=lambda: importlib.import_module('toolslm_like.interpreter'))
 
 # The worker's first lines: only our own folders on `sys.path` (-I -S: no site, no user folders, no PYTHON* variables)
