@@ -151,11 +151,15 @@ def test_its_own_unix_sockets_work_without_bwrap_and_the_hosts_stay_refused(tmp_
             if s.isolation['unix sockets'].startswith('none'): pytest.skip(s.isolation['unix sockets'])
             own = {k: v for k,v in _OWN.items() if '/tmp' not in v} # its /tmp is the host's here: it has its folder
             assert {what: s.run(code) for what,code in own.items()} == {what: "b'ok'" for what in own}
-            svc = str(tmp_path/'shared'/'service.sock')
+            svc,abstract = str(tmp_path/'shared'/'service.sock'),f'\\0toolslm-host-{os.getpid()}'
+            host_abstract = socket.socket(socket.AF_UNIX); host_abstract.bind(f'\0toolslm-host-{os.getpid()}')
+            host_abstract.listen(); host_abstract.setblocking(False) # no network namespace of its own: the host's names
             for code in (f"c.connect({svc!r})", f"os.symlink({svc!r}, 'x.sock'); c.connect('x.sock')",
-                         f"os.link({svc!r}, 'y.sock'); c.connect('y.sock')"): # tmp_path and its folder: maybe one disk
+                         f"os.link({svc!r}, 'y.sock'); c.connect('y.sock')", # tmp_path and its folder: maybe one disk
+                         f"c.connect('{abstract}')"):
                 r = s.run(f"import os, socket\nc = socket.socket(socket.AF_UNIX)\n{code}")
                 assert 'PermissionError' in r or 'Invalid cross-device link' in r, (code, r)
+            assert heard(host_abstract, dgram) == []; host_abstract.close()
         assert heard(stream, dgram) == []
     finally: stream.close(); dgram.close()
 

@@ -453,6 +453,8 @@ class _SocketSupervisor:
         # threads that make the calls, kept for the next one (starting a thread costs more than the call)
         self.queue,self.idle,self.threads = queue.SimpleQueue(),threading.Semaphore(0),0
         self.names = {v[_ARCHES[os.uname().machine][0]]: k for k,v in _NOTIFIED.items()} # {syscall number: name}
+        # abstract names belong to a network namespace: reachable only where it has one of its own
+        self.abstract = os.stat(f'/proc/{pid}/ns/net').st_ino != os.stat('/proc/self/ns/net').st_ino
         threading.Thread(target=self._serve, daemon=True, name=f'socket supervisor of pid {pid}').start()
 
     @staticmethod
@@ -553,9 +555,13 @@ class _SocketSupervisor:
             for f in held: os.close(f)
 
     def _address(self, tid:int, addr:bytes, held:list)->bytes:
-        ("The address to use for `addr`: a socket file of the code's own (named as our /proc/self/fd/N of it), "
-         "else the same bytes when it names no file; EACCES for a socket file elsewhere")
-        if (path := _unix_path(addr)) is None: return addr
+        ("The address to use for `addr`: a socket file of the code's own (named as our /proc/self/fd/N of it), else "
+         "the same bytes when it names no file (an abstract name: where it has a network namespace of its own); "
+         "EACCES for anything else")
+        if (path := _unix_path(addr)) is None:
+            if addr[2:3] == b'\0' and addr[:2] == struct.pack('=H', socket.AF_UNIX) and not self.abstract:
+                raise OSError(errno.EACCES, "an abstract name in the host's network namespace")
+            return addr
         try: held.append(fd := _open_as_seen(tid, self._proc_self(tid, path)))
         except OSError as e: # a /proc magic link on the way, which could lead anywhere
             if e.errno == errno.ELOOP: raise OSError(errno.EACCES, 'a magic link') from None
@@ -703,8 +709,7 @@ def _worker_main(cfg:dict): # The settings the parent sends (see `Sandbox._comma
     no_seccomp,listener = _install_seccomp(cfg['network'], cfg['supervise'])
     me,ns = os.getpid(),{'__name__': '__main__', '__builtins__': builtins}
     def handle(req:dict)->dict:
-        # the parent has the listener now: a process holding one could answer its own held calls
-        if req.get('listener_taken'): os.close(listener); return {}
+        if req.get('listener_taken'): os.close(listener); return {} # the parent has it (see `Sandbox._supervise`)
         used = _cpu_budget(cfg['cpu_s'])
         reply = _run_request(req['code'], ns, cfg['max_output'], limits=cfg['hints'])
         if os.getpid() != me: os._exit(0) # a child the code forked: it must never speak for the worker
@@ -712,8 +717,7 @@ def _worker_main(cfg:dict): # The settings the parent sends (see `Sandbox._comma
         return {**reply, 'cpu': used}
     if cfg['dedicated'] and not cfg['pid_namespace']: _end_others(False, True) # what an earlier worker of this uid left
     # while the parent finishes its side of the start
-    serve(handle, {'ready': True, 'uid': os.getuid(), 'cpu': _cpu_budget(None), 'no_seccomp': no_seccomp,
-                   'listener': listener},
+    serve(handle, dict(ready=True, uid=os.getuid(), cpu=_cpu_budget(None), no_seccomp=no_seccomp, listener=listener),
           then=lambda: importlib.import_module('toolslm_like.interpreter'))
 
 # The worker's first lines: only our own folders on `sys.path` (-I -S: no site, no user folders, no PYTHON* variables)
@@ -986,27 +990,12 @@ class Sandbox:
                 self._no_bwrap,self._bwrap = f"bwrap could not start the sandbox ({str(e).splitlines()[-1]})",None
                 return self._start()
             raise SandboxError(f"the sandbox worker did not start: {e}") from None
-        if (no_sup := self._supervise(w)) is not None: # then a fresh worker refuses Unix sockets instead
-            w.kill(); self._no_supervisor = no_sup
-            if cg is not None: cg.remove()
-            return self._start(cgroups)
+        if not self._supervise(w, cg): return self._start(cgroups) # none: a fresh worker refuses Unix sockets instead
         self._state.update(worker=w, cgroup=cg)
         self._cg_why,self._oom_seen = why,(cg.oom_kills() if cg else 0)
         self._cpu_end = self._cpu_now(w)
         self.isolation = self._describe(w)
         return w
-
-    def _supervise(self, w:Worker)->str|None:
-        ("Before any code runs: take the worker's seccomp listener and start the supervisor of its sockets "
-         "(`_SocketSupervisor`); None, or why it could not")
-        if self.network or self._no_supervisor: return None
-        if (fd := w.hello.get('listener')) is None:
-            self._no_supervisor = "the kernel gave no seccomp listener (Linux 5.9 or later has them)"; return None
-        folders = [self.workdir, *(('/tmp', '/var/tmp', '/dev/shm') if self._bwrap else ())]
-        try: self._state['supervisor'] = _SocketSupervisor(w.tree[-1], fd, folders)
-        except OSError as e: return f"could not take the worker's seccomp listener: {e.strerror}"
-        w.request({'listener_taken': True}, MAX_START_SECONDS) # it closes its copy
-        return None
 
     def _describe(self, w:Worker)->dict:
         "What protects us from the code, in words; a protection that is off starts with NOT and says why"
@@ -1020,13 +1009,10 @@ class Sandbox:
             exposed = f" and {', '.join(self.expose)} (read-only)" if self.expose else ''
             d = {'filesystem': f"its working folder (read-write), its own /tmp, /var/tmp and /dev/shm{tmp}, "
                                f"and Python (read-only){exposed}; nothing else",
-                 'processes': "a pid namespace of its own: no host process is visible",
-                 'ipc and sockets': "its own IPC and network namespaces: no shared memory or socket of the host "
-                                    "(Unix-domain ones too)"}
+                 'processes': "a pid namespace of its own: no host process is visible"}
         else:
             d = {'filesystem': f"{nob}: the code reads every file its user may",
-                 'processes': f"{nob}: every process is visible",
-                 'ipc and sockets': f"{nob}: the host's shared memory and Unix sockets are reachable"}
+                 'processes': f"{nob}: every process is visible"}
         self._describe_kernel(w, d)
         if self.network: d['network'] = 'on (network=True)'
         elif b: d['network'] = "off: a network namespace of its own (loopback only)"
@@ -1158,11 +1144,14 @@ def _fresh_tmp(self:Sandbox)->dict|None:
 # %% ../nbs/12_sandbox.ipynb #714c1814
 @patch
 def _describe_kernel(self:Sandbox, w:Worker, d:dict):
-    "Add to `isolation` dict `d`: the kernel calls the code may make (the worker's seccomp filter)"
-    why = w.hello.get('no_seccomp')
+    "Add to `isolation` dict `d`: the kernel calls the code may make (the worker's seccomp filter), and its sockets"
+    why,net = w.hello.get('no_seccomp'),'network=True' if self.network else ''
+    if not self._bwrap: d['ipc and sockets'] = f"NOT isolated ({self._no_bwrap}): the host's shared memory is reachable"
+    elif net: d['ipc and sockets'] = "its own IPC namespace; the host's network namespace (network=True)"
+    else: d['ipc and sockets'] = "its own IPC and network namespaces: no shared memory or abstract socket of the host"
     d['kernel calls'] = (f"NOT narrowed ({why})" if why else "a seccomp filter: io_uring, new namespaces, keyctl, "
                          "ptrace, mount, bpf, perf_event_open and the like fail")
-    if self.network: d['unix sockets'] = "any it can reach (network=True): a host service's socket it may read too"
+    if net: d['unix sockets'] = "any it can reach (network=True): a host service's socket it may read too"
     elif why: d['unix sockets'] = f"NOT narrowed ({why})"
     elif sup := self._no_supervisor:
         d['unix sockets'] = f"none: making one fails (socketpair works); nothing outside checks them here ({sup})"
@@ -1178,6 +1167,24 @@ def _describe_runs(self:Sandbox, d:dict):
         d['between runs'] += "; the cgroup's freezer stops any process a thread started after that"
     if self.cpu_s and not _capable(_CAP_SYS_RESOURCE):
         d['cpu'] += "; its RLIMIT_CPU is soft (a hard one raised for each run needs CAP_SYS_RESOURCE)"
+
+# %% ../nbs/12_sandbox.ipynb #614cd6ea
+@patch
+def _supervise(self:Sandbox, w:Worker, cg:Cgroup|None)->bool:
+    ("Before any code runs: take worker `w`'s seccomp listener and start the supervisor of its sockets; False where "
+     "it could not (then `w` is stopped, and the next worker refuses Unix sockets instead)")
+    if self.network or self._no_supervisor: return True
+    if (fd := w.hello.get('listener')) is None:
+        self._no_supervisor = "the kernel gave no seccomp listener (Linux 5.9 or later has them)"; return True
+    folders = [self.workdir, *(('/tmp', '/var/tmp', '/dev/shm') if self._bwrap else ())]
+    try: self._state['supervisor'] = _SocketSupervisor(w.tree[-1], fd, folders)
+    except OSError as e:
+        self._no_supervisor = f"could not take the worker's seccomp listener: {e.strerror}"
+        w.kill()
+        if cg is not None: cg.remove()
+        return False
+    w.request({'listener_taken': True}, MAX_START_SECONDS) # it closes its copy: a holder could answer its own calls
+    return True
 
 # %% ../nbs/12_sandbox.ipynb #c8436dd0
 @patch(as_prop=True)
