@@ -1,7 +1,8 @@
 """Attacks on the sandbox's last holes, each in a fresh process of its own: disk and inode floods, a host service's Unix
-socket, kernel calls a sandbox never needs, a CPU limit raised back, CPU burned between runs, and a sandbox without
-bubblewrap that starts a subprocess wherever Python lives."""
-import os, shutil, socket, subprocess, sys, time, warnings
+socket by every name and a race on its address (while the code's own sockets work), kernel calls a sandbox never needs,
+a CPU limit raised back, CPU burned between runs, and a sandbox without bubblewrap that starts a subprocess wherever
+Python lives."""
+import os, shutil, socket, subprocess, sys, threading, time, warnings
 import pytest
 from toolslm_like.sandbox import Sandbox, _DENIED, _ARCHES, _capable, _CAP_SYS_RESOURCE
 
@@ -41,20 +42,231 @@ def test_a_hundred_thousand_files_stop_at_max_files_everywhere_it_may_write():
             assert why.startswith('No space left on device') and int(n) <= 500, (d, r)
         assert len(os.listdir(s.workdir)) <= 501
 
+def host_services(folder):
+    "A host service's stream socket and datagram socket in `folder`, mode 0777 (only the sandbox stands in the way)"
+    folder.mkdir(exist_ok=True); folder.chmod(0o755); folder.parent.chmod(0o755)
+    stream,dgram = socket.socket(socket.AF_UNIX),socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    stream.bind(str(folder/'service.sock')); stream.listen(); dgram.bind(str(folder/'log.sock'))
+    for f in ('service.sock', 'log.sock'): os.chmod(folder/f, 0o777)
+    for s in (stream, dgram): s.setblocking(False)
+    return stream,dgram
+
+def heard(stream, dgram):
+    "What the host services got: connections and datagrams"
+    got = []
+    for f in (stream.accept, lambda: dgram.recv(100)):
+        try:
+            while True: got.append(f())
+        except BlockingIOError: pass
+    return got
+
 def test_a_host_services_unix_socket_in_an_exposed_folder_is_out_of_reach(tmp_path):
-    shared = tmp_path/'shared'; shared.mkdir(); tmp_path.chmod(0o755); shared.chmod(0o755)
-    path = str(shared/'service.sock')
-    srv = socket.socket(socket.AF_UNIX); srv.bind(path); srv.listen(); os.chmod(path, 0o777)
+    shared = tmp_path/'shared'
+    stream,dgram = host_services(shared)
+    svc,log = str(shared/'service.sock'),str(shared/'log.sock')
+    unix = "import os, socket\nc = socket.socket(socket.AF_UNIX)\n"
+    dg = "import socket\nd = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)\n"
+    o_path = f"{unix}fd = os.open({svc!r}, os.O_PATH)\n"
+    tries = {'connect': f"{unix}c.connect({svc!r})",
+             'connect through a symlink in its folder': f"{unix}os.symlink({svc!r}, 'l.sock'); c.connect('l.sock')",
+             'connect through a symlink in /tmp': f"{unix}os.symlink({svc!r}, '/tmp/l.sock'); c.connect('/tmp/l.sock')",
+             'connect through a relative path with ..': f"{unix}c.connect(os.path.relpath({svc!r}))",
+             'connect through /proc/self/fd': f"{o_path}c.connect(f'/proc/self/fd/{{fd}}')",
+             'connect through /proc/thread-self/fd': f"{o_path}c.connect(f'/proc/thread-self/fd/{{fd}}')",
+             'connect through /proc/self/root': f"{unix}c.connect('/proc/self/root' + {svc!r})",
+             'a hard link in its folder': f"{unix}os.link({svc!r}, 'h.sock'); c.connect('h.sock')",
+             'sendto': f"{dg}d.sendto(b'x', {log!r})",
+             'sendmsg': f"{dg}d.sendmsg([b'x'], [], 0, {log!r})",
+             'sendto through a symlink': f"{dg}import os; os.symlink({log!r}, 'd.sock'); d.sendto(b'x', 'd.sock')",
+             'connect a datagram socket, then send': f"{dg}d.connect({log!r}); d.send(b'x')"}
     try:
         with sandbox(expose=[shared]) as s:
-            r = s.run(f"import socket\nc = socket.socket(socket.AF_UNIX)\nc.connect({path!r})\n'connected'")
-            assert r != 'connected' and 'PermissionError' in r, r
-            r = s.run(f"import socket\nc = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)\nc.sendto(b'x', {path!r})")
-            assert 'PermissionError' in r, r
+            got = {what: s.run(code) for what,code in tries.items()}
+            for what,r in got.items(): # a hard link across mounts is refused by the kernel first (EXDEV)
+                assert 'PermissionError' in r or 'Invalid cross-device link' in r and 'hard link' in what, (what, r)
             assert s.run("import socket\na,b = socket.socketpair()\na.sendall(b'ok'); b.recv(2)") == "b'ok'"
-        srv.settimeout(0.1)
-        with pytest.raises(socket.timeout): srv.accept() # nobody came
-    finally: srv.close()
+        assert heard(stream, dgram) == [] # nobody came
+    finally: stream.close(); dgram.close()
+
+# its own sockets, each with a client in the same run
+_OWN = {'a stream server thread in its folder': """import socket, threading
+srv = socket.socket(socket.AF_UNIX); srv.bind('s.sock'); srv.listen()
+threading.Thread(target=lambda: (a := srv.accept()[0]).sendall(a.recv(2)), daemon=True).start()
+c = socket.socket(socket.AF_UNIX); c.connect('s.sock'); c.sendall(b'ok'); c.recv(2)""",
+        'an asyncio Unix server in /tmp': """import asyncio
+async def main():
+    async def echo(r, w): w.write(await r.read(2)); await w.drain(); w.close()
+    srv = await asyncio.start_unix_server(echo, '/tmp/a.sock')
+    r,w = await asyncio.open_unix_connection('/tmp/a.sock'); w.write(b'ok'); got = await r.read(2); srv.close()
+    return got
+asyncio.run(main())""",
+        'a datagram by sendto, through a relative path and a symlink': """import os, socket
+os.mkdir('sub'); os.symlink('sub/d.sock', 'l.sock')
+r = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM); r.bind('sub/d.sock')
+d = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM); d.sendto(b'o', 'sub/../sub/d.sock'); d.sendto(b'k', 'l.sock')
+r.recv(1) + r.recv(1)""",
+        'multiprocessing.Manager()': """import multiprocessing
+with multiprocessing.Manager() as m: d = m.dict(); d['x'] = 'ok'; r = d['x']
+r.encode()""",
+        'a file passed over its own socket (SCM_RIGHTS)': """import os, socket
+srv = socket.socket(socket.AF_UNIX); srv.bind('/var/tmp/f.sock'); srv.listen()
+c = socket.socket(socket.AF_UNIX); c.connect('/var/tmp/f.sock'); a,_ = srv.accept()
+open('n.txt', 'w').write('ok'); fd = os.open('n.txt', os.O_RDONLY)
+socket.send_fds(c, [b'x'], [fd]); os.close(fd); _,fds,_,_ = socket.recv_fds(a, 1, 1); os.read(fds[0], 2)""",
+        'a socketpair, sendmsg on it': """import socket
+a,b = socket.socketpair(); a.sendmsg([b'o', b'k']); b.recv(2)""",
+        'a non-blocking connect to loopback TCP': """import socket, select
+srv = socket.create_server(('127.0.0.1', 0)); c = socket.socket(); c.setblocking(False)
+try: c.connect(srv.getsockname())
+except BlockingIOError: select.select([], [c], [], 5)
+a,_ = srv.accept(); c.send(b'ok'); a.recv(2)"""}
+
+def test_its_own_unix_sockets_work():
+    with sandbox() as s:
+        if s.isolation['unix sockets'].startswith('none'): pytest.skip(s.isolation['unix sockets'])
+        got = {what: s.run(code) for what,code in _OWN.items()}
+        assert got == {what: "b'ok'" for what in _OWN}, got
+
+def test_sends_through_the_supervisor_are_bounded_and_pass_no_credentials():
+    with sandbox() as s:
+        if s.isolation['unix sockets'].startswith('none'): pytest.skip(s.isolation['unix sockets'])
+        # 3 MB by sendmsg on a stream: partial sends of at most MAX_SOCKET_SEND_BYTES each, all of it arrives in order
+        r = s.run("import socket, threading\na,b = socket.socketpair(); data = bytes(range(256)) * (3 * 4096)\n"
+                  "got = bytearray()\ndef read():\n    while len(got) < len(data): got.extend(b.recv(1 << 20))\n"
+                  "t = threading.Thread(target=read); t.start(); sent,view = [],memoryview(data)\n"
+                  "while view: sent.append(a.sendmsg([view])); view = view[sent[-1]:]\n"
+                  "t.join(); [got == data, max(sent) <= 1 << 20, len(sent) > 1]")
+        assert r == [True, True, True], r
+        r = s.run("import socket\nr = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM); r.bind('/tmp/big.sock')\n"
+                  "socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM).sendmsg([b'x' * (2 << 20)], [], 0, '/tmp/big.sock')")
+        assert 'OSError: [Errno 90] Message too long' in r, r
+        r = s.run("import os, socket, struct\na,b = socket.socketpair()\n"
+                  "a.sendmsg([b'x'], [(socket.SOL_SOCKET, socket.SCM_CREDENTIALS, struct.pack('3i', os.getpid(), 0, 0))])")
+        assert 'PermissionError: [Errno 1]' in r, r
+
+def test_its_own_unix_sockets_work_without_bwrap_and_the_hosts_stay_refused(tmp_path):
+    stream,dgram = host_services(tmp_path/'shared')
+    try:
+        with sandbox(bwrap=None) as s:
+            if s.isolation['unix sockets'].startswith('none'): pytest.skip(s.isolation['unix sockets'])
+            own = {k: v for k,v in _OWN.items() if '/tmp' not in v} # its /tmp is the host's here: it has its folder
+            assert {what: s.run(code) for what,code in own.items()} == {what: "b'ok'" for what in own}
+            svc,abstract = str(tmp_path/'shared'/'service.sock'),f'\\0toolslm-host-{os.getpid()}'
+            host_abstract = socket.socket(socket.AF_UNIX); host_abstract.bind(f'\0toolslm-host-{os.getpid()}')
+            host_abstract.listen(); host_abstract.setblocking(False) # no network namespace of its own: the host's names
+            for code in (f"c.connect({svc!r})", f"os.symlink({svc!r}, 'x.sock'); c.connect('x.sock')",
+                         f"os.link({svc!r}, 'y.sock'); c.connect('y.sock')", # tmp_path and its folder: maybe one disk
+                         f"c.connect('{abstract}')"):
+                r = s.run(f"import os, socket\nc = socket.socket(socket.AF_UNIX)\n{code}")
+                assert 'PermissionError' in r or 'Invalid cross-device link' in r, (code, r)
+            assert heard(host_abstract, dgram) == []; host_abstract.close()
+        assert heard(stream, dgram) == []
+    finally: stream.close(); dgram.close()
+
+_RACE = """import ctypes, errno, os, socket, threading, time
+libc = ctypes.CDLL(None, use_errno=True)
+own,host = os.path.abspath({own!r}).encode(),{host!r}.encode()
+n = max(len(own), len(host)) + 1
+addr = lambda p: (b'\\x01\\x00' + p).ljust(2 + n, b'\\0')
+own,host = addr(own),addr(host)
+srv = socket.socket(socket.AF_UNIX{kind}); srv.bind({own!r}); srv.setblocking(False)
+{listen}
+buf = ctypes.create_string_buffer(own, len(own)); stop = time.monotonic() + {seconds}
+def flip():
+    while time.monotonic() < stop: ctypes.memmove(buf, host, len(host)); ctypes.memmove(buf, own, len(own))
+threading.Thread(target=flip, daemon=True).start()
+got = {{}}
+while time.monotonic() < stop:
+    c = socket.socket(socket.AF_UNIX{kind})
+    {call}
+    k = errno.errorcode[ctypes.get_errno()] if rc < 0 else 'ok'; got[k] = got.get(k, 0) + 1
+    c.close()
+    try:
+        while True: {drain}
+    except BlockingIOError: pass
+got"""
+
+def test_flipping_the_address_while_it_connects_or_sends_never_reaches_the_host(tmp_path):
+    "One thread flips the address between its own socket and the host's while another connects (sends) in a loop"
+    shared = tmp_path/'shared'
+    stream,dgram = host_services(shared)
+    try:
+        with sandbox(expose=[shared]) as s:
+            if s.isolation['unix sockets'].startswith('none'): pytest.skip(s.isolation['unix sockets'])
+            rounds = [('service.sock', '', 'srv.listen(1000)', 'rc = libc.connect(c.fileno(), buf, len(buf))',
+                       'srv.accept()[0].close()'),
+                      ('log.sock', ', socket.SOCK_DGRAM', '', "rc = libc.sendto(c.fileno(), b'x', 1, 0, buf, len(buf))",
+                       'srv.recv(10)')]
+            for host,kind,listen,call,drain in rounds:
+                got = s.run(_RACE.format(own=f'own-{host}', host=str(shared/host), kind=kind, listen=listen, call=call,
+                                         drain=drain, seconds=2))
+                # its own socket, EACCES, or a name torn mid-flip that names no file: nothing else
+                assert isinstance(got, dict) and set(got) <= {'ok', 'EACCES', 'ENOENT'}, got
+                assert got.get('ok') and got.get('EACCES'), got # both addresses were tried
+        assert heard(stream, dgram) == []
+    finally: stream.close(); dgram.close()
+
+def test_without_a_supervisor_unix_sockets_are_refused_and_it_says_so(monkeypatch):
+    import toolslm_like.sandbox as sbx
+    def cannot(*a, **kw): raise OSError(1, 'Operation not permitted')
+    monkeypatch.setattr(sbx._SocketSupervisor, '__init__', cannot) # as if the parent could not take the listener
+    with sandbox() as s:
+        said = s.isolation['unix sockets']
+        assert said.startswith('none: making one fails') and 'Operation not permitted' in said, said
+        assert 'unix sockets' not in s.unprotected # the host's sockets stay out of reach: less use, not less isolation
+        assert 'PermissionError: [Errno 1]' in s.run("import socket; socket.socket(socket.AF_UNIX)")
+        assert s.run("import socket; a,b = socket.socketpair(); a.sendall(b'ok'); b.recv(2)") == "b'ok'"
+        assert s.run("import socket; srv = socket.create_server(('127.0.0.1', 0)); c = socket.create_connection("
+                     "srv.getsockname()); a,_ = srv.accept(); c.sendall(b'ok'); a.recv(2)") == "b'ok'"
+    monkeypatch.setattr(sbx, '_no_supervisor_here', lambda: 'an old kernel') # a machine that has none at all
+    with sandbox() as s:
+        assert s.isolation['unix sockets'].endswith('(an old kernel)'), s.isolation
+        assert 'PermissionError: [Errno 1]' in s.run("import socket; socket.socket(socket.AF_UNIX)")
+
+def test_the_supervisor_ends_with_the_sandbox_and_a_flood_of_blocked_connects_is_bounded():
+    def supervisors(): return sum(t.name.startswith(('socket supervisor', 'socket call')) for t in threading.enumerate())
+    before = supervisors()
+    with sandbox(max_procs=200, open_files=256, timeout=20) as s:
+        if s.isolation['unix sockets'].startswith('none'): pytest.skip(s.isolation['unix sockets'])
+        assert supervisors() == before + 1
+        # a listener nobody accepts from: each connect past its backlog waits in one of the supervisor's threads
+        r = s.run("import socket, threading, time\nsrv = socket.socket(socket.AF_UNIX); srv.bind('b.sock')\n"
+                  "srv.listen(0)\nerrs = []\ndef one():\n    try: socket.socket(socket.AF_UNIX).connect('b.sock')\n"
+                  "    except OSError as e: errs.append(e.errno)\nthreading.stack_size(1 << 18)\n"
+                  "for _ in range(90): threading.Thread(target=one, daemon=True).start()\n"
+                  "time.sleep(3); sorted(set(errs))")
+        assert r == [11], r # EAGAIN past MAX_SOCKET_CALLS at once
+        assert s.run('6*7') == 42
+        s.restart() # the old worker's supervisor goes with it; the new one has its own
+        assert s.run("import socket; a,b = socket.socketpair(); a.sendmsg([b'ok']); b.recv(2)") == "b'ok'"
+    deadline = time.monotonic() + 5
+    while supervisors() > before and time.monotonic() < deadline: time.sleep(0.05)
+    assert supervisors() == before
+
+_UNIX_AS_USER = """
+import os, socket, tempfile, warnings
+warnings.simplefilter('ignore')
+from toolslm_like.sandbox import Sandbox
+shared = tempfile.mkdtemp(prefix='shared-'); os.chmod(shared, 0o755)
+host = socket.socket(socket.AF_UNIX); host.bind(shared + '/host.sock'); host.listen(); host.setblocking(False)
+own = ("import socket\\nsrv = socket.socket(socket.AF_UNIX); srv.bind('own.sock'); srv.listen()\\n"
+       "c = socket.socket(socket.AF_UNIX); c.connect('own.sock'); a,_ = srv.accept(); c.sendall(b'ok'); a.recv(2)")
+for bwrap in ('auto', None):
+    with Sandbox(expose=[shared], bwrap=bwrap) as sb:
+        print(f"{bwrap}-supervised", sb.isolation['unix sockets'].startswith('only to sockets in its own folders'))
+        print(f"{bwrap}-own", sb.run(own) == "b'ok'")
+        r = sb.run(f"import socket; socket.socket(socket.AF_UNIX).connect({shared + '/host.sock'!r})")
+        print(f"{bwrap}-host", 'PermissionError' in r)
+try: host.accept(); print('heard True')
+except BlockingIOError: print('heard False')
+"""
+
+def test_an_ordinary_users_sandbox_supervises_its_sockets_with_bwrap_and_without():
+    from test_sandbox_limits import as_ordinary_user
+    r = as_ordinary_user(_UNIX_AS_USER)
+    got = dict(l.split() for l in r.stdout.splitlines() if len(l.split()) == 2)
+    want = {f'{b}-{k}': 'True' for b in ('auto', 'None') for k in ('supervised', 'own', 'host')}
+    assert got == {**want, 'heard': 'False'}, r.stdout + r.stderr[-3000:]
 
 def test_kernel_calls_a_sandbox_never_needs_fail():
     col = _ARCHES[os.uname().machine][0]

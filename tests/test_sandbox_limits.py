@@ -201,8 +201,8 @@ try: Sandbox(require_isolation=True).close(); print('refused', True) # fully iso
 except SandboxError as e: print('refused', 'require_isolation=True' in str(e))
 '''
 
-def test_an_ordinary_user(tmp_path):
-    "Run by a throwaway user that is not root: bwrap in a user namespace of its own; what it cannot have (cgroups) is said"
+def as_ordinary_user(code:str)->subprocess.CompletedProcess:
+    "Run Python `code` as a throwaway user that is not root, with this checkout's library; skip where that cannot be"
     if not root or not shutil.which('useradd') or not shutil.which('setpriv'): pytest.skip('needs root, useradd and setpriv to make an ordinary user')
     py = '/usr/bin/python3'
     ver = subprocess.run([py, '-c', 'import sys; print(sys.version_info[:2])'], capture_output=True, text=True).stdout.strip() if os.path.exists(py) else None
@@ -215,12 +215,16 @@ def test_an_ordinary_user(tmp_path):
     subprocess.run(['useradd', '--no-create-home', '--shell', '/usr/sbin/nologin', name], check=True, capture_output=True)
     try:
         home = tempfile.mkdtemp(); os.chown(home, *[int(x) for x in subprocess.run(['id', '-u', name], capture_output=True, text=True).stdout.split()] * 2)
-        r = subprocess.run(['setpriv', f'--reuid={name}', f'--regid={name}', '--init-groups', py, '-c', _as_user], cwd=home,
-                           env={'PATH': '/usr/bin:/bin', 'PYTHONPATH': str(lib), 'HOME': home, 'TMPDIR': home}, capture_output=True, text=True, timeout=180)
-        got = dict(l.split() for l in r.stdout.splitlines() if len(l.split()) == 2)
-        assert got == {k: 'True' for k in ('runs', 'uid', 'isolated', 'private', 'forkbomb', 'timeout', 'said', 'refused')}, r.stdout + r.stderr
+        return subprocess.run(['setpriv', f'--reuid={name}', f'--regid={name}', '--init-groups', py, '-c', code], cwd=home,
+                              env={'PATH': '/usr/bin:/bin', 'PYTHONPATH': str(lib), 'HOME': home, 'TMPDIR': home}, capture_output=True, text=True, timeout=180)
     finally:
         uid = int(subprocess.run(['id', '-u', name], capture_output=True, text=True).stdout or 0)
         if uid: _kill_user_processes(uid)
         subprocess.run(['userdel', name], capture_output=True)
         shutil.rmtree(lib, ignore_errors=True); shutil.rmtree(home, ignore_errors=True)
+
+def test_an_ordinary_user():
+    "Run by a throwaway user that is not root: bwrap in a user namespace of its own; what it cannot have (cgroups) is said"
+    r = as_ordinary_user(_as_user)
+    got = dict(l.split() for l in r.stdout.splitlines() if len(l.split()) == 2)
+    assert got == {k: 'True' for k in ('runs', 'uid', 'isolated', 'private', 'forkbomb', 'timeout', 'said', 'refused')}, r.stdout + r.stderr

@@ -97,6 +97,11 @@ MAX_TYPE_DEPTH = 32 # levels of one annotation described to or from an index's p
                     # description from another process is untrusted; real annotations nest under 10
 MAX_SOURCE_CHARS = 1_000_000 # characters of one tool function's source an index sends (so its docments are read on the
                              # other side): a longer one is left out
+MAX_SOCKET_SEND_BYTES = 1 * 2**20 # bytes of one send a sandbox's socket supervisor makes for its code (read from its
+                                  # memory into ours; also its control data): a stream send past it is a partial send,
+                                  # which callers loop on; a datagram past it gets EMSGSIZE (Unix ones hold ~200 KB)
+MAX_SOCKET_CALLS = 64 # calls a sandbox's socket supervisor makes at once, each in a thread (a connect may wait for room
+                      # in a backlog): past it a call gets EAGAIN, so a sandbox cannot make us start threads without end
 
 # %% ../nbs/00_limits.ipynb #a25lim02
 MAX_RESULT_CHARS = 100_000 # characters of one tool result's text sent to a model (`Toolbox(max_result_chars=)`,

@@ -318,9 +318,23 @@ _NEW_NAMESPACES = 0x7E020000 # CLONE_NEWNS|NEWCGROUP|NEWUTS|NEWIPC|NEWUSER|NEWPI
 _ALLOW,_KILL,_ERRNO = 0x7fff0000,0x80000000,0x00050000 # SECCOMP_RET_*: allow, kill the process, fail with an errno
 
 
+# %% ../nbs/12_sandbox.ipynb #4d05fa63
+import select
+from stat import S_ISSOCK
+from .limits import MAX_SOCKET_SEND_BYTES, MAX_SOCKET_CALLS
+# with the network off, the calls that reach another socket by its address (x86_64, aarch64): the filter hands each to
+# the supervisor (`_SocketSupervisor`), which makes it itself after checking the address
+_NOTIFIED = {'connect': (42, 203), 'sendto': (44, 206), 'sendmsg': (46, 211)}
+_SENDMMSG = (307, 269) # many addressed sends in one call: refused with the network off (Python never makes it)
+_USER_NOTIF = 0x7fc00000 # SECCOMP_RET_USER_NOTIF: the call waits for the supervisor's answer
+# SECCOMP_FILTER_FLAG_*: every thread; a listener fd for the supervisor (TSYNC needs TSYNC_ESRCH beside it)
+_TSYNC,_NEW_LISTENER,_TSYNC_ESRCH = 1,1 << 3,1 << 4
+_libc = ctypes.CDLL(None, use_errno=True)
+
 # %% ../nbs/12_sandbox.ipynb #06053f9d
 def _seccomp_filter(machine:str, # `os.uname().machine`: x86_64 or aarch64
                     network:bool, # Is the network on (then Unix sockets may be made too)?
+                    supervised:bool=False, # Network off: a supervisor makes its connects and addressed sends?
                    )->bytes:
     "The seccomp BPF program the sandbox's code runs under: the calls in `_DENIED` and new namespaces fail with EPERM"
     col,arch = _ARCHES[machine]
@@ -333,27 +347,289 @@ def _seccomp_filter(machine:str, # `os.uname().machine`: x86_64 or aarch64
     # clone3 hides its flags in memory a filter cannot read: ENOSYS makes the C library fall back to clone
     p += [ins(jeq, _CLONE3, 0, 1), ret(_ERRNO | errno.ENOSYS)]
     p += [ins(jeq, _CLONE[machine], 0, 4), ld(16), ins(jset, _NEW_NAMESPACES, 0, 1), ret(eperm), ret(_ALLOW)]
-    if not network: # a Unix socket could reach a host service through a folder it may read; socketpair stays
+    if not network and not supervised: # a Unix socket could reach a host service through a folder it may read
         p += [ins(jeq, _SOCKET[machine], 0, 4), ld(16), ins(jeq, socket.AF_UNIX, 0, 1), ret(eperm), ret(_ALLOW)]
+    elif not network: # the supervisor checks the address: connect, sendmsg, and sendto with one (args[4], 2 halves)
+        connect,sendto,sendmsg = (_NOTIFIED[k][col] for k in ('connect', 'sendto', 'sendmsg'))
+        p += [ins(jeq, connect, 0, 1), ret(_USER_NOTIF), ins(jeq, sendmsg, 0, 1), ret(_USER_NOTIF),
+              ins(jeq, _SENDMMSG[col], 0, 1), ret(eperm),
+              ins(jeq, sendto, 0, 5), ld(48), ins(jeq, 0, 0, 2), ld(52), ins(jeq, 0, 1, 0), ret(_USER_NOTIF)]
     return b''.join(p + [ret(_ALLOW)])
-
 
 # %% ../nbs/12_sandbox.ipynb #6f326127
 class _SockFprog(ctypes.Structure): _fields_ = [('len', ctypes.c_ushort), ('filter', ctypes.c_void_p)]
 
 def _install_seccomp(network:bool, # Is the network on?
-                    )->str|None:
+                     supervised:bool=False, # Network off: a supervisor makes its connects and addressed sends?
+                    )->tuple: # (None, or why there is no filter; the supervisor's listener fd, or None)
     ("Put this process, all its threads and all it starts under `_seccomp_filter` for good (needs no_new_privs); "
-     "None, or why it could not")
-    if (machine := os.uname().machine) not in _ARCHES: return f"no seccomp filter written for {machine}"
-    prog = _seccomp_filter(machine, network)
+     "a kernel without listeners (before 5.7) gets the filter that refuses Unix sockets instead")
+    if (machine := os.uname().machine) not in _ARCHES: return f"no seccomp filter written for {machine}",None
+    prog = _seccomp_filter(machine, network, supervised)
     buf = ctypes.create_string_buffer(prog, len(prog))
     fprog = _SockFprog(len(prog) // 8, ctypes.addressof(buf))
-    libc = ctypes.CDLL(None, use_errno=True)
-    # SECCOMP_SET_MODE_FILTER with SECCOMP_FILTER_FLAG_TSYNC: every thread of the process, not only this one
-    if libc.syscall(_SECCOMP[machine], 1, 1, ctypes.byref(fprog)) == 0: return None
-    return f"the kernel refused the seccomp filter: {os.strerror(ctypes.get_errno())}"
+    flags = _TSYNC | (_NEW_LISTENER | _TSYNC_ESRCH if supervised else 0)
+    # SECCOMP_SET_MODE_FILTER: with a listener, the call returns its fd
+    if (fd := _libc.syscall(_SECCOMP[machine], 1, flags, ctypes.byref(fprog))) >= 0:
+        return None,(fd if supervised else None)
+    if supervised: return _install_seccomp(network)
+    return f"the kernel refused the seccomp filter: {os.strerror(ctypes.get_errno())}",None
 
+# %% ../nbs/12_sandbox.ipynb #a605720c
+_PIDFD_GETFD,_OPENAT2 = 438,437 # syscall numbers, the same on x86_64 and aarch64
+_PIDFD_THREAD = os.O_EXCL # pidfd_open of a thread, not only of a process (kernel 6.9)
+
+def _target_fd(tid:int, # A thread of the sandbox, as we see it
+               fd:int, # One of its file descriptors
+              )->int:
+    "Our copy of thread `tid`'s descriptor `fd`: the same open file (socket, flags, network namespace) as the target's"
+    try: pidfd = os.pidfd_open(tid, _PIDFD_THREAD)
+    except OSError: pidfd = os.pidfd_open(_tgid(tid)) # before Linux 6.9: its process's (its threads share descriptors)
+    try:
+        if (ours := _libc.syscall(_PIDFD_GETFD, pidfd, fd, 0)) < 0: raise _os_error('pidfd_getfd')
+        return ours
+    finally: os.close(pidfd)
+
+def _tgid(tid:int)->int: # A thread, as we see it
+    "The process thread `tid` belongs to"
+    return int(re.search(r'^Tgid:\s*(\d+)', Path(f'/proc/{tid}/status').read_text(), re.M)[1])
+
+def _os_error(what:str)->OSError: # The call that failed
+    "The `OSError` for the errno a ctypes call left"
+    e = ctypes.get_errno()
+    return OSError(e, f"{what}: {os.strerror(e)}")
+
+# %% ../nbs/12_sandbox.ipynb #7767ffa8
+class _OpenHow(ctypes.Structure):
+    _fields_ = [('flags', ctypes.c_uint64), ('mode', ctypes.c_uint64), ('resolve', ctypes.c_uint64)]
+_RESOLVE_NO_MAGICLINKS,_RESOLVE_IN_ROOT = 0x02,0x10
+
+def _open_as_seen(tid:int, # A thread of the sandbox, as we see it
+                  path:bytes, # A file name it gave: absolute, or relative to its current folder
+                 )->int:
+    ("An O_PATH fd of the file `path` names for thread `tid`: from its root (never above it) or its current folder; "
+     "no /proc magic links on the way")
+    absolute = path.startswith(b'/')
+    d = os.open(f"/proc/{tid}/{'root' if absolute else 'cwd'}", os.O_PATH | os.O_CLOEXEC)
+    how = _OpenHow(os.O_PATH | os.O_CLOEXEC, 0, _RESOLVE_NO_MAGICLINKS | (_RESOLVE_IN_ROOT if absolute else 0))
+    try: fd = _libc.syscall(_OPENAT2, d, ctypes.c_char_p(path), ctypes.byref(how), ctypes.sizeof(how))
+    finally: os.close(d)
+    if fd < 0: raise _os_error('openat2')
+    return fd
+
+# %% ../nbs/12_sandbox.ipynb #1503b3ba
+def _mount_id(fd:int)->int: # An open file
+    "The id of the mount `fd` lies on (unique across mount namespaces: a sandbox's bind of a folder has one of its own)"
+    info = os.open(f'/proc/self/fdinfo/{fd}', os.O_RDONLY | os.O_CLOEXEC)
+    try: return int(re.search(rb'^mnt_id:\s*(\d+)', os.read(info, 4096), re.M)[1])
+    finally: os.close(info)
+
+def _unix_path(addr:bytes)->bytes|None: # A socket address, as the code passed it
+    "The file name in a Unix socket address; None for an abstract or unnamed one, or another family"
+    if len(addr) < 3 or struct.unpack_from('=H', addr)[0] != socket.AF_UNIX or addr[2] == 0: return None
+    return addr[2:].split(b'\0', 1)[0]
+
+# %% ../nbs/12_sandbox.ipynb #83de6c45
+_NOTIF_RECV,_NOTIF_SEND,_NOTIF_ID_VALID = 0xc0502100,0xc0182101,0x40082102 # SECCOMP_IOCTL_NOTIF_*
+_NOTIF,_RESP = struct.Struct('<QIIiIQ6Q'),struct.Struct('<QqiI') # struct seccomp_notif, seccomp_notif_resp
+_MSGHDR,_IOVEC,_CMSGHDR = struct.Struct('<QI4xQQQQi4x'),struct.Struct('<QQ'),struct.Struct('<Qii')
+_SOCKADDR_MAX,_IOV_MAX = 128,1024 # sizeof(struct sockaddr_storage); the most iovecs one call takes (UIO_MAXIOV)
+
+class _Msghdr(ctypes.Structure):
+    _fields_ = [('name', ctypes.c_char_p), ('namelen', ctypes.c_uint32), ('iov', ctypes.c_void_p),
+                ('iovlen', ctypes.c_size_t), ('control', ctypes.c_char_p), ('controllen', ctypes.c_size_t),
+                ('flags', ctypes.c_int)]
+
+class _SocketSupervisor:
+    ("Outside the sandbox, makes each connect and addressed send its code asks for (the seccomp filter holds them "
+     "back): to a socket file in its own folders, or to an address that is no file; never to a socket elsewhere")
+    def __init__(self, pid:int, # The worker, as we see it
+                 fd:int, # Its number for its seccomp listener
+                 folders:list): # The folders the code may bind sockets in, as it sees them
+        self.listener = _target_fd(pid, fd)
+        try: self.own = self._own_folders(pid, folders)
+        except OSError: os.close(self.listener); raise
+        self.calls = threading.BoundedSemaphore(MAX_SOCKET_CALLS)
+        # threads that make the calls, kept for the next one (starting a thread costs more than the call)
+        self.queue,self.idle,self.threads = queue.SimpleQueue(),threading.Semaphore(0),0
+        self.names = {v[_ARCHES[os.uname().machine][0]]: k for k,v in _NOTIFIED.items()} # {syscall number: name}
+        # abstract names belong to a network namespace: reachable only where it has one of its own
+        self.abstract = os.stat(f'/proc/{pid}/ns/net').st_ino != os.stat('/proc/self/ns/net').st_ino
+        threading.Thread(target=self._serve, daemon=True, name=f'socket supervisor of pid {pid}').start()
+
+    @staticmethod
+    def _own_folders(pid:int, folders:list)->dict:
+        "{mount id: None where the folder is a whole mount, else the folder} for the code's own `folders`"
+        own = {}
+        for f in folders:
+            fd = _open_as_seen(pid, os.fsencode(f))
+            up = os.open('..', os.O_PATH | os.O_CLOEXEC, dir_fd=fd)
+            mnt,whole = _mount_id(fd),_mount_id(fd) != _mount_id(up)
+            os.close(fd); os.close(up)
+            own[mnt] = None if whole else f # then the file must also lie beneath it (see `_own`)
+        return own
+
+    def _serve(self):
+        "Answer each held call in a thread of its own (a connect may wait for room), until the sandbox has ended"
+        try: # a listener closed (even by a bug here) answers what waits with ENOSYS
+            poller = select.poll(); poller.register(self.listener, select.POLLIN)
+            while not any(ev & (select.POLLHUP | select.POLLERR) for _,ev in poller.poll()):
+                buf = ctypes.create_string_buffer(_NOTIF.size)
+                if _libc.ioctl(self.listener, ctypes.c_ulong(_NOTIF_RECV), buf) < 0: continue # its caller went
+                nid,tid,_,nr,_,_,*args = _NOTIF.unpack(buf.raw)
+                if not self.calls.acquire(blocking=False): self._reply(nid, -errno.EAGAIN); continue
+                self.queue.put((nid, tid, nr, args))
+                if not self.idle.acquire(blocking=False): # none is free: one more
+                    self.threads += 1
+                    threading.Thread(target=self._work, daemon=True, name='socket call').start()
+        finally:
+            os.close(self.listener) # every process of the sandbox has ended
+            for _ in range(self.threads): self.queue.put(None)
+
+    def _work(self):
+        "A thread that makes held calls, one at a time, until `_serve` ends"
+        while (call := self.queue.get()) is not None:
+            self._answer(*call)
+            self.idle.release()
+
+    def _reply(self, nid:int, rc:int):
+        "Answer call `nid`: a result `rc` >= 0, or -errno; a caller interrupted meanwhile (ENOENT) gets nothing"
+        resp = ctypes.create_string_buffer(_RESP.pack(nid, max(rc, 0), min(rc, 0), 0), _RESP.size)
+        _libc.ioctl(self.listener, ctypes.c_ulong(_NOTIF_SEND), resp)
+
+    def _answer(self, nid:int, tid:int, nr:int, args:list):
+        "Make call `nr` of thread `tid` with what we read from it and checked, on its own socket; answer it"
+        try:
+            mem = os.open(f'/proc/{tid}/mem', os.O_RDONLY | os.O_CLOEXEC)
+            try: addr,data,control,flags = getattr(self, f'_read_{self.names[nr]}')(mem, args)
+            finally: os.close(mem)
+            valid = ctypes.c_uint64(nid) # what we read is the caller's: it still waits, it is that thread
+            if _libc.ioctl(self.listener, ctypes.c_ulong(_NOTIF_ID_VALID), ctypes.byref(valid)) < 0: return
+            rc = self._make(tid, self.names[nr], args[0], addr, data, control, flags)
+        except OSError as e: rc = -(e.errno or errno.EIO)
+        except Exception: rc = -errno.EINVAL # arguments we could not make sense of: the caller must never wait forever
+        finally: self.calls.release()
+        self._reply(nid, rc)
+
+    @staticmethod
+    def _peek(mem:int, ptr:int, n:int)->bytes:
+        "`n` bytes at `ptr` in the caller's memory (`mem`: its /proc/N/mem, open); EFAULT where it has none"
+        if n == 0: return b''
+        try: b = os.pread(mem, n, ptr)
+        except (OSError, OverflowError): b = b''
+        if len(b) < n: raise OSError(errno.EFAULT, 'bad address')
+        return b
+
+    def _read_connect(self, mem, args)->tuple:
+        "connect(fd, addr, addrlen): (address, data, control, flags) as the other two readers give them"
+        if args[2] > _SOCKADDR_MAX: raise OSError(errno.EINVAL, 'address too long')
+        return self._peek(mem, args[1], args[2]),None,None,0
+
+    def _read_sendto(self, mem, args)->tuple:
+        "sendto(fd, buf, len, flags, addr, addrlen), with an address (the filter lets the others through)"
+        if args[5] > _SOCKADDR_MAX: raise OSError(errno.EINVAL, 'address too long')
+        data = self._peek(mem, args[1], min(args[2], MAX_SOCKET_SEND_BYTES + 1))
+        return self._peek(mem, args[4], args[5]),data,b'',args[3]
+
+    def _read_sendmsg(self, mem, args)->tuple:
+        "sendmsg(fd, msg, flags): its address (or None), its data gathered, its control messages"
+        name,namelen,iov,iovlen,control,controllen,_ = _MSGHDR.unpack(self._peek(mem, args[1], _MSGHDR.size))
+        if namelen > _SOCKADDR_MAX or iovlen > _IOV_MAX or controllen > MAX_SOCKET_SEND_BYTES:
+            raise OSError(errno.EMSGSIZE if iovlen > _IOV_MAX else errno.EINVAL, 'message too large')
+        data = bytearray()
+        for base,n in _IOVEC.iter_unpack(self._peek(mem, iov, iovlen * _IOVEC.size)):
+            data += self._peek(mem, base, min(n, MAX_SOCKET_SEND_BYTES + 1 - len(data)))
+        addr = self._peek(mem, name, namelen) if name else None
+        return addr,bytes(data),self._peek(mem, control, controllen),args[2]
+
+    def _make(self, tid:int, name:str, fd:int, addr:bytes|None, data:bytes|None, control:bytes|None, flags:int)->int:
+        "Call `name` made on our copy of the caller's socket `fd`, with what we read and checked: its result, or -errno"
+        held = [] # our descriptors, closed once the call is made
+        try:
+            held.append(sock := _target_fd(tid, fd))
+            if addr is not None: addr = self._address(tid, addr, held)
+            if name == 'connect': rc = _libc.connect(sock, addr, len(addr))
+            else: rc = self._send(sock, addr, self._fits(sock, data), self._pass_fds(tid, control, held), flags)
+            return rc if rc >= 0 else -ctypes.get_errno()
+        finally:
+            for f in held: os.close(f)
+
+    def _address(self, tid:int, addr:bytes, held:list)->bytes:
+        ("The address to use for `addr`: a socket file of the code's own (named as our /proc/self/fd/N of it), else "
+         "the same bytes when it names no file (an abstract name: where it has a network namespace of its own); "
+         "EACCES for anything else")
+        if (path := _unix_path(addr)) is None:
+            if addr[2:3] == b'\0' and addr[:2] == struct.pack('=H', socket.AF_UNIX) and not self.abstract:
+                raise OSError(errno.EACCES, "an abstract name in the host's network namespace")
+            return addr
+        try: held.append(fd := _open_as_seen(tid, self._proc_self(tid, path)))
+        except OSError as e: # a /proc magic link on the way, which could lead anywhere
+            if e.errno == errno.ELOOP: raise OSError(errno.EACCES, 'a magic link') from None
+            raise
+        if not self._own(fd): raise OSError(errno.EACCES, 'a socket outside its own folders')
+        return struct.pack('=H', socket.AF_UNIX) + f'/proc/self/fd/{fd}'.encode() + b'\0'
+
+    @staticmethod
+    def _proc_self(tid:int, path:bytes)->bytes:
+        "`path` with /proc/self and /proc/thread-self named as the caller names them (pids in its own pid namespace)"
+        if not re.match(rb'/proc/(thread-)?self(/|$)', path): return path
+        status = Path(f'/proc/{tid}/status').read_text()
+        tgid,pid = (re.search(rf'^{k}:.*?(\d+)$', status, re.M)[1] for k in ('NStgid', 'NSpid'))
+        own = {b'self': f'/proc/{tgid}', b'thread-self': f'/proc/{tgid}/task/{pid}'}
+        return re.sub(rb'^/proc/(thread-self|self)', lambda m: own[m[1]].encode(), path)
+
+    def _own(self, fd:int)->bool:
+        "Is the file open as `fd` a socket in one of the code's own folders (and no second name of another file)?"
+        st = os.fstat(fd)
+        if not S_ISSOCK(st.st_mode) or st.st_nlink != 1: return False
+        if (folder := self.own.get(_mount_id(fd), False)) is None: return True
+        return folder is not False and os.readlink(f'/proc/self/fd/{fd}').startswith(folder.rstrip('/') + '/')
+
+    @staticmethod
+    def _fits(sock:int, data:bytes)->bytes:
+        ("`data`, cut to `MAX_SOCKET_SEND_BYTES` on a stream (a partial send, which callers loop on); "
+         "EMSGSIZE past it on a datagram socket")
+        if len(data) <= MAX_SOCKET_SEND_BYTES: return data
+        s = socket.socket(fileno=sock)
+        kind = s.type; s.detach()
+        if kind != socket.SOCK_STREAM: raise OSError(errno.EMSGSIZE, 'message too long')
+        return data[:MAX_SOCKET_SEND_BYTES]
+
+    @staticmethod
+    def _pass_fds(tid:int, control:bytes, held:list)->bytes:
+        "`control` with each descriptor passed (SCM_RIGHTS) replaced by our copy of it; credentials are refused"
+        out,i = bytearray(control),0
+        while i + _CMSGHDR.size <= len(out):
+            n,level,kind = _CMSGHDR.unpack_from(out, i)
+            if n < _CMSGHDR.size or i + n > len(out): raise OSError(errno.EINVAL, 'bad control message')
+            if level == socket.SOL_SOCKET and kind == socket.SCM_CREDENTIALS:
+                raise OSError(errno.EPERM, 'credentials are not passed')
+            if level == socket.SOL_SOCKET and kind == socket.SCM_RIGHTS:
+                for j in range(i + _CMSGHDR.size, i + n - 3, 4):
+                    held.append(_target_fd(tid, struct.unpack_from('<i', out, j)[0]))
+                    struct.pack_into('<i', out, j, held[-1])
+            i += (n + 7) & ~7
+        return bytes(out)
+
+    @staticmethod
+    def _send(sock:int, addr:bytes|None, data:bytes, control:bytes, flags:int)->int:
+        "sendmsg on `sock`: bytes sent, or -1 (errno set); EPIPE rather than SIGPIPE (which would reach us)"
+        buf = ctypes.create_string_buffer(data, max(len(data), 1))
+        iov = (ctypes.c_uint64 * 2)(ctypes.addressof(buf), len(data))
+        msg = _Msghdr(addr, len(addr or b''), ctypes.addressof(iov), 1, control or None, len(control), 0)
+        return _libc.sendmsg(sock, ctypes.byref(msg), flags | socket.MSG_NOSIGNAL)
+
+# %% ../nbs/12_sandbox.ipynb #5ee096bf
+@functools.lru_cache(None) # the kernel does not change while we run
+def _no_supervisor_here()->str|None:
+    "Why the sandbox's sockets cannot be supervised on this machine (no seccomp listeners, other structs), or None"
+    if (machine := os.uname().machine) not in _ARCHES: return f"no seccomp filter written for {machine}"
+    sizes = (ctypes.c_uint16 * 3)() # SECCOMP_GET_NOTIF_SIZES: struct seccomp_notif, _resp, seccomp_data
+    if _libc.syscall(_SECCOMP[machine], 3, 0, sizes) < 0:
+        return f"the kernel has no seccomp listeners: {os.strerror(ctypes.get_errno())} (Linux 5.9 or later has them)"
+    if tuple(sizes[:2]) != (_NOTIF.size, _RESP.size):
+        return f"the kernel's seccomp notices have other sizes ({sizes[0]}, {sizes[1]}) than ours"
+    return None
 
 # %% ../nbs/12_sandbox.ipynb #a3ff496b
 _CLONE_NEWNS,_MS_RDONLY,_MS_REMOUNT,_MS_BIND,_MS_REC,_MS_PRIVATE = 0x20000,1,32,4096,16384,1 << 18
@@ -430,9 +706,10 @@ def _worker_main(cfg:dict): # The settings the parent sends (see `Sandbox._comma
     os.chdir(cfg['workdir'])
     _no_new_privileges()
     _set_limits({k: tuple(v) for k,v in cfg['limits'].items()})
-    no_seccomp = _install_seccomp(cfg['network'])
+    no_seccomp,listener = _install_seccomp(cfg['network'], cfg['supervise'])
     me,ns = os.getpid(),{'__name__': '__main__', '__builtins__': builtins}
     def handle(req:dict)->dict:
+        if req.get('listener_taken'): os.close(listener); return {} # the parent has it (see `Sandbox._supervise`)
         used = _cpu_budget(cfg['cpu_s'])
         reply = _run_request(req['code'], ns, cfg['max_output'], limits=cfg['hints'])
         if os.getpid() != me: os._exit(0) # a child the code forked: it must never speak for the worker
@@ -440,7 +717,7 @@ def _worker_main(cfg:dict): # The settings the parent sends (see `Sandbox._comma
         return {**reply, 'cpu': used}
     if cfg['dedicated'] and not cfg['pid_namespace']: _end_others(False, True) # what an earlier worker of this uid left
     # while the parent finishes its side of the start
-    serve(handle, {'ready': True, 'uid': os.getuid(), 'cpu': _cpu_budget(None), 'no_seccomp': no_seccomp},
+    serve(handle, dict(ready=True, uid=os.getuid(), cpu=_cpu_budget(None), no_seccomp=no_seccomp, listener=listener),
           then=lambda: importlib.import_module('toolslm_like.interpreter'))
 
 # The worker's first lines: only our own folders on `sys.path` (-I -S: no site, no user folders, no PYTHON* variables)
@@ -603,6 +880,7 @@ class Sandbox:
         self.expose = [str(p) for p in expose]
         self._bwrap = _find_bwrap() if bwrap == 'auto' else bwrap
         self._no_bwrap = 'bwrap is not installed (Debian package bubblewrap)' if not self._bwrap else None
+        self._no_supervisor = _no_supervisor_here() # why its Unix sockets have no supervisor here, or None
         self._lock,self._cpu_end,self.isolation,self._state = threading.RLock(),0.0,{},{}
         self._finalizer = weakref.finalize(self, _shutdown, self._state)
         self._uid,self._gid = self._choose_user(user)
@@ -677,7 +955,8 @@ class Sandbox:
         if not self._disk_why: hints.update(disk_mb=self.disk_mb, max_files=self.max_files) # the kernel's limits
         cfg = dict(uid=self._uid, gid=self._gid, workdir=self.workdir, pid_namespace=bool(bwrap),
                    dedicated=bool(self._state.get('dedicated')), path=path, limits=self._limits(cgroup),
-                   cpu_s=self.cpu_s, max_output=self.max_output, hints=hints, network=self.network)
+                   cpu_s=self.cpu_s, max_output=self.max_output, hints=hints, network=self.network,
+                   supervise=not self.network and not self._no_supervisor)
         binds = _python_binds(self.packages, self.expose)
         cfg['reveal'] = [] if bwrap else [(src, False) for src,_ in binds] + [(self.workdir, True)]
         argv = [exe, '-I', '-S', '-c', _boot, json.dumps(cfg)]
@@ -711,6 +990,7 @@ class Sandbox:
                 self._no_bwrap,self._bwrap = f"bwrap could not start the sandbox ({str(e).splitlines()[-1]})",None
                 return self._start()
             raise SandboxError(f"the sandbox worker did not start: {e}") from None
+        if not self._supervise(w, cg): return self._start(cgroups) # none: a fresh worker refuses Unix sockets instead
         self._state.update(worker=w, cgroup=cg)
         self._cg_why,self._oom_seen = why,(cg.oom_kills() if cg else 0)
         self._cpu_end = self._cpu_now(w)
@@ -729,13 +1009,10 @@ class Sandbox:
             exposed = f" and {', '.join(self.expose)} (read-only)" if self.expose else ''
             d = {'filesystem': f"its working folder (read-write), its own /tmp, /var/tmp and /dev/shm{tmp}, "
                                f"and Python (read-only){exposed}; nothing else",
-                 'processes': "a pid namespace of its own: no host process is visible",
-                 'ipc and sockets': "its own IPC and network namespaces: no shared memory or socket of the host "
-                                    "(Unix-domain ones too)"}
+                 'processes': "a pid namespace of its own: no host process is visible"}
         else:
             d = {'filesystem': f"{nob}: the code reads every file its user may",
-                 'processes': f"{nob}: every process is visible",
-                 'ipc and sockets': f"{nob}: the host's shared memory and Unix sockets are reachable"}
+                 'processes': f"{nob}: every process is visible"}
         self._describe_kernel(w, d)
         if self.network: d['network'] = 'on (network=True)'
         elif b: d['network'] = "off: a network namespace of its own (loopback only)"
@@ -867,11 +1144,19 @@ def _fresh_tmp(self:Sandbox)->dict|None:
 # %% ../nbs/12_sandbox.ipynb #714c1814
 @patch
 def _describe_kernel(self:Sandbox, w:Worker, d:dict):
-    "Add to `isolation` dict `d`: the kernel calls the code may make (the worker's seccomp filter)"
-    why = w.hello.get('no_seccomp')
+    "Add to `isolation` dict `d`: the kernel calls the code may make (the worker's seccomp filter), and its sockets"
+    why,net = w.hello.get('no_seccomp'),'network=True' if self.network else ''
+    if not self._bwrap: d['ipc and sockets'] = f"NOT isolated ({self._no_bwrap}): the host's shared memory is reachable"
+    elif net: d['ipc and sockets'] = "its own IPC namespace; the host's network namespace (network=True)"
+    else: d['ipc and sockets'] = "its own IPC and network namespaces: no shared memory or abstract socket of the host"
     d['kernel calls'] = (f"NOT narrowed ({why})" if why else "a seccomp filter: io_uring, new namespaces, keyctl, "
-                         "ptrace, mount, bpf, perf_event_open and the like fail" +
-                         ("" if self.network else "; no Unix socket but socketpair (network off)"))
+                         "ptrace, mount, bpf, perf_event_open and the like fail")
+    if net: d['unix sockets'] = "any it can reach (network=True): a host service's socket it may read too"
+    elif why: d['unix sockets'] = f"NOT narrowed ({why})"
+    elif sup := self._no_supervisor:
+        d['unix sockets'] = f"none: making one fails (socketpair works); nothing outside checks them here ({sup})"
+    else: d['unix sockets'] = ("only to sockets in its own folders (a supervisor outside the sandbox makes each "
+                               "connection and addressed send); a host service's socket is refused (PermissionError)")
 
 @patch
 def _describe_runs(self:Sandbox, d:dict):
@@ -882,6 +1167,24 @@ def _describe_runs(self:Sandbox, d:dict):
         d['between runs'] += "; the cgroup's freezer stops any process a thread started after that"
     if self.cpu_s and not _capable(_CAP_SYS_RESOURCE):
         d['cpu'] += "; its RLIMIT_CPU is soft (a hard one raised for each run needs CAP_SYS_RESOURCE)"
+
+# %% ../nbs/12_sandbox.ipynb #614cd6ea
+@patch
+def _supervise(self:Sandbox, w:Worker, cg:Cgroup|None)->bool:
+    ("Before any code runs: take worker `w`'s seccomp listener and start the supervisor of its sockets; False where "
+     "it could not (then `w` is stopped, and the next worker refuses Unix sockets instead)")
+    if self.network or self._no_supervisor: return True
+    if (fd := w.hello.get('listener')) is None:
+        self._no_supervisor = "the kernel gave no seccomp listener (Linux 5.9 or later has them)"; return True
+    folders = [self.workdir, *(('/tmp', '/var/tmp', '/dev/shm') if self._bwrap else ())]
+    try: self._state['supervisor'] = _SocketSupervisor(w.tree[-1], fd, folders)
+    except OSError as e:
+        self._no_supervisor = f"could not take the worker's seccomp listener: {e.strerror}"
+        w.kill()
+        if cg is not None: cg.remove()
+        return False
+    w.request({'listener_taken': True}, MAX_START_SECONDS) # it closes its copy: a holder could answer its own calls
+    return True
 
 # %% ../nbs/12_sandbox.ipynb #c8436dd0
 @patch(as_prop=True)
@@ -900,6 +1203,7 @@ def _stop(state:dict):
     if (cg := state.get('cgroup')) is not None: cg.freeze(False) # a frozen process dies only once thawed
     state.pop('frozen', None)
     if (w := state.pop('worker', None)) is not None: w.kill()
+    state.pop('supervisor', None) # its thread ends once the sandbox's last process has
     if (cg := state.pop('cgroup', None)) is not None: cg.remove()
     # nothing of this uid outlives the worker, in a namespace or not
     if state.get('dedicated'): _kill_user_processes(state['uid'])
