@@ -62,7 +62,7 @@ def test_processes_that_leave_the_session_die_with_the_run(sb):
     r = sb.run("import os, time\nif os.fork() == 0:\n    os.setsid()\n    while True: time.sleep(1)\ntime.sleep(0.1)\n'started'")
     assert r == 'started'
     if sb._uid is not None: assert user_tasks(sb._uid) == 1
-    if isolated(sb): assert sb.run("import os; sorted(p for p in os.listdir('/proc') if p.isdigit())") == ['1', '2']
+    if isolated(sb): assert sb.run("import os; sorted('me' if p == str(os.getpid()) else p for p in os.listdir('/proc') if p.isdigit())") == ['1', 'me']
     assert sb.run('6*7') == 42
 
 def test_a_detached_grandchild_holding_the_pipes_neither_hangs_a_timeout_nor_close():
@@ -85,9 +85,28 @@ def test_cpu_time_per_run(sb):
     for _ in range(3): # the limit is per run: several runs of 0.5 s each are fine
         assert sb.run("import time\nt = time.process_time()\nwhile time.process_time() - t < 0.5: pass\n'done'") == 'done'
 
+_set_by_us = ('RLIMIT_CPU', 'RLIMIT_AS', 'RLIMIT_FSIZE', 'RLIMIT_NOFILE', 'RLIMIT_CORE', 'RLIMIT_NPROC')
+
+def test_every_limit_the_sandbox_sets_is_hard(sb):
+    "The code cannot raise any limit we set: each is set hard (the kernel refuses to raise a hard limit without CAP_SYS_RESOURCE)"
+    lims = sb.run(f"import resource\n{{n: list(resource.getrlimit(getattr(resource, n))) for n in {_set_by_us}}}")
+    # the first run's count includes the worker's start (its imports), rounded up to a second; each later run's starts at 0
+    assert lims['RLIMIT_CPU'] in ([1, 2], [2, 3]) and lims['RLIMIT_CORE'] == [0, 0] and lims['RLIMIT_NOFILE'] == [64, 64], lims
+    for n,(soft,hard) in lims.items():
+        assert hard == -1 and soft == -1 or hard in (soft, soft + 1), (n, soft, hard) # not ours, or hard
+        r = sb.run(f"import resource\nresource.setrlimit(resource.{n}, (resource.RLIM_INFINITY, resource.RLIM_INFINITY))")
+        assert hard == -1 or 'ValueError: not allowed to raise maximum limit' in r, (n, r)
+    assert sb.run("import resource\nlist(resource.getrlimit(resource.RLIMIT_CPU))") == [1, 2] # in the next run's fresh fork too
+
 def test_cpu_limit_holds_when_the_code_raises_it(sb):
-    r = sb.run("import resource\nresource.setrlimit(resource.RLIMIT_CPU, (10**6, resource.RLIM_INFINITY))\nwhile True: pass", timeout=30)
-    assert 'used up its CPU time limit' in r, r
+    t = time.monotonic()
+    r = sb.run("import resource, signal\nsignal.signal(signal.SIGXCPU, signal.SIG_IGN)\n"
+               f"for n in {_set_by_us}:\n    try: resource.setrlimit(getattr(resource, n), (resource.RLIM_INFINITY,) * 2)\n"
+               "    except ValueError: pass\n"
+               "try: resource.setrlimit(resource.RLIMIT_CPU, (10**6, resource.RLIM_INFINITY))\nexcept ValueError: pass\n"
+               "while True: pass", timeout=30)
+    assert 'used up its CPU time limit (1 s per run)' in r or 'SIGKILL' in r, r
+    assert time.monotonic() - t < 15, time.monotonic() - t # at 1 s of CPU (2 s at most: the hard limit), not at the timeout
     assert sb.run('6*7') == 42
 
 def test_nothing_runs_between_runs(sb):
@@ -96,9 +115,8 @@ def test_nothing_runs_between_runs(sb):
         f = open(f'/proc/{sb.pid}/stat').read().rsplit(')', 1)[1].split(); return (int(f[11]) + int(f[12])) / os.sysconf('SC_CLK_TCK')
     before = cpu(); time.sleep(1.5)
     assert cpu() - before < 0.2, cpu() - before # frozen (or stopped) until the next run
-    assert sb.run('kept') == 1 # the same worker, its state kept
-    r = sb.run("import time\ntime.sleep(20)", timeout=30) # thawed, the thread burns the run's CPU time
-    assert 'used up its CPU time limit (1 s per run)' in r, r
+    assert sb.run('kept') == 1 # its state kept, in a fresh fork of the worker
+    assert sb.run("import threading, time\nt = time.process_time(); time.sleep(1.5)\n[threading.active_count(), time.process_time() - t < 0.2]") == [1, True] # the thread ended with its run
 
 def test_cpu_of_child_processes_counts_when_there_is_a_cgroup(sb):
     if sb.isolation['cpu'].startswith('NOT'): pytest.skip(f"no cgroup here: {sb.isolation['cpu']}")
@@ -156,7 +174,7 @@ def test_host_sockets_and_processes_are_out_of_reach(tmp_path):
             r = s.run(f"import socket; c = socket.socket(socket.AF_UNIX); c.connect({path!r})")
             assert r.rstrip().splitlines()[-1].startswith(('FileNotFoundError', 'PermissionError')), r
             assert s.run(f"import os; os.path.exists('/proc/{os.getpid()}/environ')") is False
-            assert s.run("open('/proc/1/cmdline', 'rb').read().split(b'\\0')[0]").endswith("bwrap'")
+            assert s.run("b'_worker_main' in open('/proc/1/cmdline', 'rb').read()") is True # its init is its own holder
     finally: srv.close(); os.remove(path)
 
 def test_staying_root_is_said_plainly():
@@ -193,7 +211,7 @@ with warnings.catch_warnings(record=True) as caught:
         print('runs', sb.run("x = 21") == '' and sb.run("x * 2") == 42)
         print('uid', sb.run("import os; os.getuid()") == os.getuid())
         print('isolated', sb.isolation['filesystem'].startswith('its') and sb.isolation['processes'].startswith('a pid'))
-        print('private', sb.run("import os; sorted(p for p in os.listdir('/proc') if p.isdigit())") == ['1', '2'])
+        print('private', sb.run("import os; sorted('me' if p == str(os.getpid()) else p for p in os.listdir('/proc') if p.isdigit())") == ['1', 'me'])
         print('forkbomb', 'BlockingIOError' in sb.run("import os\\nwhile True: os.fork()") and sb.run("6*7") == 42)
         print('timeout', sb.run("import time; time.sleep(30)", timeout=1).startswith('TimeoutError') and sb.run("6*7") == 42)
         print('said', all(k in sb.isolation for k in sb.unprotected) and (not sb.unprotected or any('protections are off' in str(w.message) for w in caught)))

@@ -10,7 +10,7 @@ __all__ = ['Sandbox', 'SandboxPool', 'python_tool']
 # %% ../nbs/12_sandbox.ipynb #3e6c2833
 import builtins, ctypes, errno, faulthandler, fcntl, functools, importlib, json, math, os, pwd, queue, re, resource
 import shutil, signal, socket, struct, subprocess, sys, sysconfig, tempfile, threading, time, traceback, warnings
-import weakref
+import select, weakref
 from pathlib import Path
 from fastcore.basics import patch
 from .errors import WorkerError, WorkerTimeout, SandboxError, SandboxWarning
@@ -128,7 +128,7 @@ def _bwrap_args(bwrap:str, # The bwrap program
               )->list:
     "The bwrap command line for a worker: new namespaces, a root of read-only binds, private tmp, the working folder"
     a = [bwrap, '--unshare-pid', '--unshare-ipc', '--unshare-uts', '--unshare-cgroup-try', '--hostname', 'sandbox',
-         '--new-session', *([] if network else ['--unshare-net']), '--cap-drop', 'ALL']
+         '--as-pid-1', '--new-session', *([] if network else ['--unshare-net']), '--cap-drop', 'ALL']
     a += ['--cap-add', 'CAP_SETUID', '--cap-add', 'CAP_SETGID'] if as_root else ['--unshare-user']
     a += [x for p in _BASE_RO if os.path.exists(p) for x in ('--ro-bind', p, p)]
     for p in _USR_LINKS:
@@ -157,12 +157,16 @@ def _set_limits(limits:dict): # {name: (soft, hard)}, e.g. {'RLIMIT_NOFILE': (64
             soft = min(soft, hard) if soft != resource.RLIM_INFINITY else hard
         resource.setrlimit(r, (soft, hard))
 
-def _cpu_budget(cpu_s:float|None, # CPU seconds the next run may use (None: no limit)
+def _cpu_budget(cpu_s:float|None, # CPU seconds a run may use (None: no limit)
+               fresh:bool=False, # Is this process a fresh fork, which the last worker handed its state to?
               )->float:
-    "Let this process use `cpu_s` more CPU seconds from now (SIGXCPU ends it then); the CPU seconds used so far"
+    ("Let this process use `cpu_s` more CPU seconds, for good: a hard RLIMIT_CPU (SIGXCPU then, SIGKILL a second "
+     "later), set once (a fresh fork, whose count starts at zero, lowers it); the CPU seconds used so far")
     ru = resource.getrusage(resource.RUSAGE_SELF)
     used = ru.ru_utime + ru.ru_stime
-    if cpu_s: _set_limits({'RLIMIT_CPU': (math.ceil(used) + math.ceil(cpu_s), resource.RLIM_INFINITY)})
+    if cpu_s and (fresh or resource.getrlimit(resource.RLIMIT_CPU)[1] == resource.RLIM_INFINITY):
+        soft = math.ceil(cpu_s if fresh else used + cpu_s)
+        _set_limits({'RLIMIT_CPU': (soft, soft + 1)}) # lowering a hard limit needs no capability; raising it does
     return used
 
 def _drop_privileges(uid:int, # The user to become
@@ -213,6 +217,63 @@ def _end_others(in_pid_namespace:bool, # Do we have a pid namespace (and its /pr
             while os.waitpid(-1, os.WNOHANG)[0]: pass
         except ChildProcessError: pass
         time.sleep(0.001)
+
+# %% ../nbs/12_sandbox.ipynb #0819f630
+_HANDED_OVER = 113 # exit status of a worker that handed its state to a fresh fork of itself (`_next_worker`)
+_PR_SET_CHILD_SUBREAPER = 36
+
+def _hold():
+    ("Fork the worker and stay as its holder, running no code: follow each fresh fork the worker hands over to, and "
+     "end as the last worker ended (its exit status, or its signal)")
+    if (worker := os.fork()) == 0: return
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    null = os.open(os.devnull, os.O_RDWR)
+    os.dup2(null, 0); os.dup2(null, 1) # the request and reply pipes are the worker's alone
+    ctypes.CDLL(None).prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) # without a pid namespace: the fresh forks come to us
+    status = 0
+    while True:
+        try: pid,st = os.wait()
+        except ChildProcessError: break
+        if pid != worker: continue # a process the code left, killed after its run
+        status = st
+        if os.waitstatus_to_exitcode(status) != _HANDED_OVER: break
+        # its fresh fork is ours now; should a thread of the code have forked meanwhile, the newest is the worker
+        if not (kids := _children()): break
+        worker = max(kids)
+    code = os.waitstatus_to_exitcode(status)
+    if code < 0 and os.getpid() != 1: # our parent sees the signal that ended the worker (an init cannot signal itself)
+        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+        signal.signal(-code, signal.SIG_DFL); os.kill(os.getpid(), -code)
+    os._exit(128 - code if code < 0 else code)
+
+# %% ../nbs/12_sandbox.ipynb #ac0c0f04
+def _wait_for_end(pid:int): # A process id: our parent's
+    "Return once process `pid` has ended and was reaped (a zombie still counts against RLIMIT_NPROC)"
+    try: fd = os.pidfd_open(pid)
+    except ProcessLookupError: return
+    try: select.select([fd], [], [])
+    finally: os.close(fd)
+    deadline = time.monotonic() + MAX_REAP_SECONDS
+    while os.path.exists(f'/proc/{pid}') and time.monotonic() < deadline: time.sleep(0.0001) # the holder reaps it
+
+def _next_worker(cpu_s:float|None, # CPU seconds a run may use (None: no limit)
+                )->bool: # Did a fresh fork take over? (False: no process was left for one, and this one goes on)
+    ("After a run: fork; the child keeps the state and answers from now on, its CPU time counting from zero under a "
+     "hard `cpu_s`; this process ends")
+    for f in (sys.stdout, sys.stderr): f.flush()
+    me = os.getpid()
+    with warnings.catch_warnings(): # forking beside the code's threads: they end with this process
+        warnings.simplefilter('ignore', DeprecationWarning)
+        try: pid = os.fork()
+        except OSError: return False # max_procs reached: its budget is what is left of this one's
+    if pid: os._exit(_HANDED_OVER)
+    _wait_for_end(me) # the parent finds us as the holder's only child when we answer
+    # a thread of the code may have held their locks at the fork: the threads are gone, their locks would stay taken
+    sys.stdout,sys.stderr = (open(fd, 'w', encoding='utf-8', errors='backslashreplace', closefd=False, buffering=1)
+                             for fd in (1, 2))
+    ctypes.CDLL(None).prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) # a fork does not inherit it
+    _cpu_budget(cpu_s, fresh=True)
+    return True
 
 # %% ../nbs/12_sandbox.ipynb #9a49888e
 def _limit_hint(e:BaseException, # The error a run ended with
@@ -358,7 +419,7 @@ def _install_seccomp(network:bool, # Is the network on?
 # %% ../nbs/12_sandbox.ipynb #a3ff496b
 _CLONE_NEWNS,_MS_RDONLY,_MS_REMOUNT,_MS_BIND,_MS_REC,_MS_PRIVATE = 0x20000,1,32,4096,16384,1 << 18
 
-_CAP_SYS_ADMIN,_CAP_SYS_RESOURCE = 21,24
+_CAP_SYS_ADMIN = 21
 
 @functools.lru_cache(None) # read twice a run: once is enough
 def _capable(cap:int)->bool: # A capability's number, e.g. `_CAP_SYS_ADMIN`
@@ -421,22 +482,23 @@ def _worker_main(cfg:dict): # The settings the parent sends (see `Sandbox._comma
      "(see `worker.serve`)")
     faulthandler.enable() # a crash leaves a Python traceback on stderr, which the parent shows
     signal.signal(signal.SIGXFSZ, signal.SIG_IGN) # too large a file is an OSError, not death
-    if cfg['uid'] is not None:
-        # without bwrap, the new uid may not read Python's folder
-        if not cfg['pid_namespace']:
-            importlib.import_module('toolslm_like.interpreter')
-            _reveal(cfg['reveal'], cfg['uid'], cfg['gid'])
-        _drop_privileges(cfg['uid'], cfg['gid'])
+    if cfg['uid'] is not None and not cfg['pid_namespace']: # without bwrap, the new uid may not read Python's folder
+        importlib.import_module('toolslm_like.interpreter')
+        _reveal(cfg['reveal'], cfg['uid'], cfg['gid'])
+    _hold() # this process stays (as root, where we are) and runs no code: the worker is a child of it
+    if cfg['uid'] is not None: _drop_privileges(cfg['uid'], cfg['gid'])
     os.chdir(cfg['workdir'])
     _no_new_privileges()
     _set_limits({k: tuple(v) for k,v in cfg['limits'].items()})
     no_seccomp = _install_seccomp(cfg['network'])
     me,ns = os.getpid(),{'__name__': '__main__', '__builtins__': builtins}
     def handle(req:dict)->dict:
+        nonlocal me
         used = _cpu_budget(cfg['cpu_s'])
         reply = _run_request(req['code'], ns, cfg['max_output'], limits=cfg['hints'])
         if os.getpid() != me: os._exit(0) # a child the code forked: it must never speak for the worker
         _end_others(cfg['pid_namespace'], cfg['dedicated'])
+        if _next_worker(cfg['cpu_s']): me = os.getpid() # a fresh fork answers, its CPU time counting from zero
         return {**reply, 'cpu': used}
     if cfg['dedicated'] and not cfg['pid_namespace']: _end_others(False, True) # what an earlier worker of this uid left
     # while the parent finishes its side of the start
@@ -693,7 +755,7 @@ class Sandbox:
         cg,why = None,getattr(self, '_cg_why', 'cgroups=False')
         if self.use_cgroups if cgroups is None else cgroups:
             memory = int(self.memory_mb*_MB) if self.memory_mb else None
-            try: cg = Cgroup.make(memory, self.max_procs + 2 if self.max_procs else None) # + bwrap and its init
+            try: cg = Cgroup.make(memory, self.max_procs + 2 if self.max_procs else None) # + bwrap and our holder
             except OSError as e: why = f"no cgroup we may write: {e}"
         argv = self._command(self._bwrap, cg is not None)
         # in it before bwrap starts: all it starts is in it from its first instruction
@@ -877,11 +939,13 @@ def _describe_kernel(self:Sandbox, w:Worker, d:dict):
 def _describe_runs(self:Sandbox, d:dict):
     "Add to `isolation` dict `d`: what runs between runs, and how hard its CPU limit is"
     cg = self._state.get('cgroup')
-    d['between runs'] = "stopped: its worker gets SIGSTOP (all else it started ended with the run)"
+    d['between runs'] = ("stopped: its worker gets SIGSTOP (all else it started ended with the run, threads too: "
+                         "each run ends in a fresh fork of the worker)")
     if cg and (cg.version == 2 or 'freezer' in cg.dirs):
-        d['between runs'] += "; the cgroup's freezer stops any process a thread started after that"
-    if self.cpu_s and not _capable(_CAP_SYS_RESOURCE):
-        d['cpu'] += "; its RLIMIT_CPU is soft (a hard one raised for each run needs CAP_SYS_RESOURCE)"
+        d['between runs'] += "; the cgroup's freezer stops any process a thread started before that"
+    if self.cpu_s:
+        d['cpu'] += ("; its worker's is a hard RLIMIT_CPU the code cannot raise (each run is a fresh fork of it, "
+                     "its count at zero)")
 
 # %% ../nbs/12_sandbox.ipynb #c8436dd0
 @patch(as_prop=True)
@@ -942,6 +1006,19 @@ _LOST = "A fresh worker starts with the next run; the previous state (variables,
 
 # %% ../nbs/12_sandbox.ipynb #e0c30585
 @patch
+def _follow(self:Sandbox, w:Worker):
+    "After a run: point `w` at the worker's fresh fork, which holds its state now (see `_next_worker`)"
+    holder,old = w.tree[-2],w.tree[-1]
+    try: kids = [int(p) for p in Path(f'/proc/{holder}/task/{holder}/children').read_text().split()]
+    except (OSError, ValueError): return
+    if not (kids := [k for k in kids if k != old]): return # no fork took over (or it ended): the next run says so
+    try: fd = os.open(f'/proc/{max(kids)}/stat', os.O_RDONLY | os.O_CLOEXEC)
+    except OSError: return
+    stat_fd,w.stat_fd,w.tree[-1] = w.stat_fd,fd,max(kids)
+    w.pidfds = [fd if f == stat_fd else f for f in w.pidfds]
+    if stat_fd is not None: os.close(stat_fd)
+
+@patch
 def _pause(self:Sandbox, w:Worker):
     "After a run: nothing of the sandbox runs until the next one (its worker stopped; its cgroup frozen if need be)"
     try: os.kill(w.tree[-1], signal.SIGSTOP)
@@ -964,13 +1041,8 @@ def _kill_pending(pid:int)->bool:
 
 @patch
 def _resume(self:Sandbox, w:Worker)->Worker:
-    "Before a run: a hard CPU limit for this run (where we may raise one), then the worker runs again; `w`"
+    "Before a run: the worker runs again; `w`"
     pid = w.tree[-1]
-    if self.cpu_s and _capable(_CAP_SYS_RESOURCE):
-        try:
-            soft = math.ceil(_cpu_seconds(pid)) + math.ceil(self.cpu_s)
-            resource.prlimit(pid, resource.RLIMIT_CPU, (soft, soft + 1)) # SIGXCPU at soft, SIGKILL at hard
-        except (OSError, ValueError): pass # it ended: the run says so
     if self._state.pop('frozen', None) == 'cgroup':
         self._state['cgroup'].freeze(False)
         if _kill_pending(pid): # killed while frozen: it dies now that it thawed, so let it end first
@@ -1000,6 +1072,7 @@ def run(self:Sandbox,
         check = functools.partial(self._check, w, cpu, disk)
         try:
             reply = w.request({'code': code}, timeout, 8*self.max_output + _REPLY_EXTRA, CHECK_EVERY, check)
+            self._follow(w)
             check() # what the last moments wrote
         except WorkerTimeout:
             self._kill(); r = (f"TimeoutError: the code ran for longer than {timeout:g} seconds, "
