@@ -90,13 +90,21 @@ _set_by_us = ('RLIMIT_CPU', 'RLIMIT_AS', 'RLIMIT_FSIZE', 'RLIMIT_NOFILE', 'RLIMI
 def test_every_limit_the_sandbox_sets_is_hard(sb):
     "The code cannot raise any limit we set: each is set hard (the kernel refuses to raise a hard limit without CAP_SYS_RESOURCE)"
     lims = sb.run(f"import resource\n{{n: list(resource.getrlimit(getattr(resource, n))) for n in {_set_by_us}}}")
-    # the first run's count includes the worker's start (its imports), rounded up to a second; each later run's starts at 0
-    assert lims['RLIMIT_CPU'] in ([1, 2], [2, 3]) and lims['RLIMIT_CORE'] == [0, 0] and lims['RLIMIT_NOFILE'] == [64, 64], lims
+    # SIGXCPU 1 s from the run's start (rounded up to whole seconds, as the kernel counts), SIGKILL a second later at most
+    assert lims['RLIMIT_CPU'] == [2, 3] and lims['RLIMIT_CORE'] == [0, 0] and lims['RLIMIT_NOFILE'] == [64, 64], lims
     for n,(soft,hard) in lims.items():
         assert hard == -1 and soft == -1 or hard in (soft, soft + 1), (n, soft, hard) # not ours, or hard
         r = sb.run(f"import resource\nresource.setrlimit(resource.{n}, (resource.RLIM_INFINITY, resource.RLIM_INFINITY))")
         assert hard == -1 or 'ValueError: not allowed to raise maximum limit' in r, (n, r)
-    assert sb.run("import resource\nlist(resource.getrlimit(resource.RLIMIT_CPU))") == [1, 2] # in the next run's fresh fork too
+
+def test_a_worker_that_used_its_cpu_slack_goes_on_in_a_fresh_fork(sb):
+    "Past a second of CPU time over its runs, the worker hands its state to a fresh fork: same limits, its count at zero"
+    pid = sb.pid
+    assert sb.run("import time, resource\nkept = 1\nwhile time.process_time() < 1.2: pass\nlist(resource.getrlimit(resource.RLIMIT_CPU))") == [2, 3]
+    assert sb.pid != pid, pid
+    assert sb.run("import time, resource\n[kept, time.process_time() < 0.5, list(resource.getrlimit(resource.RLIMIT_CPU))]") == [1, True, [2, 3]]
+    r = sb.run("while True: pass", timeout=30) # the fresh fork's budget is the run's
+    assert 'used up its CPU time limit (1 s per run)' in r, r
 
 def test_cpu_limit_holds_when_the_code_raises_it(sb):
     t = time.monotonic()
@@ -115,8 +123,9 @@ def test_nothing_runs_between_runs(sb):
         f = open(f'/proc/{sb.pid}/stat').read().rsplit(')', 1)[1].split(); return (int(f[11]) + int(f[12])) / os.sysconf('SC_CLK_TCK')
     before = cpu(); time.sleep(1.5)
     assert cpu() - before < 0.2, cpu() - before # frozen (or stopped) until the next run
-    assert sb.run('kept') == 1 # its state kept, in a fresh fork of the worker
-    assert sb.run("import threading, time\nt = time.process_time(); time.sleep(1.5)\n[threading.active_count(), time.process_time() - t < 0.2]") == [1, True] # the thread ended with its run
+    assert sb.run('kept') == 1 # the same worker, its state kept
+    r = sb.run("import time\ntime.sleep(20)", timeout=30) # thawed, the thread burns the run's CPU time
+    assert 'used up its CPU time limit (1 s per run)' in r, r
 
 def test_cpu_of_child_processes_counts_when_there_is_a_cgroup(sb):
     if sb.isolation['cpu'].startswith('NOT'): pytest.skip(f"no cgroup here: {sb.isolation['cpu']}")

@@ -157,17 +157,29 @@ def _set_limits(limits:dict): # {name: (soft, hard)}, e.g. {'RLIMIT_NOFILE': (64
             soft = min(soft, hard) if soft != resource.RLIM_INFINITY else hard
         resource.setrlimit(r, (soft, hard))
 
+# CPU seconds between the soft RLIMIT_CPU a worker process sets first and its hard one (set once, for good): what it
+# may gather over its runs before it hands its state to a fresh fork of itself (`_next_worker`)
+_CPU_SLACK = 1
+
 def _cpu_budget(cpu_s:float|None, # CPU seconds a run may use (None: no limit)
                fresh:bool=False, # Is this process a fresh fork, which the last worker handed its state to?
               )->float:
-    ("Let this process use `cpu_s` more CPU seconds, for good: a hard RLIMIT_CPU (SIGXCPU then, SIGKILL a second "
-     "later), set once (a fresh fork, whose count starts at zero, lowers it); the CPU seconds used so far")
+    ("SIGXCPU once this process used `cpu_s` more CPU seconds (its soft RLIMIT_CPU), and SIGKILL at its hard one, "
+     "set once per process (`_CPU_SLACK` past its first soft one); the CPU seconds used so far")
     ru = resource.getrusage(resource.RUSAGE_SELF)
     used = ru.ru_utime + ru.ru_stime
-    if cpu_s and (fresh or resource.getrlimit(resource.RLIMIT_CPU)[1] == resource.RLIM_INFINITY):
-        soft = math.ceil(cpu_s if fresh else used + cpu_s)
-        _set_limits({'RLIMIT_CPU': (soft, soft + 1)}) # lowering a hard limit needs no capability; raising it does
+    if cpu_s:
+        soft,hard = math.ceil(used) + math.ceil(cpu_s),resource.getrlimit(resource.RLIMIT_CPU)[1]
+        # lowering a hard limit needs no capability; raising it needs CAP_SYS_RESOURCE, which the worker never has
+        if fresh or hard == resource.RLIM_INFINITY: hard = soft + _CPU_SLACK
+        _set_limits({'RLIMIT_CPU': (soft, hard)})
     return used
+
+def _cpu_renewal_due(cpu_s:float|None)->bool: # CPU seconds a run may use (None: no limit)
+    "Would the next run's soft RLIMIT_CPU reach this process's hard one (so it must hand over to a fresh fork first)?"
+    ru,hard = resource.getrusage(resource.RUSAGE_SELF),resource.getrlimit(resource.RLIMIT_CPU)[1]
+    return bool(cpu_s) and hard != resource.RLIM_INFINITY and (
+        math.ceil(ru.ru_utime + ru.ru_stime) + math.ceil(cpu_s) > hard - 1)
 
 def _drop_privileges(uid:int, # The user to become
                     gid:int): # Its group
@@ -498,7 +510,7 @@ def _worker_main(cfg:dict): # The settings the parent sends (see `Sandbox._comma
         reply = _run_request(req['code'], ns, cfg['max_output'], limits=cfg['hints'])
         if os.getpid() != me: os._exit(0) # a child the code forked: it must never speak for the worker
         _end_others(cfg['pid_namespace'], cfg['dedicated'])
-        if _next_worker(cfg['cpu_s']): me = os.getpid() # a fresh fork answers, its CPU time counting from zero
+        if _cpu_renewal_due(cfg['cpu_s']) and _next_worker(cfg['cpu_s']): me = os.getpid() # its CPU count at zero
         return {**reply, 'cpu': used}
     if cfg['dedicated'] and not cfg['pid_namespace']: _end_others(False, True) # what an earlier worker of this uid left
     # while the parent finishes its side of the start
@@ -939,13 +951,12 @@ def _describe_kernel(self:Sandbox, w:Worker, d:dict):
 def _describe_runs(self:Sandbox, d:dict):
     "Add to `isolation` dict `d`: what runs between runs, and how hard its CPU limit is"
     cg = self._state.get('cgroup')
-    d['between runs'] = ("stopped: its worker gets SIGSTOP (all else it started ended with the run, threads too: "
-                         "each run ends in a fresh fork of the worker)")
+    d['between runs'] = "stopped: its worker gets SIGSTOP (all else it started ended with the run)"
     if cg and (cg.version == 2 or 'freezer' in cg.dirs):
-        d['between runs'] += "; the cgroup's freezer stops any process a thread started before that"
+        d['between runs'] += "; the cgroup's freezer stops any process a thread started after that"
     if self.cpu_s:
-        d['cpu'] += ("; its worker's is a hard RLIMIT_CPU the code cannot raise (each run is a fresh fork of it, "
-                     "its count at zero)")
+        d['cpu'] += (f"; and its worker's RLIMIT_CPU: SIGXCPU at {self.cpu_s:g} s, and a hard limit the code cannot "
+                     f"raise less than {_CPU_SLACK + 1} s after that")
 
 # %% ../nbs/12_sandbox.ipynb #c8436dd0
 @patch(as_prop=True)
