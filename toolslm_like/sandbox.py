@@ -510,7 +510,7 @@ def _worker_main(cfg:dict): # The settings the parent sends (see `Sandbox._comma
         reply = _run_request(req['code'], ns, cfg['max_output'], limits=cfg['hints'])
         if os.getpid() != me: os._exit(0) # a child the code forked: it must never speak for the worker
         _end_others(cfg['pid_namespace'], cfg['dedicated'])
-        if _cpu_renewal_due(cfg['cpu_s']) and _next_worker(cfg['cpu_s']): me = os.getpid() # its CPU count at zero
+        if _cpu_renewal_due(cfg['cpu_s']) and _next_worker(cfg['cpu_s']): me,reply['renewed'] = os.getpid(),True
         return {**reply, 'cpu': used}
     if cfg['dedicated'] and not cfg['pid_namespace']: _end_others(False, True) # what an earlier worker of this uid left
     # while the parent finishes its side of the start
@@ -1083,7 +1083,7 @@ def run(self:Sandbox,
         check = functools.partial(self._check, w, cpu, disk)
         try:
             reply = w.request({'code': code}, timeout, 8*self.max_output + _REPLY_EXTRA, CHECK_EVERY, check)
-            self._follow(w)
+            if reply.get('renewed'): self._follow(w) # a fresh fork answered: the worker from now on
             check() # what the last moments wrote
         except WorkerTimeout:
             self._kill(); r = (f"TimeoutError: the code ran for longer than {timeout:g} seconds, "
