@@ -224,6 +224,19 @@ with warnings.catch_warnings(record=True) as caught:
         print('forkbomb', 'BlockingIOError' in sb.run("import os\\nwhile True: os.fork()") and sb.run("6*7") == 42)
         print('timeout', sb.run("import time; time.sleep(30)", timeout=1).startswith('TimeoutError') and sb.run("6*7") == 42)
         print('said', all(k in sb.isolation for k in sb.unprotected) and (not sb.unprotected or any('protections are off' in str(w.message) for w in caught)))
+        print('cpuhard', sb.run("import resource\\ntry: resource.setrlimit(resource.RLIMIT_CPU, (10**6, resource.RLIM_INFINITY))\\nexcept ValueError as e: print(e)") == 'not allowed to raise maximum limit')
+    with Sandbox(timeout=30, disk_mb=4, file_mb=1, max_files=200, tmp_mb=1) as small: # bounded by the kernel, not by polling
+        r = small.run("for i in range(40): open(f'f{i}', 'wb').write(b'x' * 1_000_000)")
+        on_disk = sum(os.path.getsize(os.path.join(small.workdir, f)) for f in os.listdir(small.workdir))
+        print('diskfull', 'No space left on device' in r and "working folder holds 4 MB" in r and 3_000_000 < on_disk <= 4 * 2**20)
+        print('kerneldisk', small.isolation['disk'].count('a tmpfs of that size') == 1 and small._disk_why is None)
+        print('hostempty', os.listdir(small._path) == [] and small.workdir != small._path)
+        r = small.run("import os\\nn = 0\\ntry:\\n    while n < 100_000: open(f'/tmp/e{n}', 'w').close(); n += 1\\nexcept OSError as e: print(e.strerror, n)")
+        print('tmpfiles', r.startswith('No space left on device') and int(r.split()[-1]) < 200)
+        small.restart()
+        print('kept', small.run("import os; len([f for f in os.listdir() if f.startswith('f')])") == len([f for f in os.listdir(small.workdir) if f.startswith('f')]) >= 4 and small.run("import os; [f for f in os.listdir('/tmp') if f.startswith('e')]") == []) # /tmp afresh
+        os.remove(os.path.join(small.workdir, 'f0')); open(os.path.join(small.workdir, 'from_caller.txt'), 'w').write('hi')
+        print('callerwrites', small.run("open('from_caller.txt').read()") == 'hi')
 try: Sandbox(require_isolation=True).close(); print('refused', True) # fully isolated: nothing to refuse
 except SandboxError as e: print('refused', 'require_isolation=True' in str(e))
 '''
@@ -245,7 +258,8 @@ def test_an_ordinary_user(tmp_path):
         r = subprocess.run(['setpriv', f'--reuid={name}', f'--regid={name}', '--init-groups', py, '-c', _as_user], cwd=home,
                            env={'PATH': '/usr/bin:/bin', 'PYTHONPATH': str(lib), 'HOME': home, 'TMPDIR': home}, capture_output=True, text=True, timeout=180)
         got = dict(l.split() for l in r.stdout.splitlines() if len(l.split()) == 2)
-        assert got == {k: 'True' for k in ('runs', 'uid', 'isolated', 'private', 'forkbomb', 'timeout', 'said', 'refused')}, r.stdout + r.stderr
+        assert got == {k: 'True' for k in ('runs', 'uid', 'isolated', 'private', 'forkbomb', 'timeout', 'said', 'cpuhard', 'diskfull',
+                                           'kerneldisk', 'hostempty', 'tmpfiles', 'kept', 'callerwrites', 'refused')}, r.stdout + r.stderr
     finally:
         uid = int(subprocess.run(['id', '-u', name], capture_output=True, text=True).stdout or 0)
         if uid: _kill_user_processes(uid)

@@ -520,6 +520,7 @@ def _worker_main(cfg:dict): # The settings the parent sends (see `Sandbox._comma
 # The worker's first lines: only our own folders on `sys.path` (-I -S: no site, no user folders, no PYTHON* variables)
 _boot = ("import sys, json; cfg = json.loads(sys.argv[1]); sys.path[:0] = cfg['path']\n"
          "from toolslm_like.sandbox import _worker_main; _worker_main(cfg)")
+_keeper_boot = _boot.replace('_worker_main', '_keeper_main') # the keeper of its folders, for an ordinary user
 
 # %% ../nbs/12_sandbox.ipynb #2b53b905
 _uid_lock_dir = '/run/toolslm_like-sandbox' # root-only: the uids claimed by live sandboxes
@@ -619,6 +620,33 @@ def _unmount(path:str): # A folder with a file system mounted on it
     "Detach what is mounted on `path`, if anything (the files of a tmpfs go with it)"
     ctypes.CDLL(None, use_errno=True).umount2(os.fsencode(path), _MNT_DETACH)
 
+# %% ../nbs/12_sandbox.ipynb #59cf173c
+_CLONE_NEWUSER = 0x10000000
+
+def _keeper_main(cfg:dict): # workdir, disk_mb, max_files; tmp (folders), tmp_mb
+    ("As an ordinary user: hold a user and mount namespace of our own, in which the working folder and the tmp "
+     "folders are tmpfs of their sizes; each line on stdin empties the tmp folders; the end of stdin ends us")
+    uid,gid = os.getuid(),os.getgid()
+    try:
+        if ctypes.CDLL(None, use_errno=True).unshare(_CLONE_NEWUSER | _CLONE_NEWNS):
+            raise OSError(ctypes.get_errno(), f"could not make a user namespace: {os.strerror(ctypes.get_errno())}")
+        for name,v in (('setgroups', 'deny'), ('uid_map', f'{uid} {uid} 1'), ('gid_map', f'{gid} {gid} 1')):
+            Path(f'/proc/self/{name}').write_text(v)
+        _mount_tmpfs(cfg['workdir'], cfg['disk_mb'], cfg['max_files'], 0o700, uid, gid) # (root is no uid here)
+        while True:
+            for d in cfg['tmp']: _unmount(d); _mount_tmpfs(d, cfg['tmp_mb'], cfg['max_files'], 0o1777, uid, gid)
+            print('ready', flush=True)
+            if not sys.stdin.readline(): break
+    except OSError as e: print(e.strerror, flush=True)
+
+def _entering(fds:list): # The keeper's user and mount namespaces (open descriptors)
+    "A `preexec_fn` for `subprocess`: the child enters the keeper's namespaces before it runs the worker"
+    setns = ctypes.CDLL(None, use_errno=True).setns # looked up here: the child only calls it
+    def enter():
+        for fd,kind in zip(fds, (_CLONE_NEWUSER, _CLONE_NEWNS)):
+            if setns(fd, kind): raise OSError(ctypes.get_errno(), "could not enter the keeper's namespaces")
+    return enter
+
 # %% ../nbs/12_sandbox.ipynb #28da1926
 _MB = 1 << 20
 
@@ -693,12 +721,14 @@ class Sandbox:
 
     def _make_workdir(self, env_allow, env:dict|None):
         "Make the private working folder (its owner: the worker's user) and the worker's environment"
-        self._state['workdir'] = self.workdir = os.path.realpath(tempfile.mkdtemp(prefix='toolslm_like-sandbox-'))
-        if self._uid is not None: os.chown(self.workdir, self._uid, self._gid)
-        os.chmod(self.workdir, 0o700)
+        # `_path`: its name in the sandbox and on the host; `workdir`: where the caller reads it (see `_bound_folders`)
+        self._path = os.path.realpath(tempfile.mkdtemp(prefix='toolslm_like-sandbox-'))
+        self._state['workdir'] = self.workdir = self._path
+        if self._uid is not None: os.chown(self._path, self._uid, self._gid)
+        os.chmod(self._path, 0o700)
         self._bound_folders()
-        extra = {'HOME': self.workdir, 'PYTHONDONTWRITEBYTECODE': '1',
-                 **({} if self._bwrap else {'TMPDIR': self.workdir}), **(env or {})}
+        extra = {'HOME': self._path, 'PYTHONDONTWRITEBYTECODE': '1',
+                 **({} if self._bwrap else {'TMPDIR': self._path}), **(env or {})}
         self._env = worker_env(env_allow, extra)
 
     def _first_start(self, require_isolation:bool):
@@ -749,14 +779,14 @@ class Sandbox:
         hints = dict(memory_mb=self.memory_mb, file_mb=self.file_mb, open_files=self.open_files,
                      max_procs=self.max_procs, tmp_mb=self.tmp_mb) # for the words an error gets (`_limit_hint`)
         if not self._disk_why: hints.update(disk_mb=self.disk_mb, max_files=self.max_files) # the kernel's limits
-        cfg = dict(uid=self._uid, gid=self._gid, workdir=self.workdir, pid_namespace=bool(bwrap),
+        cfg = dict(uid=self._uid, gid=self._gid, workdir=self._path, pid_namespace=bool(bwrap),
                    dedicated=bool(self._state.get('dedicated')), path=path, limits=self._limits(cgroup),
                    cpu_s=self.cpu_s, max_output=self.max_output, hints=hints, network=self.network)
         binds = _python_binds(self.packages, self.expose)
-        cfg['reveal'] = [] if bwrap else [(src, False) for src,_ in binds] + [(self.workdir, True)]
+        cfg['reveal'] = [] if bwrap else [(src, False) for src,_ in binds] + [(self._path, True)]
         argv = [exe, '-I', '-S', '-c', _boot, json.dumps(cfg)]
         if not bwrap: return argv
-        return _bwrap_args(bwrap, self.workdir, binds, self.tmp_mb, self.network, as_root=os.geteuid() == 0,
+        return _bwrap_args(bwrap, self._path, binds, self.tmp_mb, self.network, as_root=os.geteuid() == 0,
                            tmp_dirs=self._fresh_tmp()) + argv
 
     def _start(self, cgroups:bool|None=None)->Worker:
@@ -773,8 +803,9 @@ class Sandbox:
         # in it before bwrap starts: all it starts is in it from its first instruction
         if cg is not None: argv = cg.joining(argv)
         try:
-            w = Worker(argv, cwd=self.workdir, env=self._env, start_timeout=MAX_START_SECONDS,
-                       keep=4*self.max_output + 4, pid_namespace=bool(self._bwrap))
+            enter = {'preexec_fn': _entering(fds)} if (fds := self._state.get('ns_fds')) else {} # see `_keeper_main`
+            w = Worker(argv, cwd=self._path, env=self._env, start_timeout=MAX_START_SECONDS,
+                       keep=4*self.max_output + 4, pid_namespace=bool(self._bwrap), **enter)
         except (WorkerError, WorkerTimeout, OSError) as e:
             if cg is not None: # try again without it, and say why
                 cg.remove()
@@ -830,7 +861,8 @@ class Sandbox:
                           "(processes it starts end with each run)")
         self._describe_runs(d)
         how = (f"checked every {CHECK_EVERY:g} s while code runs: {self._disk_why}" if self._disk_why else
-               "a tmpfs of that size: the kernel refuses writes past it")
+               "a tmpfs of that size: the kernel refuses writes past it" +
+               ("; in namespaces of its own, read at workdir" if self._state.get('keeper') else ''))
         d['disk'] = (f"{mb(self.disk_mb) if self.disk_mb else 'any size'} and "
                      f"{f'{self.max_files:,}' if self.max_files else 'any number of'} files in its working folder "
                      f"({how}); files up to {mb(self.file_mb) if self.file_mb else 'any size'}")
@@ -915,21 +947,58 @@ class Sandbox:
 # %% ../nbs/12_sandbox.ipynb #4034cb2e
 @patch
 def _bound_folders(self:Sandbox):
-    "As root: its working folder a tmpfs of `disk_mb` and `max_files`, and folders for its /tmp, /var/tmp and /dev/shm"
+    ("Its working folder a tmpfs of `disk_mb` and `max_files`, and folders for its /tmp, /var/tmp and /dev/shm: on the "
+     "host as root, else in the namespaces of a keeper process")
     self._tmp_dirs,self._disk_why = {},None
-    if os.geteuid() != 0: self._disk_why = "only root may mount a size-limited folder"; return
-    try: _mount_tmpfs(self.workdir, self.disk_mb, self.max_files, 0o700, self._uid or 0, self._gid or 0)
-    except OSError as e: self._disk_why = e.strerror; return
-    self._state['mounts'] = [self.workdir]
-    if not self._bwrap: return # without bwrap its /tmp is its working folder (TMPDIR)
-    base = self._state['tmp_base'] = tempfile.mkdtemp(prefix='toolslm_like-sandbox-tmp-')
-    for d in ('/tmp', '/var/tmp', '/dev/shm'):
-        os.mkdir(host := f"{base}/{d.strip('/').replace('/', '-')}")
-        self._tmp_dirs[d] = host
+    if os.geteuid() == 0:
+        try: _mount_tmpfs(self._path, self.disk_mb, self.max_files, 0o700, self._uid or 0, self._gid or 0)
+        except OSError as e: self._disk_why = e.strerror; return
+        self._state['mounts'] = [self._path]
+    if self._bwrap: # without bwrap its /tmp is its working folder (TMPDIR)
+        base = self._state['tmp_base'] = tempfile.mkdtemp(prefix='toolslm_like-sandbox-tmp-')
+        for d in ('/tmp', '/var/tmp', '/dev/shm'):
+            os.mkdir(host := f"{base}/{d.strip('/').replace('/', '-')}")
+            self._tmp_dirs[d] = host
+    if os.geteuid() != 0 and (why := self._keep_folders()): self._disk_why,self._tmp_dirs = why,{}
+
+@patch
+def _keep_folders(self:Sandbox)->str|None:
+    "As an ordinary user: start the keeper of its folders (`_keeper_main`); None, or why it could not"
+    cfg = dict(workdir=self._path, disk_mb=self.disk_mb, max_files=self.max_files, tmp=list(self._tmp_dirs.values()),
+               tmp_mb=self.tmp_mb, path=[str(Path(d).parent) for d in _package_dirs()])
+    p = self._state['keeper'] = subprocess.Popen(
+        [os.path.realpath(sys.executable), '-I', '-S', '-c', _keeper_boot, json.dumps(cfg)], stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, start_new_session=True)
+    if (said := self._keeper_says()) == 'ready':
+        self._state['ns_fds'] = [os.open(f'/proc/{p.pid}/ns/{n}', os.O_RDONLY | os.O_CLOEXEC) for n in ('user', 'mnt')]
+        self.workdir = f'/proc/{p.pid}/root{self._path}'
+        return None
+    _end_keeper(self._state)
+    return f"no size-limited folder in a user namespace of its own: {said or 'its keeper did not start'}"
+
+@patch
+def _keeper_says(self:Sandbox, send:bytes=b'')->str:
+    "Send `send` to the keeper, and its answer ('ready', or why not), waiting `MAX_START_SECONDS` at most"
+    p = self._state['keeper']
+    try:
+        if send: p.stdin.write(send); p.stdin.flush()
+        if not select.select([p.stdout], [], [], MAX_START_SECONDS)[0]: return ''
+        return p.stdout.readline().decode(errors='replace').strip()
+    except OSError: return ''
+
+def _end_keeper(state:dict):
+    "Stop the keeper of a sandbox's folders, if any: their files go with it"
+    for fd in state.pop('ns_fds', []): os.close(fd)
+    if (p := state.pop('keeper', None)) is None: return
+    p.kill(); p.wait()
+    for f in (p.stdin, p.stdout): f.close()
 
 @patch
 def _fresh_tmp(self:Sandbox)->dict|None:
     "Empty size-limited /tmp, /var/tmp and /dev/shm for a new worker: {sandbox path: host folder}, or None"
+    if self._state.get('keeper') is not None: # it remounts them in its namespace
+        if self._tmp_dirs and self._keeper_says(b'\n') != 'ready': self._tmp_dirs = {}
+        return self._tmp_dirs or None
     try:
         for host in self._tmp_dirs.values():
             _unmount(host) # what the last worker left there goes
@@ -1004,6 +1073,8 @@ def _shutdown(state:dict, _close=os.close, _rmtree=shutil.rmtree):
     try: _stop(state)
     except Exception: pass # at interpreter exit, modules may already be gone
     if (fd := state.pop('uid_lock', None)) is not None: _close(fd)
+    try: _end_keeper(state)
+    except Exception: pass
     for m in reversed(state.pop('mounts', [])):
         try: _unmount(m)
         except Exception: pass # at interpreter exit: the folder is removed below all the same
