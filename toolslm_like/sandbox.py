@@ -30,8 +30,8 @@ DEFAULT_CPU_S = 30
 DEFAULT_FILE_MB = 64 # largest file the code may write (RLIMIT_FSIZE): a loop writing to disk must not fill it
 # bytes of all files in the working folder: many files below the file limit must not fill the disk either
 DEFAULT_DISK_MB = 256
-# files and folders in the working folder (as root, in its /tmp, /var/tmp and /dev/shm too): a loop of empty files must
-# not use up the disk's inodes, nor kernel memory
+# files and folders in the working folder (and, under bwrap, in its /tmp, /var/tmp and /dev/shm): a loop of empty
+# files must not use up the disk's inodes, nor kernel memory
 DEFAULT_MAX_FILES = 10_000
 DEFAULT_OPEN_FILES = 64 # open file descriptors per process (RLIMIT_NOFILE)
 # processes and threads of the sandbox together (cgroup pids, else RLIMIT_NPROC): a fork bomb stays contained
@@ -684,7 +684,7 @@ class Sandbox:
         cpu_s:int|None=DEFAULT_CPU_S, # CPU seconds per run, of all its processes, counting what ran since the last run
         file_mb:int|None=DEFAULT_FILE_MB, # Largest file the code may write, in MB (RLIMIT_FSIZE)
         disk_mb:float|None=DEFAULT_DISK_MB, # All files in the working folder, in MB
-        max_files:int|None=DEFAULT_MAX_FILES, # Files and folders in the working folder (as root: and in each tmp)
+        max_files:int|None=DEFAULT_MAX_FILES, # Files and folders in the working folder (under bwrap: and in each tmp)
         open_files:int|None=DEFAULT_OPEN_FILES, # Open file descriptors per process (RLIMIT_NOFILE)
         max_procs:int|None=DEFAULT_MAX_PROCS, # Processes and threads of the sandbox together
         tmp_mb:float|None=DEFAULT_TMP_MB, # Size of its private /tmp, /var/tmp and /dev/shm, in MB each
