@@ -134,4 +134,5 @@ def test_processes_a_thread_keeps_starting_use_no_cpu_between_runs():
         for _ in range(3): # after a run, forks go on until the worker stops: those processes are frozen with it
             before = cg.cpu_seconds(); time.sleep(1)
             assert cg.cpu_seconds() - before < 0.2, cg.cpu_seconds() - before
-            assert s.run('6*7') == 42
+            r = s.run('6*7') # (once the worker gathered a second of CPU time, a fresh fork goes on without the thread)
+            assert r == 42 or r.startswith('42\n[The sandbox worker went on in a fresh process'), r

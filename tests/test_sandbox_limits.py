@@ -103,6 +103,10 @@ def test_a_worker_that_used_its_cpu_slack_goes_on_in_a_fresh_fork(sb):
     assert sb.run("import time, resource\nkept = 1\nwhile time.process_time() < 1.2: pass\nlist(resource.getrlimit(resource.RLIMIT_CPU))") == [2, 3]
     assert sb.pid != pid, pid
     assert sb.run("import time, resource\n[kept, time.process_time() < 0.5, list(resource.getrlimit(resource.RLIMIT_CPU))]") == [1, True, [2, 3]]
+    r = sb.run("import threading, time\nthreading.Thread(target=time.sleep, args=(60,), daemon=True).start()\n"
+               "t = time.process_time()\nwhile time.process_time() - t < 1.2: pass\n'burnt'")
+    assert r.startswith('burnt\n[The sandbox worker went on in a fresh process') and 'the 1 thread(s)' in r, r # it says so
+    assert sb.run("import threading; [kept, threading.active_count()]") == [1, 1]
     r = sb.run("while True: pass", timeout=30) # the fresh fork's budget is the run's
     assert 'used up its CPU time limit (1 s per run)' in r, r
 

@@ -269,15 +269,15 @@ def _wait_for_end(pid:int): # A process id: our parent's
     while os.path.exists(f'/proc/{pid}') and time.monotonic() < deadline: time.sleep(0.0001) # the holder reaps it
 
 def _next_worker(cpu_s:float|None, # CPU seconds a run may use (None: no limit)
-                )->bool: # Did a fresh fork take over? (False: no process was left for one, and this one goes on)
+                )->int|None: # Threads of the code that ended (None: no process was left for a fork; this one goes on)
     ("After a run: fork; the child keeps the state and answers from now on, its CPU time counting from zero under a "
      "hard `cpu_s`; this process ends")
     for f in (sys.stdout, sys.stderr): f.flush()
-    me = os.getpid()
+    me,threads = os.getpid(),threading.active_count() - 1
     with warnings.catch_warnings(): # forking beside the code's threads: they end with this process
         warnings.simplefilter('ignore', DeprecationWarning)
         try: pid = os.fork()
-        except OSError: return False # max_procs reached: its budget is what is left of this one's
+        except OSError: return None # max_procs reached: its budget is what is left of this one's
     if pid: os._exit(_HANDED_OVER)
     _wait_for_end(me) # the parent finds us as the holder's only child when we answer
     # a thread of the code may have held their locks at the fork: the threads are gone, their locks would stay taken
@@ -285,7 +285,7 @@ def _next_worker(cpu_s:float|None, # CPU seconds a run may use (None: no limit)
                              for fd in (1, 2))
     ctypes.CDLL(None).prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) # a fork does not inherit it
     _cpu_budget(cpu_s, fresh=True)
-    return True
+    return threads
 
 # %% ../nbs/12_sandbox.ipynb #9a49888e
 def _limit_hint(e:BaseException, # The error a run ended with
@@ -510,7 +510,8 @@ def _worker_main(cfg:dict): # The settings the parent sends (see `Sandbox._comma
         reply = _run_request(req['code'], ns, cfg['max_output'], limits=cfg['hints'])
         if os.getpid() != me: os._exit(0) # a child the code forked: it must never speak for the worker
         _end_others(cfg['pid_namespace'], cfg['dedicated'])
-        if _cpu_renewal_due(cfg['cpu_s']) and _next_worker(cfg['cpu_s']): me,reply['renewed'] = os.getpid(),True
+        if _cpu_renewal_due(cfg['cpu_s']) and (ended := _next_worker(cfg['cpu_s'])) is not None:
+            me,reply['renewed'] = os.getpid(),ended # the threads that ended
         return {**reply, 'cpu': used}
     if cfg['dedicated'] and not cfg['pid_namespace']: _end_others(False, True) # what an earlier worker of this uid left
     # while the parent finishes its side of the start
@@ -1086,6 +1087,12 @@ class _LimitHit(Exception): "The sandbox went past a limit the parent checks (CP
 
 _LOST = "A fresh worker starts with the next run; the previous state (variables, imports) was lost."
 
+def _threads_ended(n:int)->str: # Threads of the code that ended at a hand-over (see `_next_worker`)
+    "The note a run's answer gets when threads the code left running ended after it"
+    return (f"[The sandbox worker went on in a fresh process (its CPU time limit renews once it used a second): the "
+            f"{n} thread(s) the code had left running were stopped; variables and imports are kept. Start them again "
+            "if needed.]")
+
 # %% ../nbs/12_sandbox.ipynb #e0c30585
 @patch
 def _follow(self:Sandbox, w:Worker):
@@ -1154,14 +1161,16 @@ def run(self:Sandbox,
         check = functools.partial(self._check, w, cpu, disk)
         try:
             reply = w.request({'code': code}, timeout, 8*self.max_output + _REPLY_EXTRA, CHECK_EVERY, check)
-            if reply.get('renewed'): self._follow(w) # a fresh fork answered: the worker from now on
+            if 'renewed' in reply: self._follow(w) # a fresh fork answered: the worker from now on
             check() # what the last moments wrote
         except WorkerTimeout:
             self._kill(); r = (f"TimeoutError: the code ran for longer than {timeout:g} seconds, "
                                f"so the sandbox worker was stopped. {_LOST}")
         except WorkerError as e: r = self._crashed(w, e)
         except _LimitHit as e: self._kill(); r = f"SandboxCrashed: the sandbox {e}, so its worker was stopped. {_LOST}"
-        else: r = _with_images(self._result(w, reply), reply)
+        else:
+            r = _with_images(self._result(w, reply), reply)
+            if reply.get('renewed'): note = note or _threads_ended(reply['renewed'])
         if self._state.get('worker') is w: self._pause(w)
     if not note: return r
     if isinstance(r, ToolResult): return ToolResult([*r, note])
