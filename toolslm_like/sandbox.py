@@ -10,7 +10,7 @@ __all__ = ['Sandbox', 'SandboxPool', 'python_tool']
 # %% ../nbs/12_sandbox.ipynb #3e6c2833
 import builtins, ctypes, errno, faulthandler, fcntl, functools, importlib, json, math, os, pwd, queue, re, resource
 import shutil, signal, socket, struct, subprocess, sys, sysconfig, tempfile, threading, time, traceback, warnings
-import select, weakref
+import inspect, select, weakref
 from pathlib import Path
 from fastcore.basics import patch
 from .errors import WorkerError, WorkerTimeout, SandboxError, SandboxWarning
@@ -521,7 +521,6 @@ def _worker_main(cfg:dict): # The settings the parent sends (see `Sandbox._comma
 # The worker's first lines: only our own folders on `sys.path` (-I -S: no site, no user folders, no PYTHON* variables)
 _boot = ("import sys, json; cfg = json.loads(sys.argv[1]); sys.path[:0] = cfg['path']\n"
          "from toolslm_like.sandbox import _worker_main; _worker_main(cfg)")
-_keeper_boot = _boot.replace('_worker_main', '_keeper_main') # the keeper of its folders, for an ordinary user
 
 # %% ../nbs/12_sandbox.ipynb #2b53b905
 _uid_lock_dir = '/run/toolslm_like-sandbox' # root-only: the uids claimed by live sandboxes
@@ -609,7 +608,8 @@ def _mount_tmpfs(path:str, # An empty folder
                  mb:float|None, # Its size in MB (None: the kernel's default, half the RAM)
                  files:int|None, # Files and folders it may hold (None: the kernel's default)
                  mode:int=0o700, uid:int=0, gid:int=0): # Of its top folder
-    "Mount a tmpfs of `mb` MB and `files` inodes on `path` (root only): the kernel refuses writes past either"
+    ("Mount a tmpfs of `mb` MB and `files` inodes on `path` (as root, or in a user namespace of ours): the kernel "
+     "refuses writes past either")
     opts = [f'mode={mode:o}', f'uid={uid}', f'gid={gid}'] + ([f'size={int(mb * 2**20)}'] if mb else [])
     if files: opts.append(f'nr_inodes={int(files) + 1}') # its top folder is one
     libc = ctypes.CDLL(None, use_errno=True)
@@ -639,6 +639,15 @@ def _keeper_main(cfg:dict): # workdir, disk_mb, max_files; tmp (folders), tmp_mb
             print('ready', flush=True)
             if not sys.stdin.readline(): break
     except OSError as e: print(e.strerror, flush=True)
+
+def _keeper_program()->str:
+    ("The keeper's program: `_keeper_main` and what it calls, for a bare Python (`-I -S`: importing our package would "
+     "cost it 0.1-0.2 s more)")
+    consts = ('_MS_NOSUID', '_MS_NODEV', '_MNT_DETACH', '_CLONE_NEWUSER', '_CLONE_NEWNS')
+    head = "import ctypes, json, os, sys\nfrom pathlib import Path\n"
+    head += ''.join(f"{n} = {globals()[n]!r}\n" for n in consts)
+    funcs = ''.join(inspect.getsource(f) + '\n' for f in (_mount_tmpfs, _unmount, _keeper_main))
+    return f"{head}{funcs}_keeper_main(json.loads(sys.argv[1]))\n"
 
 def _entering(fds:list): # The keeper's user and mount namespaces (open descriptors)
     "A `preexec_fn` for `subprocess`: the child enters the keeper's namespaces before it runs the worker"
@@ -966,9 +975,9 @@ def _bound_folders(self:Sandbox):
 def _keep_folders(self:Sandbox)->str|None:
     "As an ordinary user: start the keeper of its folders (`_keeper_main`); None, or why it could not"
     cfg = dict(workdir=self._path, disk_mb=self.disk_mb, max_files=self.max_files, tmp=list(self._tmp_dirs.values()),
-               tmp_mb=self.tmp_mb, path=[str(Path(d).parent) for d in _package_dirs()])
+               tmp_mb=self.tmp_mb)
     p = self._state['keeper'] = subprocess.Popen(
-        [os.path.realpath(sys.executable), '-I', '-S', '-c', _keeper_boot, json.dumps(cfg)], stdin=subprocess.PIPE,
+        [os.path.realpath(sys.executable), '-I', '-S', '-c', _keeper_program(), json.dumps(cfg)], stdin=subprocess.PIPE,
         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, start_new_session=True)
     if (said := self._keeper_says()) == 'ready':
         self._state['ns_fds'] = [os.open(f'/proc/{p.pid}/ns/{n}', os.O_RDONLY | os.O_CLOEXEC) for n in ('user', 'mnt')]
