@@ -4,7 +4,7 @@ a CPU limit raised back, CPU burned between runs, and a sandbox without bubblewr
 Python lives."""
 import os, shutil, socket, subprocess, sys, threading, time, warnings
 import pytest
-from toolslm_like.sandbox import Sandbox, _DENIED, _ARCHES, _capable, _CAP_SYS_RESOURCE
+from toolslm_like.sandbox import Sandbox, _DENIED, _ARCHES
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith('linux'), reason='the sandbox needs Linux')
 sys.path.insert(0, os.path.dirname(__file__))
@@ -289,11 +289,9 @@ def test_kernel_calls_a_sandbox_never_needs_fail():
 
 def test_raising_the_cpu_limit_back_gains_nothing():
     with sandbox(cpu_s=1) as s:
-        if _capable(_CAP_SYS_RESOURCE):
-            soft,hard = s.run("import resource\nresource.getrlimit(resource.RLIMIT_CPU)")
-            assert hard == soft + 1, (soft, hard)
-            r = s.run("import resource\nresource.setrlimit(resource.RLIMIT_CPU, (10**6, 10**6))")
-            assert 'ValueError' in r, r
+        assert s.run("import resource\nlist(resource.getrlimit(resource.RLIMIT_CPU))") == [2, 3] # hard: SIGKILL a second after SIGXCPU
+        r = s.run("import resource\nresource.setrlimit(resource.RLIMIT_CPU, (10**6, 10**6))")
+        assert 'ValueError: not allowed to raise maximum limit' in r, r
         r = s.run("import resource, signal\nsignal.signal(signal.SIGXCPU, signal.SIG_IGN)\n"
                   "try: resource.setrlimit(resource.RLIMIT_CPU, (10**6, resource.RLIM_INFINITY))\n"
                   "except ValueError: pass\nwhile True: pass", timeout=30)
@@ -348,4 +346,5 @@ def test_processes_a_thread_keeps_starting_use_no_cpu_between_runs():
         for _ in range(3): # after a run, forks go on until the worker stops: those processes are frozen with it
             before = cg.cpu_seconds(); time.sleep(1)
             assert cg.cpu_seconds() - before < 0.2, cg.cpu_seconds() - before
-            assert s.run('6*7') == 42
+            r = s.run('6*7') # (once the worker gathered a second of CPU time, a fresh fork goes on without the thread)
+            assert r == 42 or r.startswith('42\n[The sandbox worker went on in a fresh process'), r

@@ -62,7 +62,7 @@ def test_processes_that_leave_the_session_die_with_the_run(sb):
     r = sb.run("import os, time\nif os.fork() == 0:\n    os.setsid()\n    while True: time.sleep(1)\ntime.sleep(0.1)\n'started'")
     assert r == 'started'
     if sb._uid is not None: assert user_tasks(sb._uid) == 1
-    if isolated(sb): assert sb.run("import os; sorted(p for p in os.listdir('/proc') if p.isdigit())") == ['1', '2']
+    if isolated(sb): assert sb.run("import os; sorted('me' if p == str(os.getpid()) else p for p in os.listdir('/proc') if p.isdigit())") == ['1', 'me']
     assert sb.run('6*7') == 42
 
 def test_a_detached_grandchild_holding_the_pipes_neither_hangs_a_timeout_nor_close():
@@ -85,9 +85,40 @@ def test_cpu_time_per_run(sb):
     for _ in range(3): # the limit is per run: several runs of 0.5 s each are fine
         assert sb.run("import time\nt = time.process_time()\nwhile time.process_time() - t < 0.5: pass\n'done'") == 'done'
 
+_set_by_us = ('RLIMIT_CPU', 'RLIMIT_AS', 'RLIMIT_FSIZE', 'RLIMIT_NOFILE', 'RLIMIT_CORE', 'RLIMIT_NPROC')
+
+def test_every_limit_the_sandbox_sets_is_hard(sb):
+    "The code cannot raise any limit we set: each is set hard (the kernel refuses to raise a hard limit without CAP_SYS_RESOURCE)"
+    lims = sb.run(f"import resource\n{{n: list(resource.getrlimit(getattr(resource, n))) for n in {_set_by_us}}}")
+    # SIGXCPU 1 s from the run's start (rounded up to whole seconds, as the kernel counts), SIGKILL a second later at most
+    assert lims['RLIMIT_CPU'] == [2, 3] and lims['RLIMIT_CORE'] == [0, 0] and lims['RLIMIT_NOFILE'] == [64, 64], lims
+    for n,(soft,hard) in lims.items():
+        assert hard == -1 and soft == -1 or hard in (soft, soft + 1), (n, soft, hard) # not ours, or hard
+        r = sb.run(f"import resource\nresource.setrlimit(resource.{n}, (resource.RLIM_INFINITY, resource.RLIM_INFINITY))")
+        assert hard == -1 or 'ValueError: not allowed to raise maximum limit' in r, (n, r)
+
+def test_a_worker_that_used_its_cpu_slack_goes_on_in_a_fresh_fork(sb):
+    "Past a second of CPU time over its runs, the worker hands its state to a fresh fork: same limits, its count at zero"
+    pid = sb.pid
+    assert sb.run("import time, resource\nkept = 1\nwhile time.process_time() < 1.2: pass\nlist(resource.getrlimit(resource.RLIMIT_CPU))") == [2, 3]
+    assert sb.pid != pid, pid
+    assert sb.run("import time, resource\n[kept, time.process_time() < 0.5, list(resource.getrlimit(resource.RLIMIT_CPU))]") == [1, True, [2, 3]]
+    r = sb.run("import threading, time\nthreading.Thread(target=time.sleep, args=(60,), daemon=True).start()\n"
+               "t = time.process_time()\nwhile time.process_time() - t < 1.2: pass\n'burnt'")
+    assert r.startswith('burnt\n[The sandbox worker went on in a fresh process') and 'the 1 thread(s)' in r, r # it says so
+    assert sb.run("import threading; [kept, threading.active_count()]") == [1, 1]
+    r = sb.run("while True: pass", timeout=30) # the fresh fork's budget is the run's
+    assert 'used up its CPU time limit (1 s per run)' in r, r
+
 def test_cpu_limit_holds_when_the_code_raises_it(sb):
-    r = sb.run("import resource\nresource.setrlimit(resource.RLIMIT_CPU, (10**6, resource.RLIM_INFINITY))\nwhile True: pass", timeout=30)
-    assert 'used up its CPU time limit' in r, r
+    t = time.monotonic()
+    r = sb.run("import resource, signal\nsignal.signal(signal.SIGXCPU, signal.SIG_IGN)\n"
+               f"for n in {_set_by_us}:\n    try: resource.setrlimit(getattr(resource, n), (resource.RLIM_INFINITY,) * 2)\n"
+               "    except ValueError: pass\n"
+               "try: resource.setrlimit(resource.RLIMIT_CPU, (10**6, resource.RLIM_INFINITY))\nexcept ValueError: pass\n"
+               "while True: pass", timeout=30)
+    assert 'used up its CPU time limit (1 s per run)' in r or 'SIGKILL' in r, r
+    assert time.monotonic() - t < 15, time.monotonic() - t # at 1 s of CPU (2 s at most: the hard limit), not at the timeout
     assert sb.run('6*7') == 42
 
 def test_nothing_runs_between_runs(sb):
@@ -156,7 +187,7 @@ def test_host_sockets_and_processes_are_out_of_reach(tmp_path):
             r = s.run(f"import socket; c = socket.socket(socket.AF_UNIX); c.connect({path!r})")
             assert r.rstrip().splitlines()[-1].startswith(('FileNotFoundError', 'PermissionError')), r
             assert s.run(f"import os; os.path.exists('/proc/{os.getpid()}/environ')") is False
-            assert s.run("open('/proc/1/cmdline', 'rb').read().split(b'\\0')[0]").endswith("bwrap'")
+            assert s.run("b'_worker_main' in open('/proc/1/cmdline', 'rb').read()") is True # its init is its own holder
     finally: srv.close(); os.remove(path)
 
 def test_staying_root_is_said_plainly():
@@ -193,10 +224,23 @@ with warnings.catch_warnings(record=True) as caught:
         print('runs', sb.run("x = 21") == '' and sb.run("x * 2") == 42)
         print('uid', sb.run("import os; os.getuid()") == os.getuid())
         print('isolated', sb.isolation['filesystem'].startswith('its') and sb.isolation['processes'].startswith('a pid'))
-        print('private', sb.run("import os; sorted(p for p in os.listdir('/proc') if p.isdigit())") == ['1', '2'])
+        print('private', sb.run("import os; sorted('me' if p == str(os.getpid()) else p for p in os.listdir('/proc') if p.isdigit())") == ['1', 'me'])
         print('forkbomb', 'BlockingIOError' in sb.run("import os\\nwhile True: os.fork()") and sb.run("6*7") == 42)
         print('timeout', sb.run("import time; time.sleep(30)", timeout=1).startswith('TimeoutError') and sb.run("6*7") == 42)
         print('said', all(k in sb.isolation for k in sb.unprotected) and (not sb.unprotected or any('protections are off' in str(w.message) for w in caught)))
+        print('cpuhard', sb.run("import resource\\ntry: resource.setrlimit(resource.RLIMIT_CPU, (10**6, resource.RLIM_INFINITY))\\nexcept ValueError as e: print(e)") == 'not allowed to raise maximum limit')
+    with Sandbox(timeout=30, disk_mb=4, file_mb=1, max_files=200, tmp_mb=1) as small: # bounded by the kernel, not by polling
+        r = small.run("for i in range(40): open(f'f{i}', 'wb').write(b'x' * 1_000_000)")
+        on_disk = sum(os.path.getsize(os.path.join(small.workdir, f)) for f in os.listdir(small.workdir))
+        print('diskfull', 'No space left on device' in r and "working folder holds 4 MB" in r and 3_000_000 < on_disk <= 4 * 2**20)
+        print('kerneldisk', small.isolation['disk'].count('a tmpfs of that size') == 1 and small._disk_why is None)
+        print('hostempty', os.listdir(small._path) == [] and small.workdir != small._path)
+        r = small.run("import os\\nn = 0\\ntry:\\n    while n < 100_000: open(f'/tmp/e{n}', 'w').close(); n += 1\\nexcept OSError as e: print(e.strerror, n)")
+        print('tmpfiles', r.startswith('No space left on device') and int(r.split()[-1]) < 200)
+        small.restart()
+        print('kept', small.run("import os; len([f for f in os.listdir() if f.startswith('f')])") == len([f for f in os.listdir(small.workdir) if f.startswith('f')]) >= 4 and small.run("import os; [f for f in os.listdir('/tmp') if f.startswith('e')]") == []) # /tmp afresh
+        os.remove(os.path.join(small.workdir, 'f0')); open(os.path.join(small.workdir, 'from_caller.txt'), 'w').write('hi')
+        print('callerwrites', small.run("open('from_caller.txt').read()") == 'hi')
 try: Sandbox(require_isolation=True).close(); print('refused', True) # fully isolated: nothing to refuse
 except SandboxError as e: print('refused', 'require_isolation=True' in str(e))
 '''
@@ -227,4 +271,5 @@ def test_an_ordinary_user():
     "Run by a throwaway user that is not root: bwrap in a user namespace of its own; what it cannot have (cgroups) is said"
     r = as_ordinary_user(_as_user)
     got = dict(l.split() for l in r.stdout.splitlines() if len(l.split()) == 2)
-    assert got == {k: 'True' for k in ('runs', 'uid', 'isolated', 'private', 'forkbomb', 'timeout', 'said', 'refused')}, r.stdout + r.stderr
+    assert got == {k: 'True' for k in ('runs', 'uid', 'isolated', 'private', 'forkbomb', 'timeout', 'said', 'cpuhard', 'diskfull',
+                                       'kerneldisk', 'hostempty', 'tmpfiles', 'kept', 'callerwrites', 'refused')}, r.stdout + r.stderr

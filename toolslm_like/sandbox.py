@@ -10,7 +10,7 @@ __all__ = ['Sandbox', 'SandboxPool', 'python_tool']
 # %% ../nbs/12_sandbox.ipynb #3e6c2833
 import builtins, ctypes, errno, faulthandler, fcntl, functools, importlib, json, math, os, pwd, queue, re, resource
 import shutil, signal, socket, struct, subprocess, sys, sysconfig, tempfile, threading, time, traceback, warnings
-import weakref
+import inspect, select, weakref
 from pathlib import Path
 from fastcore.basics import patch
 from .errors import WorkerError, WorkerTimeout, SandboxError, SandboxWarning
@@ -30,8 +30,8 @@ DEFAULT_CPU_S = 30
 DEFAULT_FILE_MB = 64 # largest file the code may write (RLIMIT_FSIZE): a loop writing to disk must not fill it
 # bytes of all files in the working folder: many files below the file limit must not fill the disk either
 DEFAULT_DISK_MB = 256
-# files and folders in the working folder (as root, in its /tmp, /var/tmp and /dev/shm too): a loop of empty files must
-# not use up the disk's inodes, nor kernel memory
+# files and folders in the working folder (and, under bwrap, in its /tmp, /var/tmp and /dev/shm): a loop of empty
+# files must not use up the disk's inodes, nor kernel memory
 DEFAULT_MAX_FILES = 10_000
 DEFAULT_OPEN_FILES = 64 # open file descriptors per process (RLIMIT_NOFILE)
 # processes and threads of the sandbox together (cgroup pids, else RLIMIT_NPROC): a fork bomb stays contained
@@ -128,7 +128,7 @@ def _bwrap_args(bwrap:str, # The bwrap program
               )->list:
     "The bwrap command line for a worker: new namespaces, a root of read-only binds, private tmp, the working folder"
     a = [bwrap, '--unshare-pid', '--unshare-ipc', '--unshare-uts', '--unshare-cgroup-try', '--hostname', 'sandbox',
-         '--new-session', *([] if network else ['--unshare-net']), '--cap-drop', 'ALL']
+         '--as-pid-1', '--new-session', *([] if network else ['--unshare-net']), '--cap-drop', 'ALL']
     a += ['--cap-add', 'CAP_SETUID', '--cap-add', 'CAP_SETGID'] if as_root else ['--unshare-user']
     a += [x for p in _BASE_RO if os.path.exists(p) for x in ('--ro-bind', p, p)]
     for p in _USR_LINKS:
@@ -157,13 +157,29 @@ def _set_limits(limits:dict): # {name: (soft, hard)}, e.g. {'RLIMIT_NOFILE': (64
             soft = min(soft, hard) if soft != resource.RLIM_INFINITY else hard
         resource.setrlimit(r, (soft, hard))
 
-def _cpu_budget(cpu_s:float|None, # CPU seconds the next run may use (None: no limit)
+# CPU seconds between the soft RLIMIT_CPU a worker process sets first and its hard one (set once, for good): what it
+# may gather over its runs before it hands its state to a fresh fork of itself (`_next_worker`)
+_CPU_SLACK = 1
+
+def _cpu_budget(cpu_s:float|None, # CPU seconds a run may use (None: no limit)
+               fresh:bool=False, # Is this process a fresh fork, which the last worker handed its state to?
               )->float:
-    "Let this process use `cpu_s` more CPU seconds from now (SIGXCPU ends it then); the CPU seconds used so far"
+    ("SIGXCPU once this process used `cpu_s` more CPU seconds (its soft RLIMIT_CPU), and SIGKILL at its hard one, "
+     "set once per process (`_CPU_SLACK` past its first soft one); the CPU seconds used so far")
     ru = resource.getrusage(resource.RUSAGE_SELF)
     used = ru.ru_utime + ru.ru_stime
-    if cpu_s: _set_limits({'RLIMIT_CPU': (math.ceil(used) + math.ceil(cpu_s), resource.RLIM_INFINITY)})
+    if cpu_s:
+        soft,hard = math.ceil(used) + math.ceil(cpu_s),resource.getrlimit(resource.RLIMIT_CPU)[1]
+        # lowering a hard limit needs no capability; raising it needs CAP_SYS_RESOURCE, which the worker never has
+        if fresh or hard == resource.RLIM_INFINITY: hard = soft + _CPU_SLACK
+        _set_limits({'RLIMIT_CPU': (soft, hard)})
     return used
+
+def _cpu_renewal_due(cpu_s:float|None)->bool: # CPU seconds a run may use (None: no limit)
+    "Would the next run's soft RLIMIT_CPU reach this process's hard one (so it must hand over to a fresh fork first)?"
+    ru,hard = resource.getrusage(resource.RUSAGE_SELF),resource.getrlimit(resource.RLIMIT_CPU)[1]
+    return bool(cpu_s) and hard != resource.RLIM_INFINITY and (
+        math.ceil(ru.ru_utime + ru.ru_stime) + math.ceil(cpu_s) > hard - 1)
 
 def _drop_privileges(uid:int, # The user to become
                     gid:int): # Its group
@@ -213,6 +229,63 @@ def _end_others(in_pid_namespace:bool, # Do we have a pid namespace (and its /pr
             while os.waitpid(-1, os.WNOHANG)[0]: pass
         except ChildProcessError: pass
         time.sleep(0.001)
+
+# %% ../nbs/12_sandbox.ipynb #0819f630
+_HANDED_OVER = 113 # exit status of a worker that handed its state to a fresh fork of itself (`_next_worker`)
+_PR_SET_CHILD_SUBREAPER = 36
+
+def _hold():
+    ("Fork the worker and stay as its holder, running no code: follow each fresh fork the worker hands over to, and "
+     "end as the last worker ended (its exit status, or its signal)")
+    if (worker := os.fork()) == 0: return
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    null = os.open(os.devnull, os.O_RDWR)
+    os.dup2(null, 0); os.dup2(null, 1) # the request and reply pipes are the worker's alone
+    ctypes.CDLL(None).prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) # without a pid namespace: the fresh forks come to us
+    status = 0
+    while True:
+        try: pid,st = os.wait()
+        except ChildProcessError: break
+        if pid != worker: continue # a process the code left, killed after its run
+        status = st
+        if os.waitstatus_to_exitcode(status) != _HANDED_OVER: break
+        # its fresh fork is ours now; should a thread of the code have forked meanwhile, the newest is the worker
+        if not (kids := _children()): break
+        worker = max(kids)
+    code = os.waitstatus_to_exitcode(status)
+    if code < 0 and os.getpid() != 1: # our parent sees the signal that ended the worker (an init cannot signal itself)
+        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+        signal.signal(-code, signal.SIG_DFL); os.kill(os.getpid(), -code)
+    os._exit(128 - code if code < 0 else code)
+
+# %% ../nbs/12_sandbox.ipynb #ac0c0f04
+def _wait_for_end(pid:int): # A process id: our parent's
+    "Return once process `pid` has ended and was reaped (a zombie still counts against RLIMIT_NPROC)"
+    try: fd = os.pidfd_open(pid)
+    except ProcessLookupError: return
+    try: select.select([fd], [], [])
+    finally: os.close(fd)
+    deadline = time.monotonic() + MAX_REAP_SECONDS
+    while os.path.exists(f'/proc/{pid}') and time.monotonic() < deadline: time.sleep(0.0001) # the holder reaps it
+
+def _next_worker(cpu_s:float|None, # CPU seconds a run may use (None: no limit)
+                )->int|None: # Threads of the code that ended (None: no process was left for a fork; this one goes on)
+    ("After a run: fork; the child keeps the state and answers from now on, its CPU time counting from zero under a "
+     "hard `cpu_s`; this process ends")
+    for f in (sys.stdout, sys.stderr): f.flush()
+    me,threads = os.getpid(),threading.active_count() - 1
+    with warnings.catch_warnings(): # forking beside the code's threads: they end with this process
+        warnings.simplefilter('ignore', DeprecationWarning)
+        try: pid = os.fork()
+        except OSError: return None # max_procs reached: its budget is what is left of this one's
+    if pid: os._exit(_HANDED_OVER)
+    _wait_for_end(me) # the parent finds us as the holder's only child when we answer
+    # a thread of the code may have held their locks at the fork: the threads are gone, their locks would stay taken
+    sys.stdout,sys.stderr = (open(fd, 'w', encoding='utf-8', errors='backslashreplace', closefd=False, buffering=1)
+                             for fd in (1, 2))
+    ctypes.CDLL(None).prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) # a fork does not inherit it
+    _cpu_budget(cpu_s, fresh=True)
+    return threads
 
 # %% ../nbs/12_sandbox.ipynb #9a49888e
 def _limit_hint(e:BaseException, # The error a run ended with
@@ -634,7 +707,7 @@ def _no_supervisor_here()->str|None:
 # %% ../nbs/12_sandbox.ipynb #a3ff496b
 _CLONE_NEWNS,_MS_RDONLY,_MS_REMOUNT,_MS_BIND,_MS_REC,_MS_PRIVATE = 0x20000,1,32,4096,16384,1 << 18
 
-_CAP_SYS_ADMIN,_CAP_SYS_RESOURCE = 21,24
+_CAP_SYS_ADMIN = 21
 
 @functools.lru_cache(None) # read twice a run: once is enough
 def _capable(cap:int)->bool: # A capability's number, e.g. `_CAP_SYS_ADMIN`
@@ -697,23 +770,25 @@ def _worker_main(cfg:dict): # The settings the parent sends (see `Sandbox._comma
      "(see `worker.serve`)")
     faulthandler.enable() # a crash leaves a Python traceback on stderr, which the parent shows
     signal.signal(signal.SIGXFSZ, signal.SIG_IGN) # too large a file is an OSError, not death
-    if cfg['uid'] is not None:
-        # without bwrap, the new uid may not read Python's folder
-        if not cfg['pid_namespace']:
-            importlib.import_module('toolslm_like.interpreter')
-            _reveal(cfg['reveal'], cfg['uid'], cfg['gid'])
-        _drop_privileges(cfg['uid'], cfg['gid'])
+    if cfg['uid'] is not None and not cfg['pid_namespace']: # without bwrap, the new uid may not read Python's folder
+        importlib.import_module('toolslm_like.interpreter')
+        _reveal(cfg['reveal'], cfg['uid'], cfg['gid'])
+    _hold() # this process stays (as root, where we are) and runs no code: the worker is a child of it
+    if cfg['uid'] is not None: _drop_privileges(cfg['uid'], cfg['gid'])
     os.chdir(cfg['workdir'])
     _no_new_privileges()
     _set_limits({k: tuple(v) for k,v in cfg['limits'].items()})
     no_seccomp,listener = _install_seccomp(cfg['network'], cfg['supervise'])
     me,ns = os.getpid(),{'__name__': '__main__', '__builtins__': builtins}
     def handle(req:dict)->dict:
+        nonlocal me
         if req.get('listener_taken'): os.close(listener); return {} # the parent has it (see `Sandbox._supervise`)
         used = _cpu_budget(cfg['cpu_s'])
         reply = _run_request(req['code'], ns, cfg['max_output'], limits=cfg['hints'])
         if os.getpid() != me: os._exit(0) # a child the code forked: it must never speak for the worker
         _end_others(cfg['pid_namespace'], cfg['dedicated'])
+        if _cpu_renewal_due(cfg['cpu_s']) and (ended := _next_worker(cfg['cpu_s'])) is not None:
+            me,reply['renewed'] = os.getpid(),ended # the threads that ended
         return {**reply, 'cpu': used}
     if cfg['dedicated'] and not cfg['pid_namespace']: _end_others(False, True) # what an earlier worker of this uid left
     # while the parent finishes its side of the start
@@ -810,7 +885,8 @@ def _mount_tmpfs(path:str, # An empty folder
                  mb:float|None, # Its size in MB (None: the kernel's default, half the RAM)
                  files:int|None, # Files and folders it may hold (None: the kernel's default)
                  mode:int=0o700, uid:int=0, gid:int=0): # Of its top folder
-    "Mount a tmpfs of `mb` MB and `files` inodes on `path` (root only): the kernel refuses writes past either"
+    ("Mount a tmpfs of `mb` MB and `files` inodes on `path` (as root, or in a user namespace of ours): the kernel "
+     "refuses writes past either")
     opts = [f'mode={mode:o}', f'uid={uid}', f'gid={gid}'] + ([f'size={int(mb * 2**20)}'] if mb else [])
     if files: opts.append(f'nr_inodes={int(files) + 1}') # its top folder is one
     libc = ctypes.CDLL(None, use_errno=True)
@@ -821,6 +897,42 @@ def _mount_tmpfs(path:str, # An empty folder
 def _unmount(path:str): # A folder with a file system mounted on it
     "Detach what is mounted on `path`, if anything (the files of a tmpfs go with it)"
     ctypes.CDLL(None, use_errno=True).umount2(os.fsencode(path), _MNT_DETACH)
+
+# %% ../nbs/12_sandbox.ipynb #59cf173c
+_CLONE_NEWUSER = 0x10000000
+
+def _keeper_main(cfg:dict): # workdir, disk_mb, max_files; tmp (folders), tmp_mb
+    ("As an ordinary user: hold a user and mount namespace of our own, in which the working folder and the tmp "
+     "folders are tmpfs of their sizes; each line on stdin empties the tmp folders; the end of stdin ends us")
+    uid,gid = os.getuid(),os.getgid()
+    try:
+        if ctypes.CDLL(None, use_errno=True).unshare(_CLONE_NEWUSER | _CLONE_NEWNS):
+            raise OSError(ctypes.get_errno(), f"could not make a user namespace: {os.strerror(ctypes.get_errno())}")
+        for name,v in (('setgroups', 'deny'), ('uid_map', f'{uid} {uid} 1'), ('gid_map', f'{gid} {gid} 1')):
+            Path(f'/proc/self/{name}').write_text(v)
+        _mount_tmpfs(cfg['workdir'], cfg['disk_mb'], cfg['max_files'], 0o700, uid, gid) # (root is no uid here)
+        while True:
+            for d in cfg['tmp']: _unmount(d); _mount_tmpfs(d, cfg['tmp_mb'], cfg['max_files'], 0o1777, uid, gid)
+            print('ready', flush=True)
+            if not sys.stdin.readline(): break
+    except OSError as e: print(e.strerror, flush=True)
+
+def _keeper_program()->str:
+    ("The keeper's program: `_keeper_main` and what it calls, for a bare Python (`-I -S`: importing our package would "
+     "cost it 0.1-0.2 s more)")
+    consts = ('_MS_NOSUID', '_MS_NODEV', '_MNT_DETACH', '_CLONE_NEWUSER', '_CLONE_NEWNS')
+    head = "import ctypes, json, os, sys\nfrom pathlib import Path\n"
+    head += ''.join(f"{n} = {globals()[n]!r}\n" for n in consts)
+    funcs = ''.join(inspect.getsource(f) + '\n' for f in (_mount_tmpfs, _unmount, _keeper_main))
+    return f"{head}{funcs}_keeper_main(json.loads(sys.argv[1]))\n"
+
+def _entering(fds:list): # The keeper's user and mount namespaces (open descriptors)
+    "A `preexec_fn` for `subprocess`: the child enters the keeper's namespaces before it runs the worker"
+    setns = ctypes.CDLL(None, use_errno=True).setns # looked up here: the child only calls it
+    def enter():
+        for fd,kind in zip(fds, (_CLONE_NEWUSER, _CLONE_NEWNS)):
+            if setns(fd, kind): raise OSError(ctypes.get_errno(), "could not enter the keeper's namespaces")
+    return enter
 
 # %% ../nbs/12_sandbox.ipynb #28da1926
 _MB = 1 << 20
@@ -859,7 +971,7 @@ class Sandbox:
         cpu_s:int|None=DEFAULT_CPU_S, # CPU seconds per run, of all its processes, counting what ran since the last run
         file_mb:int|None=DEFAULT_FILE_MB, # Largest file the code may write, in MB (RLIMIT_FSIZE)
         disk_mb:float|None=DEFAULT_DISK_MB, # All files in the working folder, in MB
-        max_files:int|None=DEFAULT_MAX_FILES, # Files and folders in the working folder (as root: and in each tmp)
+        max_files:int|None=DEFAULT_MAX_FILES, # Files and folders in the working folder (under bwrap: and in each tmp)
         open_files:int|None=DEFAULT_OPEN_FILES, # Open file descriptors per process (RLIMIT_NOFILE)
         max_procs:int|None=DEFAULT_MAX_PROCS, # Processes and threads of the sandbox together
         tmp_mb:float|None=DEFAULT_TMP_MB, # Size of its private /tmp, /var/tmp and /dev/shm, in MB each
@@ -897,12 +1009,14 @@ class Sandbox:
 
     def _make_workdir(self, env_allow, env:dict|None):
         "Make the private working folder (its owner: the worker's user) and the worker's environment"
-        self._state['workdir'] = self.workdir = os.path.realpath(tempfile.mkdtemp(prefix='toolslm_like-sandbox-'))
-        if self._uid is not None: os.chown(self.workdir, self._uid, self._gid)
-        os.chmod(self.workdir, 0o700)
+        # `_path`: its name in the sandbox and on the host; `workdir`: where the caller reads it (see `_bound_folders`)
+        self._path = os.path.realpath(tempfile.mkdtemp(prefix='toolslm_like-sandbox-'))
+        self._state['workdir'] = self.workdir = self._path
+        if self._uid is not None: os.chown(self._path, self._uid, self._gid)
+        os.chmod(self._path, 0o700)
         self._bound_folders()
-        extra = {'HOME': self.workdir, 'PYTHONDONTWRITEBYTECODE': '1',
-                 **({} if self._bwrap else {'TMPDIR': self.workdir}), **(env or {})}
+        extra = {'HOME': self._path, 'PYTHONDONTWRITEBYTECODE': '1',
+                 **({} if self._bwrap else {'TMPDIR': self._path}), **(env or {})}
         self._env = worker_env(env_allow, extra)
 
     def _first_start(self, require_isolation:bool):
@@ -953,15 +1067,15 @@ class Sandbox:
         hints = dict(memory_mb=self.memory_mb, file_mb=self.file_mb, open_files=self.open_files,
                      max_procs=self.max_procs, tmp_mb=self.tmp_mb) # for the words an error gets (`_limit_hint`)
         if not self._disk_why: hints.update(disk_mb=self.disk_mb, max_files=self.max_files) # the kernel's limits
-        cfg = dict(uid=self._uid, gid=self._gid, workdir=self.workdir, pid_namespace=bool(bwrap),
+        cfg = dict(uid=self._uid, gid=self._gid, workdir=self._path, pid_namespace=bool(bwrap),
                    dedicated=bool(self._state.get('dedicated')), path=path, limits=self._limits(cgroup),
                    cpu_s=self.cpu_s, max_output=self.max_output, hints=hints, network=self.network,
                    supervise=not self.network and not self._no_supervisor)
         binds = _python_binds(self.packages, self.expose)
-        cfg['reveal'] = [] if bwrap else [(src, False) for src,_ in binds] + [(self.workdir, True)]
+        cfg['reveal'] = [] if bwrap else [(src, False) for src,_ in binds] + [(self._path, True)]
         argv = [exe, '-I', '-S', '-c', _boot, json.dumps(cfg)]
         if not bwrap: return argv
-        return _bwrap_args(bwrap, self.workdir, binds, self.tmp_mb, self.network, as_root=os.geteuid() == 0,
+        return _bwrap_args(bwrap, self._path, binds, self.tmp_mb, self.network, as_root=os.geteuid() == 0,
                            tmp_dirs=self._fresh_tmp()) + argv
 
     def _start(self, cgroups:bool|None=None)->Worker:
@@ -972,14 +1086,15 @@ class Sandbox:
         cg,why = None,getattr(self, '_cg_why', 'cgroups=False')
         if self.use_cgroups if cgroups is None else cgroups:
             memory = int(self.memory_mb*_MB) if self.memory_mb else None
-            try: cg = Cgroup.make(memory, self.max_procs + 2 if self.max_procs else None) # + bwrap and its init
+            try: cg = Cgroup.make(memory, self.max_procs + 2 if self.max_procs else None) # + bwrap and our holder
             except OSError as e: why = f"no cgroup we may write: {e}"
         argv = self._command(self._bwrap, cg is not None)
         # in it before bwrap starts: all it starts is in it from its first instruction
         if cg is not None: argv = cg.joining(argv)
         try:
-            w = Worker(argv, cwd=self.workdir, env=self._env, start_timeout=MAX_START_SECONDS,
-                       keep=4*self.max_output + 4, pid_namespace=bool(self._bwrap))
+            enter = {'preexec_fn': _entering(fds)} if (fds := self._state.get('ns_fds')) else {} # see `_keeper_main`
+            w = Worker(argv, cwd=self._path, env=self._env, start_timeout=MAX_START_SECONDS,
+                       keep=4*self.max_output + 4, pid_namespace=bool(self._bwrap), **enter)
         except (WorkerError, WorkerTimeout, OSError) as e:
             if cg is not None: # try again without it, and say why
                 cg.remove()
@@ -1033,7 +1148,8 @@ class Sandbox:
                           "(processes it starts end with each run)")
         self._describe_runs(d)
         how = (f"checked every {CHECK_EVERY:g} s while code runs: {self._disk_why}" if self._disk_why else
-               "a tmpfs of that size: the kernel refuses writes past it")
+               "a tmpfs of that size: the kernel refuses writes past it" +
+               ("; in namespaces of its own, read at workdir" if self._state.get('keeper') else ''))
         d['disk'] = (f"{mb(self.disk_mb) if self.disk_mb else 'any size'} and "
                      f"{f'{self.max_files:,}' if self.max_files else 'any number of'} files in its working folder "
                      f"({how}); files up to {mb(self.file_mb) if self.file_mb else 'any size'}")
@@ -1118,21 +1234,58 @@ class Sandbox:
 # %% ../nbs/12_sandbox.ipynb #4034cb2e
 @patch
 def _bound_folders(self:Sandbox):
-    "As root: its working folder a tmpfs of `disk_mb` and `max_files`, and folders for its /tmp, /var/tmp and /dev/shm"
+    ("Its working folder a tmpfs of `disk_mb` and `max_files`, and folders for its /tmp, /var/tmp and /dev/shm: on the "
+     "host as root, else in the namespaces of a keeper process")
     self._tmp_dirs,self._disk_why = {},None
-    if os.geteuid() != 0: self._disk_why = "only root may mount a size-limited folder"; return
-    try: _mount_tmpfs(self.workdir, self.disk_mb, self.max_files, 0o700, self._uid or 0, self._gid or 0)
-    except OSError as e: self._disk_why = e.strerror; return
-    self._state['mounts'] = [self.workdir]
-    if not self._bwrap: return # without bwrap its /tmp is its working folder (TMPDIR)
-    base = self._state['tmp_base'] = tempfile.mkdtemp(prefix='toolslm_like-sandbox-tmp-')
-    for d in ('/tmp', '/var/tmp', '/dev/shm'):
-        os.mkdir(host := f"{base}/{d.strip('/').replace('/', '-')}")
-        self._tmp_dirs[d] = host
+    if os.geteuid() == 0:
+        try: _mount_tmpfs(self._path, self.disk_mb, self.max_files, 0o700, self._uid or 0, self._gid or 0)
+        except OSError as e: self._disk_why = e.strerror; return
+        self._state['mounts'] = [self._path]
+    if self._bwrap: # without bwrap its /tmp is its working folder (TMPDIR)
+        base = self._state['tmp_base'] = tempfile.mkdtemp(prefix='toolslm_like-sandbox-tmp-')
+        for d in ('/tmp', '/var/tmp', '/dev/shm'):
+            os.mkdir(host := f"{base}/{d.strip('/').replace('/', '-')}")
+            self._tmp_dirs[d] = host
+    if os.geteuid() != 0 and (why := self._keep_folders()): self._disk_why,self._tmp_dirs = why,{}
+
+@patch
+def _keep_folders(self:Sandbox)->str|None:
+    "As an ordinary user: start the keeper of its folders (`_keeper_main`); None, or why it could not"
+    cfg = dict(workdir=self._path, disk_mb=self.disk_mb, max_files=self.max_files, tmp=list(self._tmp_dirs.values()),
+               tmp_mb=self.tmp_mb)
+    p = self._state['keeper'] = subprocess.Popen(
+        [os.path.realpath(sys.executable), '-I', '-S', '-c', _keeper_program(), json.dumps(cfg)], stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, start_new_session=True)
+    if (said := self._keeper_says()) == 'ready':
+        self._state['ns_fds'] = [os.open(f'/proc/{p.pid}/ns/{n}', os.O_RDONLY | os.O_CLOEXEC) for n in ('user', 'mnt')]
+        self.workdir = f'/proc/{p.pid}/root{self._path}'
+        return None
+    _end_keeper(self._state)
+    return f"no size-limited folder in a user namespace of its own: {said or 'its keeper did not start'}"
+
+@patch
+def _keeper_says(self:Sandbox, send:bytes=b'')->str:
+    "Send `send` to the keeper, and its answer ('ready', or why not), waiting `MAX_START_SECONDS` at most"
+    p = self._state['keeper']
+    try:
+        if send: p.stdin.write(send); p.stdin.flush()
+        if not select.select([p.stdout], [], [], MAX_START_SECONDS)[0]: return ''
+        return p.stdout.readline().decode(errors='replace').strip()
+    except OSError: return ''
+
+def _end_keeper(state:dict):
+    "Stop the keeper of a sandbox's folders, if any: their files go with it"
+    for fd in state.pop('ns_fds', []): os.close(fd)
+    if (p := state.pop('keeper', None)) is None: return
+    p.kill(); p.wait()
+    for f in (p.stdin, p.stdout): f.close()
 
 @patch
 def _fresh_tmp(self:Sandbox)->dict|None:
     "Empty size-limited /tmp, /var/tmp and /dev/shm for a new worker: {sandbox path: host folder}, or None"
+    if self._state.get('keeper') is not None: # it remounts them in its namespace
+        if self._tmp_dirs and self._keeper_says(b'\n') != 'ready': self._tmp_dirs = {}
+        return self._tmp_dirs or None
     try:
         for host in self._tmp_dirs.values():
             _unmount(host) # what the last worker left there goes
@@ -1165,8 +1318,9 @@ def _describe_runs(self:Sandbox, d:dict):
     d['between runs'] = "stopped: its worker gets SIGSTOP (all else it started ended with the run)"
     if cg and (cg.version == 2 or 'freezer' in cg.dirs):
         d['between runs'] += "; the cgroup's freezer stops any process a thread started after that"
-    if self.cpu_s and not _capable(_CAP_SYS_RESOURCE):
-        d['cpu'] += "; its RLIMIT_CPU is soft (a hard one raised for each run needs CAP_SYS_RESOURCE)"
+    if self.cpu_s:
+        d['cpu'] += (f"; and its worker's RLIMIT_CPU: SIGXCPU at {self.cpu_s:g} s, and a hard limit the code cannot "
+                     f"raise less than {_CPU_SLACK + 1} s after that")
 
 # %% ../nbs/12_sandbox.ipynb #614cd6ea
 @patch
@@ -1233,6 +1387,8 @@ def _shutdown(state:dict, _close=os.close, _rmtree=shutil.rmtree):
     try: _stop(state)
     except Exception: pass # at interpreter exit, modules may already be gone
     if (fd := state.pop('uid_lock', None)) is not None: _close(fd)
+    try: _end_keeper(state)
+    except Exception: pass
     for m in reversed(state.pop('mounts', [])):
         try: _unmount(m)
         except Exception: pass # at interpreter exit: the folder is removed below all the same
@@ -1244,7 +1400,26 @@ class _LimitHit(Exception): "The sandbox went past a limit the parent checks (CP
 
 _LOST = "A fresh worker starts with the next run; the previous state (variables, imports) was lost."
 
+def _threads_ended(n:int)->str: # Threads of the code that ended at a hand-over (see `_next_worker`)
+    "The note a run's answer gets when threads the code left running ended after it"
+    return (f"[The sandbox worker went on in a fresh process (its CPU time limit renews once it used a second): the "
+            f"{n} thread(s) the code had left running were stopped; variables and imports are kept. Start them again "
+            "if needed.]")
+
 # %% ../nbs/12_sandbox.ipynb #e0c30585
+@patch
+def _follow(self:Sandbox, w:Worker):
+    "After a run: point `w` at the worker's fresh fork, which holds its state now (see `_next_worker`)"
+    holder,old = w.tree[-2],w.tree[-1]
+    try: kids = [int(p) for p in Path(f'/proc/{holder}/task/{holder}/children').read_text().split()]
+    except (OSError, ValueError): return
+    if not (kids := [k for k in kids if k != old]): return # no fork took over (or it ended): the next run says so
+    try: fd = os.open(f'/proc/{max(kids)}/stat', os.O_RDONLY | os.O_CLOEXEC)
+    except OSError: return
+    stat_fd,w.stat_fd,w.tree[-1] = w.stat_fd,fd,max(kids)
+    w.pidfds = [fd if f == stat_fd else f for f in w.pidfds]
+    if stat_fd is not None: os.close(stat_fd)
+
 @patch
 def _pause(self:Sandbox, w:Worker):
     "After a run: nothing of the sandbox runs until the next one (its worker stopped; its cgroup frozen if need be)"
@@ -1268,13 +1443,8 @@ def _kill_pending(pid:int)->bool:
 
 @patch
 def _resume(self:Sandbox, w:Worker)->Worker:
-    "Before a run: a hard CPU limit for this run (where we may raise one), then the worker runs again; `w`"
+    "Before a run: the worker runs again; `w`"
     pid = w.tree[-1]
-    if self.cpu_s and _capable(_CAP_SYS_RESOURCE):
-        try:
-            soft = math.ceil(_cpu_seconds(pid)) + math.ceil(self.cpu_s)
-            resource.prlimit(pid, resource.RLIMIT_CPU, (soft, soft + 1)) # SIGXCPU at soft, SIGKILL at hard
-        except (OSError, ValueError): pass # it ended: the run says so
     if self._state.pop('frozen', None) == 'cgroup':
         self._state['cgroup'].freeze(False)
         if _kill_pending(pid): # killed while frozen: it dies now that it thawed, so let it end first
@@ -1304,13 +1474,16 @@ def run(self:Sandbox,
         check = functools.partial(self._check, w, cpu, disk)
         try:
             reply = w.request({'code': code}, timeout, 8*self.max_output + _REPLY_EXTRA, CHECK_EVERY, check)
+            if 'renewed' in reply: self._follow(w) # a fresh fork answered: the worker from now on
             check() # what the last moments wrote
         except WorkerTimeout:
             self._kill(); r = (f"TimeoutError: the code ran for longer than {timeout:g} seconds, "
                                f"so the sandbox worker was stopped. {_LOST}")
         except WorkerError as e: r = self._crashed(w, e)
         except _LimitHit as e: self._kill(); r = f"SandboxCrashed: the sandbox {e}, so its worker was stopped. {_LOST}"
-        else: r = _with_images(self._result(w, reply), reply)
+        else:
+            r = _with_images(self._result(w, reply), reply)
+            if reply.get('renewed'): note = note or _threads_ended(reply['renewed'])
         if self._state.get('worker') is w: self._pause(w)
     if not note: return r
     if isinstance(r, ToolResult): return ToolResult([*r, note])
