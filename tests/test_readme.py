@@ -1,28 +1,30 @@
-"""README.md: its Quickstart (exactly two commands, the second is what CI runs), its Install section (the plain install
-and each extra), its examples (they run with the plain install: nothing in them needs an extra), and the docs command"""
+"""README.md: its Contributing section (exactly three commands: set up, run the tests as CI does, build the docs), its
+Install section (the plain install and each extra), and its examples (those that need no extra run with the plain
+install; each one that needs an extra comes after the line that names it)"""
 import json, re, shlex, subprocess, sys
 from pathlib import Path
 
 root = Path(__file__).resolve().parent.parent
 
-def quickstart_commands():
+def contributing_commands():
+    "The shell commands of README's Contributing section: set up, run the tests, build the docs"
     txt = (root/'README.md').read_text()
-    qs = txt.split('## Quickstart', 1)[1].split('\n## ', 1)[0]
+    qs = txt.split('\n## Contributing\n', 1)[1].split('\n## ', 1)[0]
     return [b.strip() for b in re.findall(r'```(?:sh|bash|shell)\n(.*?)```', qs, re.S)]
 
-def test_two_commands():
-    cmds = quickstart_commands()
-    assert len(cmds) == 2 and all('\n' not in c for c in cmds), cmds
+def test_three_commands():
+    cmds = contributing_commands()
+    assert len(cmds) == 3 and all('\n' not in c for c in cmds), cmds
 
 def test_ci_runs_the_test_command():
-    assert quickstart_commands()[1] in (root/'.ci'/'run').read_text()
+    assert contributing_commands()[1] in (root/'.ci'/'run').read_text()
 
 def test_first_command_installs_the_dev_extra():
-    assert quickstart_commands()[0].startswith("python3 -m venv .venv && .venv/bin/pip install -e '.[dev]' && ")
+    assert contributing_commands()[0].startswith("python3 -m venv .venv && .venv/bin/pip install -e '.[dev]' && ")
 
 def test_first_command_shows_a_schema():
     "The part of the first command after installing runs (with this venv's scripts) and prints a tool schema"
-    shown = quickstart_commands()[0].split(' && ')[-1]
+    shown = contributing_commands()[0].split(' && ')[-1]
     args = shlex.split(shown)
     assert args[0].startswith('.venv/bin/'), args
     args[0] = str(Path(sys.executable).parent/args[0].removeprefix('.venv/bin/'))
@@ -50,7 +52,7 @@ def test_install_names_the_plain_install_and_each_extra():
 
 def test_readme_names_the_docs_command():
     "The one offline command that builds the docs site, as README gives it, is the script CI runs"
-    assert '```sh\n.venv/bin/python scripts/build_docs.py\n```' in _section('Docs')
+    assert contributing_commands()[2] == '.venv/bin/python scripts/build_docs.py'
     assert 'scripts/build_docs.py --check' in (root/'.ci'/'run').read_text()
 
 def _only_in_extras()->set:
@@ -89,12 +91,48 @@ for i,block in enumerate(sys.argv[2:]): exec(compile(block, f'README example {i+
 print('ran', len(sys.argv) - 2, 'examples')
 """
 
+def needs_an_extra(blocks:list, # The README's Python examples, in order
+                   blocked:set # Top-level modules only the extras bring
+                  )->dict: # {index of an example that needs an extra: the extra's modules it imports, maybe none}
+    "The examples that import a module of an extra, or use a name an earlier such example defined (`client`, `history`)"
+    import ast
+    tainted,found = set(),{}
+    for i,block in enumerate(blocks):
+        tree = ast.parse(block)
+        mods = {a.name.partition('.')[0] for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
+        mods |= {n.module.partition('.')[0] for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.module}
+        used = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+        if mods & blocked or used & tainted:
+            found[i] = mods & blocked
+            tainted |= {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+            tainted |= {(a.asname or a.name).partition('.')[0] for n in ast.walk(tree)
+                        if isinstance(n, (ast.Import, ast.ImportFrom)) for a in n.names}
+    return found
+
+def test_needs_an_extra_follows_names():
+    "An example is set aside when it imports an extra's module or uses what such an example made, not otherwise"
+    blocks = ['import json', 'import openai\nclient = openai.OpenAI()', 'x = 1', 'h = client.chat', 'print(h, x)']
+    assert needs_an_extra(blocks, {'openai'}) == {1: {'openai'}, 3: set(), 4: set()}
+
 def test_examples_run_with_the_plain_install():
-    "Every Python example in README.md runs when the packages only the extras bring cannot be imported"
-    blocks = re.findall(r'```python\n(.*?)```', (root/'README.md').read_text(), re.S)
+    """Every Python example in README.md that needs no extra runs when the packages only the extras bring cannot be
+    imported; one that needs an extra (the tool loop's SDK clients) comes after the README names the extra that brings
+    what it imports (nbs/index.ipynb runs them all, against scripted model servers)"""
+    txt = (root/'README.md').read_text()
+    blocks = re.findall(r'```python\n(.*?)```', txt, re.S)
     blocked = _only_in_extras()
     assert {'openai', 'anthropic', 'mcp', 'nbdev', 'pytest'} <= blocked and 'fastcore' not in blocked, sorted(blocked)
     assert blocks and 'from toolslm_like' in blocks[0], "the first example imports what it uses"
+    from packaging.requirements import Requirement
+    norm = lambda n: re.sub(r'[-_.]+', '-', n).lower()
+    extra = needs_an_extra(blocks, blocked)
+    for i,mods in extra.items():
+        before = txt.split(f"```python\n{blocks[i]}```", 1)[0]
+        for m in mods:
+            named = [x for x,reqs in _extras().items() if norm(m) in {norm(Requirement(r).name) for r in reqs}
+                     and f"'toolslm_like[{x}]'" in before]
+            assert named, f"README example {i+1} imports {m}, and no line before it names an extra that installs it"
+    blocks = [b for i,b in enumerate(blocks) if i not in extra]
     r = subprocess.run([sys.executable, '-c', _plain_install, ','.join(sorted(blocked)), *blocks], capture_output=True, text=True, timeout=120, cwd=root)
     assert r.returncode == 0 and f'ran {len(blocks)} examples' in r.stdout, r.stderr[-3000:]
 
