@@ -14,7 +14,11 @@ search over every page, a contents list beside the text, copy buttons, heading a
 in a web worker, which browsers do not start for `file://` pages: serve the site (`.venv/bin/python -m http.server -d _docs`).
 
 `show_doc` renders with `ApiEntry` here: signatures as a reader writes them (`class SchemaError(ValueError)`, no
-`__main__.`, no `NoneType` made up for an unannotated `x=None`, public module paths instead of private ones).
+`__main__.`, no `NoneType` made up for an unannotated `x=None`, public module paths instead of private ones), a
+dataclass as its fields with their comments. Every name a module exports gets an entry: its `__all__` and its
+constants (`add_missing_entries`: a value as its source line, a re-export linked to its own page). The navigation
+groups the pages into guides and reference (`NAV_GROUPS`). Signatures and outputs wrap on narrow screens (docs/hooks.py
+and docs/site.css), and a long dict, list or JSON output is laid out over lines (`pretty_output`).
 
 `nbdev-proc-nbs` itself is not called: before processing it tries to install Quarto (with `sudo` and `curl`), and
 its `show_doc` step runs only the import and export cells, so a page whose examples were never run has no outputs.
@@ -194,18 +198,23 @@ def _parsed(src:str):
     except SyntaxError: return None
 
 def entries_wanted(cells:list, mod)->list:
-    """[(name, index of the cell binding it or None)] of the names without an API entry in `cells` (a notebook with its
-    `show_doc` cells) that need one: those of `mod.__all__`, and the constants its export cells assign"""
+    """[(name, index of the cell binding it or None, whether it imports it)] of the names without an API entry in `cells`
+    (a notebook with its `show_doc` cells) that need one: those of `mod.__all__`, and the constants its export cells assign"""
     shown = {m[1] for c in cells if getattr(c, 'has_sd', False) and (m := re.match(r'\s*show_doc\((?:\w+\.)*(\w+)\)', c.source))}
     binds,constants = {},[]
     for i,c in enumerate(cells):
         if c.cell_type != 'code' or not (m := _re_export_cell.search(c.source)) or not (tree := _parsed(c.source)): continue
         for name,node in bound_names(tree):
-            binds.setdefault(name, i)
+            binds.setdefault(name, (i, isinstance(node, (ast.Import, ast.ImportFrom))))
             if (isinstance(node, (ast.Assign, ast.AnnAssign)) and _re_constant.fullmatch(name)
                 and name not in constants): constants.append(name)
     names = [n for n in dict.fromkeys([*getattr(mod, '__all__', []), *constants]) if n not in shown]
-    return [(n, binds.get(n)) for n in names]
+    return [(n, *binds.get(n, (None, False))) for n in names]
+
+# The section that ends a page with the entries of names its module exports but does not define (re-exports), and of
+# those it defines before the page's text begins (its first `##` section): a page starts with its text, not entries
+ALSO_EXPORTED = ('## Also exported here\n\nNames this module exports besides those above: what it takes from other modules '
+                 '(documented there, linked), and the values it defines first.')
 
 def _statement(mod_src:str, name:str):
     "The top-level statement of module source `mod_src` that binds `name` (its last), and the module's lines"
@@ -271,17 +280,20 @@ def add_missing_entries(cells:list, module:str)->list:
     try: mod = importlib.import_module(module)
     except Exception: return cells
     after = {}
-    for name,i in entries_wanted(cells, mod):
+    text_starts = next((i for i,c in enumerate(cells) if c.cell_type == 'markdown' and re.match(r'##\s', c.source)), 0)
+    for name,i,imported in entries_wanted(cells, mod):
         obj = getattr(mod, name, None)
         if _needs_show_doc(obj, module):
             cell = mk_cell(f'show_doc({name})'); cell.has_sd = True
         else:
             cell = mk_cell(f'API entry of {name}', 'markdown'); cell.metadata['api_entry'] = name
             cell.entry_ = lambda name=name: value_entry_markdown(name, mod)
-        if i is not None:
+        if imported or i is None or i < text_starts: i = None # to the page's end
+        else:
             while i+1 < len(cells) and getattr(cells[i+1], 'has_sd', False): i += 1
         after.setdefault(i, []).append(cell)
-    out = [c for i,c in enumerate(cells) for c in [c, *after.get(i, [])]] + after.get(None, [])
+    end = [mk_cell(ALSO_EXPORTED, 'markdown'), *after[None]] if after.get(None) else []
+    out = [c for i,c in enumerate(cells) for c in [c, *after.get(i, [])]] + end
     for i,c in enumerate(out): c.idx_ = i
     return out
 

@@ -369,11 +369,12 @@ def test_signature_and_output_lines_wrap_under_themselves():
     sig = ('<div class="api-signature">\n<div class="language-python highlight"><pre><span></span><code><span class="k">def</span> f(\n'
            '    x:<span class="nb">int</span>, <span class="c1"># a long comment</span>\n)\n</code></pre></div>\n</div>')
     out = h.on_page_content(sig + '<div class="language-python highlight"><pre><span></span><code>x = 1\ny = 2\n</code></pre></div>')
-    assert ('<code><span class="wl" style="--indent:4ch"><span class="k">def</span> f(\n</span><span class="wl" style="--indent:8ch">    x:'
-            '<span class="nb">int</span>, <span class="c1"># a long comment</span>\n</span><span class="wl" style="--indent:4ch">)\n</span></code>') in out
+    assert ('<code data-copy="def f(\n    x:int, # a long comment\n)"><span class="wl" style="--lead:0ch;--hang:4ch"><span class="k">def</span> f(\n</span>'
+            '<span class="wl" style="--lead:4ch;--hang:4ch"><span class=lead>    </span>x:<span class="nb">int</span>, '
+            '<span class="c1"># a long comment</span>\n</span><span class="wl" style="--lead:0ch;--hang:4ch">)\n</span></code>') in out
     assert out.endswith('<code>x = 1\ny = 2\n</code></pre></div>'), "example code keeps its lines"
     text = '<div class="language-text highlight"><pre><span></span><code>{&#39;a&#39;: 1,\n &#39;b&#39;: 2}\n</code></pre></div>'
-    assert '<span class="wl" style="--indent:3ch"> &#39;b&#39;: 2}\n</span>' in h.on_page_content(text)
+    assert '<span class="wl" style="--lead:1ch;--hang:2ch"><span class=lead> </span>&#39;b&#39;: 2}\n</span>' in h.on_page_content(text)
     assert h.wrap_lines('<span class="s">"""a\nb"""</span>\n', 4) == '<span class="s">"""a\nb"""</span>\n', "a span across lines: as it is"
 
 def test_navigation_groups():
@@ -442,7 +443,7 @@ def test_every_exported_name_has_an_entry(built):
         for name in exported_names_of(module):
             entry = _entry(page, name)
             if not entry or 'class="api-source"' not in entry: missing.append(f"{module}.{name} (on {path})"); continue
-            code = html.unescape(re.sub(r'<[^>]+>', '', ''.join(re.findall(r'<code>(.*?)</code>', entry, re.S))))
+            code = html.unescape(re.sub(r'<[^>]+>', '', ''.join(re.findall(r'<code[^>]*>(.*?)</code>', entry, re.S))))
             if re.fullmatch(r'[A-Z][A-Z0-9_]*', name) and not re.search(rf'\b{re.escape(name)}\b[^\n]*=', code):
                 missing.append(f"{module}.{name} (on {path}: its entry does not show its source line)")
     for name,mod in toolslm_like._names.items():
@@ -813,6 +814,11 @@ def test_signatures_and_outputs_wrap_on_a_phone(served, browser):
         assert any(b['kind'] == 'signature' for b in boxes) and any(b['kind'] == 'output' for b in boxes), path
         wide = [f"{b['kind']} of {html.unescape(b['cell'])} (a line of {b['longest']})" for b in boxes if b['scrolls'] and b['kind'] != 'code']
         assert not wide, f"{path} at {PHONE[0]} px:\n" + '\n'.join(wide)
+    # the copy button copies a wrapped signature as it reads in the source (Material copies the nearest `data-copy`)
+    browser.open(served + 'toolloop.html')
+    copied = browser.evaluate("(() => { const c = document.querySelector('#loopstep ~ .api-signature pre > code');"
+                              " const t = c.closest('[data-copy]'); return t ? t.getAttribute('data-copy') : c.innerText; })()")
+    assert copied.startswith('@dataclass\nclass LoopStep:\n    iteration:int # '), copied
 
 def test_search_finds_a_name(served, browser):
     "Typing a name into the search box lists the page that documents it, linked to its API entry"
