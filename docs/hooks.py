@@ -2,7 +2,8 @@
 
 nbdev links a name to `page.html#<name, lowercased>` and prose to `#<Pandoc's id of the heading>`, so the site's
 heading ids must be Pandoc's: dots and underscores kept (`toolbox.run`, `get_schema`), other punctuation dropped.
-`scripts/build_docs.py` uses the same `slugify` to know which anchors a page will have.
+`scripts/build_docs.py` uses the same `slugify` to know which anchors a page will have. And API signatures and
+outputs wrap rather than scroll sideways (`on_page_content`, below).
 """
 import html, re
 
