@@ -234,10 +234,11 @@ def value_entry_markdown(name:str, mod, level:int=4)->str:
     and under them, and its value when the source does not spell it) or an import (where it comes from, linked)"""
     from nbdev.config import get_config
     cfg = get_config()
-    file = Path(mod.__file__)
+    rel = Path(cfg.lib_path.name, *mod.__name__.split('.')[1:]).with_suffix('.py') # as the repository holds it
+    file = cfg.lib_path.parent/rel if (cfg.lib_path.parent/rel).is_file() else Path(mod.__file__)
     node,lines = _statement(file.read_text(), name)
     if node is None: raise BuildError(f"{mod.__name__}.{name} is exported, but no statement of {file.name} binds it")
-    src_url = f"{cfg.git_url}/blob/{cfg.branch}/{file.resolve().relative_to(cfg.config_path).as_posix()}#L{node.lineno}"
+    src_url = f"{cfg.git_url}/blob/{cfg.branch}/{(cfg.lib_path.relative_to(cfg.config_path).parent/rel).as_posix()}#L{node.lineno}"
     md = (f'{"#" * level} {_md_escape(name)} {{ #{name.lower()} .api-name }}\n\n'
           f'[source]({src_url}){{ .api-source title="The source of {name} on GitHub" }}\n\n')
     if isinstance(node, (ast.Import, ast.ImportFrom)):
@@ -342,13 +343,13 @@ def process_notebook(src:Path, dest:Path):
                  next((i for i,p in enumerate(procs) if isinstance(p, exec_show_docs)), 0))
     for p in procs[:split]: proc._proc(p)
     nb.cells = api_docs_in_source_order(nb.cells)
+    sys.path.insert(0, str(cfg.config_path)) # the project's own package, as the notebook imports it
     global _export_module
     if (exp := next((d['default_exp'] for c in nb.cells if (d := getattr(c, 'directives_', None) or {}).get('default_exp')), None)):
         _export_module = f'{cfg.lib_name}.{str(exp).split()[0]}'
         nb.cells = add_missing_entries(nb.cells, _export_module)
     flags = cfg.tst_flags.split() if isinstance(cfg.tst_flags, str) else list(cfg.tst_flags or [])
     skip = _skip_cell(nb, flags)
-    sys.path.insert(0, str(cfg.config_path))
     os.environ['IN_TEST'] = '1'
     shell = CaptureShell(src, profile=bool(cfg.get('exec_profile'))) # as nbdev-test makes it
     shell.run_cell('from nbdev.showdoc import show_doc')
