@@ -3,6 +3,7 @@
 
     .venv/bin/python scripts/build_docs.py           # writes _docs/ and README.md
     .venv/bin/python scripts/build_docs.py --check   # also fails if README.md is stale or a page shows what it must not
+    .venv/bin/python scripts/build_docs.py --only funccall toolloop  # runs just those, reusing the others from _proc
 
 Each notebook is run from top to bottom in a fresh interpreter (as `nbdev-test` runs it), with the `show_doc`
 cells nbdev adds for every exported function and class, so the pages show the examples' real outputs and the
@@ -13,14 +14,18 @@ search over every page, a contents list beside the text, copy buttons, heading a
 in a web worker, which browsers do not start for `file://` pages: serve the site (`.venv/bin/python -m http.server -d _docs`).
 
 `show_doc` renders with `ApiEntry` here: signatures as a reader writes them (`class SchemaError(ValueError)`, no
-`__main__.`, no `NoneType` made up for an unannotated `x=None`, public module paths instead of private ones).
+`__main__.`, no `NoneType` made up for an unannotated `x=None`, public module paths instead of private ones), a
+dataclass as its fields with their comments. Every name a module exports gets an entry: its `__all__` and its
+constants (`add_missing_entries`: a value as its source line, a re-export linked to its own page). The navigation
+groups the pages into guides and reference (`NAV_GROUPS`). Signatures and outputs wrap on narrow screens (docs/hooks.py
+and docs/site.css), and a long dict, list or JSON output is laid out over lines (`pretty_output`).
 
 `nbdev-proc-nbs` itself is not called: before processing it tries to install Quarto (with `sudo` and `curl`), and
 its `show_doc` step runs only the import and export cells, so a page whose examples were never run has no outputs.
 `--quarto-check` also puts each notebook through exactly that processing, and fails on the notebooks that
 publishing with `nbdev-docs` would fail on.
 """
-import argparse, concurrent.futures, difflib, html, html.parser, importlib, importlib.util, inspect, json, os, posixpath, re, shutil, subprocess, sys
+import argparse, ast, concurrent.futures, difflib, html, html.parser, importlib, importlib.util, inspect, json, os, posixpath, re, shutil, subprocess, sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -81,7 +86,7 @@ def class_signature(cls:type, name:str, text:str)->str:
     var = (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD)
     if (issubclass(cls, enum.Enum) or all(p.kind in var for p in params) or len(lines) < 3
         or not re.match(rf'(async )?def {re.escape(name.split(".")[-1])}\($', lines[0])): return head
-    init = ['def __init__(', '    self, ' + lines[1].lstrip()] + lines[2:]
+    init = ['def __init__(', '    self,', '    ' + lines[1].lstrip()] + lines[2:]
     return head + '\n' + '\n'.join('    ' + l for l in init)
 
 def _drop_made_up_none(dm):
@@ -108,19 +113,190 @@ def _inherit_comments(dm):
 
 def _md_escape(name:str)->str: return re.sub(r'([_*\[\]`\\])', r'\\\1', name)
 
+def source_twin(obj):
+    """`obj` as the exported module defines it, when `obj` was defined in a notebook (`__main__`): its source can be
+    read there (`inspect` finds no file for a class defined in a notebook), so the comments on its fields too"""
+    if getattr(obj, '__module__', None) != '__main__' or not _export_module: return obj
+    try: mod = importlib.import_module(_export_module)
+    except Exception: return obj
+    found = mod
+    for part in getattr(obj, '__qualname__', '').split('.'): found = getattr(found, part, None)
+    return found if found is not None and type(found) is type(obj) else obj
+
+_export_module = None # the module the notebook being processed exports to (`#| default_exp`), as `lib.module`
+
+def field_comments(cls:type)->dict:
+    """{field: the `# comment` beside it} of the fields class `cls` declares in its body (the source of the exported
+    module's class for one a notebook defines; fastcore's `docments` reads no class defined in `__main__`)"""
+    import io, textwrap, tokenize
+    try: src = textwrap.dedent(inspect.getsource(source_twin(cls)))
+    except (OSError, TypeError): return {}
+    comments = {t.start[0]: t.string.lstrip('#').strip() for t in tokenize.generate_tokens(io.StringIO(src).readline)
+                if t.type == tokenize.COMMENT}
+    body = next((n.body for n in ast.parse(src).body if isinstance(n, ast.ClassDef)), [])
+    return {n.target.id: comments[n.end_lineno] for n in body
+            if isinstance(n, ast.AnnAssign) and isinstance(n.target, ast.Name) and n.end_lineno in comments}
+
+def dataclass_signature(cls:type, name:str)->str:
+    """A dataclass as its source reads: `@dataclass`, `class Name(Bases):`, then one public field a line with its type,
+    default and the `# comment` beside it in the source (inherited fields take their class's comments)"""
+    import dataclasses
+    docs = {}
+    for c in reversed(cls.__mro__):
+        if dataclasses.is_dataclass(c): docs.update(field_comments(c))
+    params = cls.__dataclass_params__
+    opts = [f'{k}=True' for k in ('frozen', 'kw_only', 'slots') if getattr(params, k, False)]
+    head = class_signature(cls, name, '').split('\n')[0]
+    lines = [f"@dataclass{'(' + ', '.join(opts) + ')' if opts else ''}", head]
+    for f in dataclasses.fields(cls):
+        if f.name.startswith('_'): continue
+        t = f.type if isinstance(f.type, str) else _type_name(f.type)
+        d = (f'={f.default!r}' if f.default is not dataclasses.MISSING else
+             f'=field(default_factory={getattr(f.default_factory, "__qualname__", repr(f.default_factory))})'
+             if f.default_factory is not dataclasses.MISSING else '')
+        lines.append(f"    {f.name}:{t}{d}{' # ' + docs[f.name] if docs.get(f.name) else ''}")
+    return '\n'.join(lines)
+
 def api_entry_markdown(r)->str:
     "The Markdown of one API entry: heading (with the id nbdev's links use), a link to its source, signature, docstring"
     from fastcore.docments import DocmentText
     from nbdev.doclinks import NbdevLookup
+    import dataclasses
     text = str(r.dm)
-    if isinstance(r.dm, DocmentText) and inspect.isclass(r.sym): text = class_signature(r.sym, r.nm, text)
+    if inspect.isclass(r.sym) and dataclasses.is_dataclass(r.sym): text = dataclass_signature(r.sym, r.nm)
+    elif isinstance(r.dm, DocmentText) and inspect.isclass(r.sym): text = class_signature(r.sym, r.nm, text)
     h = '#' * r.title_level
     md = f'{h} {_md_escape(r.nm)} {{ #{r.nm.lower()} .api-name }}\n\n'
     if (src := NbdevLookup().code(r.fn)):
         md += f'[source]({src}){{ .api-source title="The source of {r.nm} on GitHub" }}\n\n'
-    md += f"```python\n{clean_names(text)}\n```\n"
+    md += f'<div class="api-signature" markdown>\n\n```python\n{clean_names(text)}\n```\n\n</div>\n'
     if r.docs: md += '\n' + re.sub(r'^(\s*)(.+)', r'\1*\2*', r.docs, count=1) + '\n'
     return md
+
+# ---------------------------------------------------------------------------------------------------------------
+# API entries for every exported name: `show_doc` covers functions and classes an `#| export` cell defines; the names
+# of a module's `__all__` bound otherwise (a re-export, a value, a class in an `#| exporti` cell) and its constants
+# (public UPPER_CASE names an export cell assigns, `exporti` too: they import all the same) get their entry here, after the cell that binds them
+
+_re_export_cell = re.compile(r'^\s*#\|\s*(export|exports|exporti)\b', re.M)
+_re_constant = re.compile(r'[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*')
+
+def bound_names(tree)->list:
+    "The names the top-level statements of `tree` bind: definitions, assignments and imports, in order"
+    out = []
+    for n in tree.body:
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)): out.append((n.name, n))
+        elif isinstance(n, (ast.Import, ast.ImportFrom)):
+            out += [((a.asname or a.name).split('.')[0], n) for a in n.names if a.name != '*']
+        elif isinstance(n, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+            for t in (n.targets if isinstance(n, ast.Assign) else [n.target]):
+                out += [(e.id, n) for e in ast.walk(t) if isinstance(e, ast.Name)]
+    return out
+
+def _parsed(src:str):
+    try: return ast.parse(re.sub(r'^\s*[%!].*$', '', src, flags=re.M))
+    except SyntaxError: return None
+
+def entries_wanted(cells:list, mod)->list:
+    """[(name, index of the cell binding it or None, whether it imports it)] of the names without an API entry in `cells`
+    (a notebook with its `show_doc` cells) that need one: those of `mod.__all__`, and the constants its export cells assign"""
+    shown = {m[1] for c in cells if getattr(c, 'has_sd', False) and (m := re.match(r'\s*show_doc\((?:\w+\.)*(\w+)\)', c.source))}
+    binds,constants = {},[]
+    for i,c in enumerate(cells):
+        if c.cell_type != 'code' or not (m := _re_export_cell.search(c.source)) or not (tree := _parsed(c.source)): continue
+        for name,node in bound_names(tree):
+            binds.setdefault(name, (i, isinstance(node, (ast.Import, ast.ImportFrom))))
+            if (isinstance(node, (ast.Assign, ast.AnnAssign)) and _re_constant.fullmatch(name)
+                and name not in constants): constants.append(name)
+    names = [n for n in dict.fromkeys([*getattr(mod, '__all__', []), *constants]) if n not in shown]
+    return [(n, *binds.get(n, (None, False))) for n in names]
+
+# The section that ends a page with the entries of names its module exports but does not define (re-exports), and of
+# those it defines before the page's text begins (its first `##` section): a page starts with its text, not entries
+ALSO_EXPORTED = ('## Also exported here\n\nNames this module exports besides those above: what it takes from other modules '
+                 '(documented there, linked), and the values it defines first.')
+
+def _statement(mod_src:str, name:str):
+    "The top-level statement of module source `mod_src` that binds `name` (its last), and the module's lines"
+    tree,lines = ast.parse(mod_src),mod_src.splitlines()
+    found = [node for n,node in bound_names(tree) if n == name]
+    return (found[-1] if found else None),lines
+
+def _page_of_module(module:str):
+    "The page documenting `module` of this library (`typekinds.html`), from nbdev's index of its names, or None"
+    from nbdev.config import get_config
+    try: syms = importlib.import_module(f'{get_config().lib_name}._modidx').d['syms'].get(module) or {}
+    except Exception: return None
+    return next((v[0].split('#')[0] for v in syms.values()), None)
+
+def value_entry_markdown(name:str, mod, level:int=4)->str:
+    """The API entry of `name`, which module `mod` binds by an assignment (its source lines, with the comments beside
+    and under them, and its value when the source does not spell it) or an import (where it comes from, linked)"""
+    from nbdev.config import get_config
+    cfg = get_config()
+    rel = Path(cfg.lib_path.name, *mod.__name__.split('.')[1:]).with_suffix('.py') # as the repository holds it
+    file = cfg.lib_path.parent/rel if (cfg.lib_path.parent/rel).is_file() else Path(mod.__file__)
+    node,lines = _statement(file.read_text(), name)
+    if node is None: raise BuildError(f"{mod.__name__}.{name} is exported, but no statement of {file.name} binds it")
+    src_url = f"{cfg.git_url}/blob/{cfg.branch}/{(cfg.lib_path.relative_to(cfg.config_path).parent/rel).as_posix()}#L{node.lineno}"
+    md = (f'{"#" * level} {_md_escape(name)} {{ #{name.lower()} .api-name }}\n\n'
+          f'[source]({src_url}){{ .api-source title="The source of {name} on GitHub" }}\n\n')
+    if isinstance(node, (ast.Import, ast.ImportFrom)):
+        alias = next(a for a in node.names if (a.asname or a.name).split('.')[0] == name)
+        origin = node.module or ''
+        if isinstance(node, ast.ImportFrom) and node.level:
+            origin = '.'.join(mod.__name__.split('.')[:-node.level] + ([origin] if origin else []))
+        code = (f"from {origin} import {alias.name}" if isinstance(node, ast.ImportFrom) else f"import {alias.name}") + \
+               (f" as {alias.asname}" if alias.asname else '')
+        md += f'<div class="api-signature" markdown>\n\n```python\n{code}\n```\n\n</div>\n'
+        page = _page_of_module(origin)
+        where = f'[`{alias.name}`]({page}#{alias.name.lower()})' if page else f'`{origin}.{alias.name}`'
+        return md + f'\n*{where} of `{origin}`, exported from here too*\n'
+    end = node.end_lineno
+    while end < len(lines) and lines[end].strip().startswith('#') and lines[end][:1].isspace(): end += 1
+    code = '\n'.join(lines[node.lineno-1:end])
+    md += f'<div class="api-signature" markdown>\n\n{_fence(code, "python")}\n\n</div>\n'
+    try: ast.literal_eval(node.value)
+    except Exception:
+        try: shown = repr(getattr(mod, name, None))
+        except Exception: shown = '' # an int longer than Python will write out, say: its source says what it is
+        if shown and len(shown) <= 200 and shown not in code and not re.search(r' at 0x[0-9a-f]+', shown): md += f'\n*Its value:* <code>{html.escape(shown)}</code>\n'
+    return md
+
+def _needs_show_doc(obj, module:str)->bool:
+    """Whether `obj`, which `module` exports, gets a `show_doc` entry: a function or class of this library whose own
+    module does not export it (else its entry is there; another library's is shown as the statement binding it)"""
+    if not (inspect.isclass(obj) or inspect.isfunction(obj)): return False
+    home = getattr(obj, '__module__', None) or ''
+    if home == module: return True
+    if not home.startswith(module.split('.')[0] + '.'): return False
+    try: return obj.__name__ not in getattr(importlib.import_module(home), '__all__', ())
+    except Exception: return True
+
+def add_missing_entries(cells:list, module:str)->list:
+    """`cells` with an API entry cell after the cell binding each name `entries_wanted` finds: a `show_doc` cell for a
+    function or class, a Markdown cell (its source set by `value_entry_markdown` after nbdev's processors, which would
+    add links inside its links) for a value or a re-export documented on another page"""
+    from fastcore.nbio import mk_cell
+    try: mod = importlib.import_module(module)
+    except Exception: return cells
+    after = {}
+    text_starts = next((i for i,c in enumerate(cells) if c.cell_type == 'markdown' and re.match(r'##\s', c.source)), 0)
+    for name,i,imported in entries_wanted(cells, mod):
+        obj = getattr(mod, name, None)
+        if _needs_show_doc(obj, module):
+            cell = mk_cell(f'show_doc({name})'); cell.has_sd = True
+        else:
+            cell = mk_cell(f'API entry of {name}', 'markdown'); cell.metadata['api_entry'] = name
+            cell.entry_ = lambda name=name: value_entry_markdown(name, mod)
+        if imported or i is None or i < text_starts: i = None # to the page's end
+        else:
+            while i+1 < len(cells) and getattr(cells[i+1], 'has_sd', False): i += 1
+        after.setdefault(i, []).append(cell)
+    end = [mk_cell(ALSO_EXPORTED, 'markdown'), *after[None]] if after.get(None) else []
+    out = [c for i,c in enumerate(cells) for c in [c, *after.get(i, [])]] + end
+    for i,c in enumerate(out): c.idx_ = i
+    return out
 
 def _api_entry_renderer():
     "nbdev's `show_doc` renderer with `api_entry_markdown` as its Markdown (a class made when nbdev is imported)"
@@ -167,9 +343,13 @@ def process_notebook(src:Path, dest:Path):
                  next((i for i,p in enumerate(procs) if isinstance(p, exec_show_docs)), 0))
     for p in procs[:split]: proc._proc(p)
     nb.cells = api_docs_in_source_order(nb.cells)
+    sys.path.insert(0, str(cfg.config_path)) # the project's own package, as the notebook imports it
+    global _export_module
+    if (exp := next((d['default_exp'] for c in nb.cells if (d := getattr(c, 'directives_', None) or {}).get('default_exp')), None)):
+        _export_module = f'{cfg.lib_name}.{str(exp).split()[0]}'
+        nb.cells = add_missing_entries(nb.cells, _export_module)
     flags = cfg.tst_flags.split() if isinstance(cfg.tst_flags, str) else list(cfg.tst_flags or [])
     skip = _skip_cell(nb, flags)
-    sys.path.insert(0, str(cfg.config_path))
     os.environ['IN_TEST'] = '1'
     shell = CaptureShell(src, profile=bool(cfg.get('exec_profile'))) # as nbdev-test makes it
     shell.run_cell('from nbdev.showdoc import show_doc')
@@ -181,6 +361,8 @@ def process_notebook(src:Path, dest:Path):
             _joined_outputs(cell.outputs)
     for p in procs[split:]:
         if not isinstance(p, exec_show_docs): proc._proc(p)
+    for cell in nb.cells:
+        if (entry := getattr(cell, 'entry_', None)): cell.source = entry()
     dest.parent.mkdir(parents=True, exist_ok=True)
     write_nb(nb, dest)
 
@@ -227,13 +409,25 @@ def find_notebooks(nbs:Path)->list[Path]:
     "The notebooks that become pages: every `.ipynb` under `nbs`, but not in or named with a leading `_` or `.`"
     return sorted(p for p in nbs.rglob('*.ipynb') if not any(s[0] in '_.' for s in p.relative_to(nbs).parts))
 
-def process_all(nbs:Path, proc:Path, workers:int, quarto_check:bool=False)->list[Path]:
-    "Run and process every notebook in `nbs` into `proc`, `workers` at a time; the processed paths"
+def chosen(nbs_list:list[Path], nbs:Path, only:list[str])->list[Path]:
+    "The notebooks of `nbs_list` that `only` names: by path under `nbs`, file name, stem, or stem less its number (`funccall`)"
+    names = lambda p: {p.relative_to(nbs).as_posix(), p.name, p.stem, re.sub(r'^\d+_', '', p.stem)}
+    found = [p for p in nbs_list if names(p) & set(only)]
+    if (unknown := [o for o in only if not any(o in names(p) for p in nbs_list)]):
+        raise BuildError(f"--only names no notebook: {', '.join(unknown)}; the notebooks: {', '.join(p.name for p in nbs_list)}")
+    return found
+
+def process_all(nbs:Path, proc:Path, workers:int, quarto_check:bool=False, only:list[str]=None)->list[Path]:
+    """Run and process every notebook in `nbs` into `proc`, `workers` at a time; the processed paths. With `only`,
+    just the notebooks it names (see `chosen`): the others' processed notebooks in `proc` are kept from an earlier build"""
     nbs_list = find_notebooks(nbs)
     if not nbs_list: raise BuildError(f"No notebooks found in {nbs}")
     dests = [proc/p.relative_to(nbs) for p in nbs_list]
+    todo = chosen(nbs_list, nbs, only) if only else nbs_list
+    if only and (stale := [d.name for s,d in zip(nbs_list, dests) if s not in todo and not d.is_file()]):
+        raise BuildError(f"--only reuses the other notebooks from {proc}, but {', '.join(stale)} are not there: build them all once first")
     with concurrent.futures.ThreadPoolExecutor(max(1, workers)) as ex:
-        futs = [ex.submit(_run_child, s, d, quarto_check) for s,d in zip(nbs_list, dests)]
+        futs = [ex.submit(_run_child, s, d, quarto_check) for s,d in zip(nbs_list, dests) if s in todo]
         errors = [str(e) for f in futs if (e := f.exception()) is not None]
     if errors: raise BuildError('\n\n'.join(errors))
     return dests
@@ -349,10 +543,71 @@ class Site:
             return f"{m[1]}{self.site_url}{t[0].path}{'#' + t[1] if t[1] else ''}{m[3]}"
         return _re_md_link.sub(published, md)
 
+# Characters of an output line that fit in an output box beside the sidebars at 1400 px (docs/site.css); a longer
+# line that is a dict, a list, a tuple or an object's `Name(...)` repr (JSON text too) is laid out over lines as pprint does
+OUTPUT_WIDTH = 100
+_re_token = re.compile(r"""'(?:[^'\\\n]|\\.)*'|"(?:[^"\\\n]|\\.)*"|[\[\](){},]|[^'"\[\](){},]+""")
+_closers = {'[': ']', '(': ')', '{': '}'}
+
+def _groups(tokens:list):
+    "Tokens as a tree: a bracketed group is ['(', [items...], ')'], an item a list of tokens and groups; None if unbalanced"
+    stack = [[]]
+    for t in tokens:
+        if t in _closers: stack.append([t])
+        elif t in (']', ')', '}'):
+            if len(stack) < 2 or _closers[stack[-1][0]] != t: return None
+            g = stack.pop(); stack[-1].append((g[0], g[1:], t))
+        else: stack[-1].append(t)
+    return stack[0] if len(stack) == 1 else None
+
+def _flat(parts)->str: return ''.join(p if isinstance(p, str) else p[0] + _flat(p[1]) + p[2] for p in parts)
+
+def _layout(parts:list, col:int, width:int)->str:
+    "`parts` written from column `col`: a group longer than the line breaks after its commas, its items aligned after the bracket"
+    out = ''
+    for p in parts:
+        at = len(out.rsplit('\n', 1)[-1]) if '\n' in out else col + len(out) # the column `p` starts at
+        if isinstance(p, str) or at + len(_flat([p])) <= width: s = p if isinstance(p, str) else _flat([p])
+        else:
+            line,items,cur = at + 1,[],[]
+            for q in p[1]:
+                cur.append(q)
+                if q == ',': items.append(cur); cur = []
+            if cur: items.append(cur)
+            pieces = []
+            for it in items:
+                if it and isinstance(it[0], str) and it[0] != it[0].lstrip() and pieces: it = [it[0].lstrip()] + it[1:]
+                pieces.append(_layout(it, line, width).rstrip(' '))
+            if all(isinstance(q, str) for it in items for q in it): # plain items (numbers, strings): as many a line as fit
+                rows = ['']
+                for piece in pieces:
+                    if rows[-1] and line + len(rows[-1]) + 1 + len(piece) > width: rows.append('')
+                    rows[-1] += (' ' if rows[-1] else '') + piece
+                pieces = rows
+            s = p[0] + ('\n' + ' ' * line).join(pieces) + p[2]
+        out += s
+    return out
+
+def pretty_output(text:str, width:int=OUTPUT_WIDTH)->str:
+    """`text` with each line longer than `width` that is one bracketed value (a dict, list, tuple, `Name(...)`, JSON)
+    broken after its commas as pprint does; only whitespace changes (a line it cannot read stays as it is)"""
+    def pretty(line:str)->str:
+        body = line.strip()
+        if len(line) <= width or not re.fullmatch(r'(?:[A-Za-z_][\w.]*)?[\[({].*[\])}]', body, re.S): return line
+        toks = _re_token.findall(body)
+        if ''.join(toks) != body or (tree := _groups(toks)) is None: return line
+        indent = len(line) - len(line.lstrip(' '))
+        out = ' ' * indent + _layout(tree, indent, width)
+        squash = lambda t: re.sub(r'\s+', '', ''.join(x for x in _re_token.findall(t) if x[:1] not in '\'"') ) + \
+                           ''.join(x for x in _re_token.findall(t) if x[:1] in '\'"')
+        return out if squash(out) == squash(line) else line
+    return '\n'.join(pretty(l) for l in text.split('\n'))
+
 def output_markdown(out:dict, where:str, for_site:bool)->str:
     "One output as Markdown: text in a code block, Markdown as it is, HTML and images inline (the site; README takes text)"
     kind = out.get('output_type')
-    if kind == 'stream': return _fence(strip_ansi(_as_text(out['text'])), 'text')
+    tidy = pretty_output if for_site else (lambda t: t)
+    if kind == 'stream': return _fence(tidy(strip_ansi(_as_text(out['text']))), 'text')
     if kind == 'error':
         if not for_site: raise BuildError(f"{where} has an error output: README.md shows outputs that worked")
         return _fence(strip_ansi('\n'.join(out.get('traceback') or [f"{out.get('ename')}: {out.get('evalue')}"])), 'text')
@@ -361,7 +616,7 @@ def output_markdown(out:dict, where:str, for_site:bool)->str:
     if 'text/html' in data: return f'<div class="cell-output-html" markdown="0">\n{_as_text(data["text/html"]).strip()}\n</div>'
     img = next((m for m in ('image/png', 'image/jpeg', 'image/gif', 'image/webp') if m in data), None)
     if img and for_site: return f'<img class="cell-output-image" alt="output image" src="data:{img};base64,{_as_text(data[img]).replace(chr(10), "")}">'
-    if 'text/plain' in data: return _fence(strip_ansi(_as_text(data['text/plain'])), 'text')
+    if 'text/plain' in data: return _fence(tidy(strip_ansi(_as_text(data['text/plain']))), 'text')
     if not for_site:
         raise BuildError(f"{where} shows {', '.join(data)}: README.md can show text, markdown and HTML outputs; hide that cell "
                          "from the README with `#| hide` or make its output text")
@@ -396,6 +651,7 @@ def _cells(page:Page)->list:
 def cell_label(page:Page, i:int, cell:dict)->str:
     "Which cell of which notebook cell `i` of `page` is, as its owner finds it: its id, or the API entry `show_doc` made"
     src = _as_text(cell.get('source', ''))
+    if (name := (cell.get('metadata') or {}).get('api_entry')): return f"nbs/{page.source}, the API entry of {name} (its source)"
     if (m := re.search(r'^\s*show_doc\((.*)\)\s*$', src, re.M)): return f"nbs/{page.source}, the API entry of {m[1]} (its signature or docstring)"
     first = next((l for l in src.splitlines() if l.strip() and not l.lstrip().startswith('#|')), '')[:60]
     return f"nbs/{page.source}, cell id {cell.get('id', '?')} ({first!r})"
@@ -522,6 +778,22 @@ def write_pages(pages:list[Page], site:Site, nbs:Path, dest:Path):
         (dest/p.md).parent.mkdir(parents=True, exist_ok=True)
         (dest/p.md).write_text(page_markdown(p, site))
 
+# The site's navigation: pages (their paths less `.html`) in two groups, in this order. Guides are what a user does;
+# the reference is how it works inside. A page not named here (a new notebook) goes last in the reference.
+NAV_GROUPS = {
+    'Guides': ['index', 'funccall', 'providers', 'toolloop', 'toolbox', 'sandbox', 'streaming', 'textcalls', 'mcp',
+               'indexes', 'cli', 'contributing'],
+    'Reference': ['limits', 'errors', 'schemawalk', 'typekinds', 'interpreter', 'worker'],
+}
+
+def nav_groups(pages:list[Page])->dict:
+    "{group: [pages]} of `NAV_GROUPS`, pages it does not name appended to its last group, empty groups left out"
+    key = lambda p: posixpath.splitext(p.path)[0]
+    groups = {g: [p for n in names for p in pages if key(p) == n] for g,names in NAV_GROUPS.items()}
+    named = {n for names in NAV_GROUPS.values() for n in names}
+    groups[list(groups)[-1]] += [p for p in pages if key(p) not in named]
+    return {g: ps for g,ps in groups.items() if ps}
+
 def mkdocs_build(pages:list[Page], cfg, docs_dir:Path, site_dir:Path, config_file:Path):
     "Render the Markdown pages in `docs_dir` into `site_dir` with MkDocs (`config_file`), the site's name and URL from nbdev's config"
     import logging
@@ -536,7 +808,7 @@ def mkdocs_build(pages:list[Page], cfg, docs_dir:Path, site_dir:Path, config_fil
     try:
         mk = load_config(str(config_file), docs_dir=str(docs_dir), site_dir=str(site_dir), site_name=cfg.title,
                          site_description=cfg.description, site_url=Site(pages, cfg).site_url,
-                         nav=[{p.title: p.md} for p in pages])
+                         nav=[{g: [{p.title: p.md} for p in ps]} for g,ps in nav_groups(pages).items()])
         mkdocs_build_site(mk)
     except (Abort, ConfigurationError) as e:
         named = [f"{p.md} is made from nbs/{p.source}" for p in pages if f"'{p.md}'" in '\n'.join(warnings)]
@@ -544,7 +816,7 @@ def mkdocs_build(pages:list[Page], cfg, docs_dir:Path, site_dir:Path, config_fil
     finally: log.removeHandler(handler)
 
 def build(dest:Path=None, proc:Path=None, readme:Path=None, check:bool=False, workers:int=None, path:Path=None,
-          quarto_check:bool=False)->dict:
+          quarto_check:bool=False, only:list[str]=None)->dict:
     "Build the site into `dest` and README into `readme` (or compare with it when `check`); returns what was built"
     from nbdev.config import get_config
     cfg = get_config(path or root)
@@ -554,8 +826,9 @@ def build(dest:Path=None, proc:Path=None, readme:Path=None, check:bool=False, wo
     readme = Path(readme or cfg.config_path/'README.md')
     workers = workers or min(os.cpu_count() or 1, 4)
     for d,what in ((dest, 'site'), (proc, 'processed notebooks')): _replaceable(d, what, cfg)
-    if proc.exists(): shutil.rmtree(proc)
-    processed = process_all(nbs, proc, workers, quarto_check)
+    if proc.exists() and not only: shutil.rmtree(proc)
+    if (proc/'_pages').exists(): shutil.rmtree(proc/'_pages')
+    processed = process_all(nbs, proc, workers, quarto_check, only)
     pages = [read_page(p, proc) for p in processed]
     readme_nb = Path(cfg.readme_nb).as_posix()
     pages.sort(key=lambda p: (p.source != readme_nb, p.source))
@@ -588,6 +861,9 @@ def main(argv=None):
     ap.add_argument('--project', type=Path, help="the nbdev project to build (default: the one this script is in)")
     ap.add_argument('--quarto-check', action='store_true', help="also process each notebook exactly as `nbdev-docs` does "
                     "before Quarto renders it, and fail on the notebooks that Quarto publishing would fail on")
+    ap.add_argument('--only', nargs='+', metavar='NOTEBOOK', help="run just these notebooks (`05_funccall.ipynb`, or its name "
+                    "less the number: `funccall`), and take the others' processed notebooks from `--proc`, as an earlier build left them: "
+                    "quick while working on a few pages")
     ap.add_argument('--process-one', nargs=2, type=Path, metavar=('NOTEBOOK', 'DEST'), help=argparse.SUPPRESS)
     a = ap.parse_args(argv)
     if a.process_one:
@@ -601,7 +877,7 @@ def main(argv=None):
             print(e, file=sys.stderr)
             sys.exit(_EXIT_QUARTO if isinstance(e, QuartoError) else _EXIT_FAILED)
         return
-    try: res = build(a.dest, a.proc, a.readme, a.check, a.workers, a.project, a.quarto_check)
+    try: res = build(a.dest, a.proc, a.readme, a.check, a.workers, a.project, a.quarto_check, a.only)
     except BuildError as e: sys.exit(f"Docs build failed: {e}")
     print(f"Built {len(res['pages'])} pages into {res['site']}: {', '.join(res['pages'])}")
     failed = []

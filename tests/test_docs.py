@@ -19,7 +19,9 @@ page_of = {nb: nbpath2html(nb.relative_to(nbs)).as_posix() for nb in notebooks}
 
 @pytest.fixture(scope='module')
 def built(tmp_path_factory):
-    "The site, processed notebooks and README built into a temporary directory by the one offline command"
+    """The site, processed notebooks and README built into a temporary directory by the one offline command (or, to
+    iterate on the checks, the ones already built into the directory `TOOLSLM_LIKE_DOCS_BUILT` names)"""
+    if (given := os.environ.get('TOOLSLM_LIKE_DOCS_BUILT')): return Path(given)
     d = tmp_path_factory.mktemp('docs')
     cmd = [sys.executable, str(root/'scripts'/'build_docs.py'), '--dest', str(d/'_docs'), '--proc', str(d/'_proc'), '--readme', str(d/'README.md'),
            '--quarto-check'] # publishing with nbdev-docs must keep working too (it runs only some cells: see build_docs.py)
@@ -160,6 +162,22 @@ def test_notebooks_anywhere_become_linked_pages(tmp_path):
     assert {'../index.html', '../site.css'} <= set(guide.links + guide.resources) and 'guides/guide.html#greet' in home.links
     assert (tmp_path/'README.md').read_text().startswith('# miniproj')
 
+def test_only_some_notebooks_rerun(tmp_path):
+    "`--only` runs the notebooks it names and reuses the others' processed notebooks; it fails on a name it does not know"
+    nbs_ = {'index.ipynb': [('md', '# miniproj\n\n> A small project'), ('code', 'print("home" + "page")')],
+            '01_guide.ipynb': [('md', '# A guide\n\n> In short'), ('code', 'print("first" + "run")')]}
+    r = _build_project(tmp_path, nbs_, '--only', 'guide')
+    assert r.returncode == 1 and 'index.ipynb are not there: build them all once first' in r.stderr, r.stderr[-3000:]
+    assert _build_project(tmp_path, nbs_).returncode == 0
+    nbs_['01_guide.ipynb'][1] = ('code', 'print("second" + "run")')
+    nbs_['index.ipynb'][1] = ('code', 'print("not" + "rerun")')
+    r = _build_project(tmp_path, nbs_, '--only', 'guide')
+    assert r.returncode == 0, r.stderr[-3000:]
+    site = tmp_path/'_docs'
+    assert 'secondrun' in (site/'guide.html').read_text() and 'homepage' in (site/'index.html').read_text()
+    r = _build_project(tmp_path, nbs_, '--only', 'nope')
+    assert r.returncode == 1 and '--only names no notebook: nope; the notebooks: 01_guide.ipynb, index.ipynb' in r.stderr, r.stderr[-3000:]
+
 def test_a_failing_notebook_fails_the_build_and_is_named(tmp_path):
     r = _build_project(tmp_path, {'index.ipynb': [('md', '# miniproj\n\n> A small project')],
                                   '01_bad.ipynb': [('md', '# bad\n\n> Breaks'), ('code', '1/0')]})
@@ -264,6 +282,8 @@ class ToolHistory(list):
 class Step:
     "One turn"
     n:int # Its number
+    label:str='' # What it is called
+    _seen:bool=False # private: not shown
 class Colour(enum.Enum):
     "A colour"
     RED = 1
@@ -286,9 +306,10 @@ def test_api_entries_read_as_python(tmp_path):
     assert r.returncode == 0, r.stderr[-3000:]
     err,hist,step,colour,run = r.stdout.split('=====\n')[:5]
     assert err.startswith('### SchemaError { #schemaerror .api-name }\n\n')
-    assert '\n```python\nclass SchemaError(ValueError):\n```\n\n*A function that cannot be a tool*' in err
-    assert '```python\nclass ToolHistory(list):\n    def __init__(\n        self, messages:tuple=(), # The messages so far\n        provider:str | None=None, # Which API they are for\n    ):\n```' in hist
-    assert '```python\nclass Step:\n    def __init__(\n        self, n:int\n    )->None:\n```' in step
+    assert '\n<div class="api-signature" markdown>\n\n```python\nclass SchemaError(ValueError):\n```\n\n</div>\n\n*A function that cannot be a tool*' in err
+    assert ('```python\nclass ToolHistory(list):\n    def __init__(\n        self,\n        messages:tuple=(), # The messages so far\n'
+            '        provider:str | None=None, # Which API they are for\n    ):\n```') in hist
+    assert '```python\n@dataclass\nclass Step:\n    n:int # Its number\n    label:str=\'\' # What it is called\n```' in step, step
     assert '```python\nclass Colour(Enum):\n```' in colour
     assert '### run { #run .api-name }' in run
     assert ('def run(\n    tools:list[ToolHistory], # Where the calls go\n    ns=None, # The namespace\n'
@@ -321,6 +342,55 @@ def test_page_problems_heading_named_like_an_api_entry():
     assert bd.page_problems(page, 'x.html') == ['x.html: the heading #call_func_1 has the same name as an API entry on the page: '
                                                 'the contents list shows the name twice: give the section its own words']
 
+def test_long_outputs_laid_out_over_lines():
+    "A long dict, list, JSON or `Name(...)` output line is broken after its commas to fit; nothing but whitespace changes"
+    bd = _builder()
+    d = {'name': 'add', 'input_schema': {'type': 'object', 'properties': {'a': {'type': 'integer', 'description': 'First, [x]'},
+         'b': {'type': 'integer'}}, 'required': ['a', 'b']}, 'ids': list(range(30))}
+    for text in (repr(d), json.dumps(d), f'LoopStep(iteration=1, calls={d!r})', '  ' + json.dumps(d, separators=(',', ':'))):
+        out = bd.pretty_output(text, 60)
+        assert out != text and max(map(len, out.splitlines())) <= 60 + 32, out  # a string longer than the line stays whole
+        assert re.sub(r'\s+', '', out) == re.sub(r'\s+', '', text) and 'First, [x]' in out, out
+        assert re.findall(r"'[^']*'|\"[^\"]*\"", out) == re.findall(r"'[^']*'|\"[^\"]*\"", text), "strings untouched"
+    assert bd.pretty_output(repr(d), 60).splitlines()[:3] == ["{'name': 'add',", " 'input_schema': {'type': 'object',",
+                                                               "                  'properties': {'a': {'type': 'integer',"]
+    short,prose,unbalanced = repr({'a': 1}),'Error: ' + 'the call (a, b) failed, ' * 8,'{' + "'a': [1, 2, " * 10
+    assert [bd.pretty_output(t, 60) for t in (short, prose, unbalanced)] == [short, prose, unbalanced]
+    assert bd.pretty_output(f'{short}\n{d}\nend', 60).startswith(short + "\n{'name': 'add',\n 'input_schema'"), "line by line"
+
+def _hooks():
+    spec = importlib.util.spec_from_file_location('docs_hooks', root/'docs'/'hooks.py')
+    mod = importlib.util.module_from_spec(spec); spec.loader.exec_module(mod)
+    return mod
+
+def test_signature_and_output_lines_wrap_under_themselves():
+    "The hook puts each line of a signature or output in a block that hangs past its indent; example code and multi-line spans stay"
+    h = _hooks()
+    sig = ('<div class="api-signature">\n<div class="language-python highlight"><pre><span></span><code><span class="k">def</span> f(\n'
+           '    x:<span class="nb">int</span>, <span class="c1"># a long comment</span>\n)\n</code></pre></div>\n</div>')
+    out = h.on_page_content(sig + '<div class="language-python highlight"><pre><span></span><code>x = 1\ny = 2\n</code></pre></div>')
+    assert ('<code data-copy="def f(\n    x:int, # a long comment\n)"><span class="wl" style="--lead:0ch;--hang:4ch"><span class="k">def</span> f(\n</span>'
+            '<span class="wl" style="--lead:4ch;--hang:4ch"><span class=lead>    </span>x:<span class="nb">int</span>, '
+            '<span class="c1"># a long comment</span>\n</span><span class="wl" style="--lead:0ch;--hang:4ch">)\n</span></code>') in out
+    assert out.endswith('<code>x = 1\ny = 2\n</code></pre></div>'), "example code keeps its lines"
+    text = '<div class="language-text highlight"><pre><span></span><code>{&#39;a&#39;: 1,\n &#39;b&#39;: 2}\n</code></pre></div>'
+    assert '<span class="wl" style="--lead:1ch;--hang:2ch"><span class=lead> </span>&#39;b&#39;: 2}\n</span>' in h.on_page_content(text)
+    assert h.wrap_lines('<span class="s">"""a\nb"""</span>\n', 4) == '<span class="s">"""a\nb"""</span>\n', "a span across lines: as it is"
+
+def test_navigation_groups():
+    "The pages in two groups, in NAV_GROUPS' order; a page it does not name goes last in the reference; no page twice"
+    bd = _builder()
+    pages = [bd.Page({'cells': []}, f'{n}.html', n) for n in ('worker', 'funccall', 'index', 'new_one', 'limits')]
+    groups = bd.nav_groups(pages)
+    assert {g: [p.path for p in ps] for g,ps in groups.items()} == {
+        'Guides': ['index.html', 'funccall.html'], 'Reference': ['limits.html', 'worker.html', 'new_one.html']}
+    named = [n for ns in bd.NAV_GROUPS.values() for n in ns]
+    assert len(named) == len(set(named)) and list(bd.NAV_GROUPS) == ['Guides', 'Reference']
+    # every page of this project is placed on purpose (contributing is listed before its notebook exists)
+    assert not [p for p in page_of.values() if Path(p).stem not in named], "a page NAV_GROUPS does not place"
+    assert {'index', 'funccall', 'providers', 'toolbox', 'toolloop', 'sandbox', 'mcp', 'cli', 'textcalls', 'streaming',
+            'indexes', 'contributing'} == set(bd.NAV_GROUPS['Guides'])
+
 # ---------------------------------------------------------------------------------------------------------------
 # The built site, read as files
 
@@ -338,6 +408,84 @@ def test_page_has_api_docs(built, nb):
         assert m, f"{page.name} has no API heading for {name}"
         assert re.search(r'<a class="api-source" href="https://github\.com/toolslm-like/toolslm_like/blob/main/toolslm_like/\w+\.py#L\d+"', m[0]), \
             f"{page.name}: the API entry of {name} has no link to its source"
+
+def _module_pages()->dict:
+    "{module of the library: the page of the notebook that exports it (`#| default_exp`)}"
+    cfg,found = get_config(root),{}
+    for nb,path in page_of.items():
+        for c in json.loads(nb.read_text())['cells']:
+            if c['cell_type'] == 'code' and (m := re.search(r'^\s*#\|\s*default_exp:?\s+(\S+)', ''.join(c['source']), re.M)):
+                found[f'{cfg.lib_name}.{m[1]}'] = path; break
+    return found
+
+def exported_names_of(module:str)->list[str]:
+    "A module's `__all__` and its constants: the public UPPER_CASE names its top-level statements assign"
+    mod = importlib.import_module(module)
+    tree = ast.parse(Path(mod.__file__).read_text())
+    consts = [e.id for n in tree.body if isinstance(n, (ast.Assign, ast.AnnAssign))
+              for t in (n.targets if isinstance(n, ast.Assign) else [n.target]) for e in ast.walk(t)
+              if isinstance(e, ast.Name) and re.fullmatch(r'[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*', e.id)]
+    return list(dict.fromkeys([*getattr(mod, '__all__', []), *consts]))
+
+def _entry(page_html:str, name:str):
+    "The HTML of the API entry of `name` on a page: from its heading to the next entry's"
+    m = re.search(rf'<h[2-4] class="api-name" id="{re.escape(name.lower())}".*?(?=<h[2-4] class="api-name"|</article>|$)', page_html, re.S)
+    return m and m[0]
+
+def test_every_exported_name_has_an_entry(built):
+    """Each name a module exports (its `__all__`, and its constants) has an API entry on its page with a source link,
+    a constant's showing its source line; each name of the package's `toolslm_like.__all__` has one on its module's page"""
+    import toolslm_like
+    site,missing,pages = built/'_docs',[],_module_pages()
+    assert len(pages) >= 10, pages
+    for module,path in pages.items():
+        page = (site/path).read_text()
+        for name in exported_names_of(module):
+            entry = _entry(page, name)
+            if not entry or 'class="api-source"' not in entry: missing.append(f"{module}.{name} (on {path})"); continue
+            code = html.unescape(re.sub(r'<[^>]+>', '', ''.join(re.findall(r'<code[^>]*>(.*?)</code>', entry, re.S))))
+            if re.fullmatch(r'[A-Z][A-Z0-9_]*', name) and not re.search(rf'\b{re.escape(name)}\b[^\n]*=', code):
+                missing.append(f"{module}.{name} (on {path}: its entry does not show its source line)")
+    for name,mod in toolslm_like._names.items():
+        path = pages.get(f'toolslm_like.{mod}')
+        if not path or not _entry((site/path).read_text(), name): missing.append(f"toolslm_like.{name} (no entry on {path})")
+    assert not missing, f"{len(missing)} exported names without an API entry:\n" + '\n'.join(missing)
+
+def test_dataclass_fields_show_their_comments(built):
+    "The entry of each exported dataclass lists its public fields, each with its type, default and the comment beside it in the source"
+    import dataclasses
+    bd,problems,seen = _builder(),[],0
+    for module,path in _module_pages().items():
+        page = (built/'_docs'/path).read_text()
+        mod = importlib.import_module(module)
+        for name,cls in vars(mod).items(): # those of `__all__` have entries (above); others may too
+            if not (isinstance(cls, type) and dataclasses.is_dataclass(cls) and cls.__module__ == module) or name.startswith('_'): continue
+            if not (entry := _entry(page, name)):
+                if name in getattr(mod, '__all__', ()): problems.append(f"{path}: {name} has no entry")
+                continue
+            seen += 1
+            text = html.unescape(re.sub(r'<[^>]+>', '', entry))
+            comments = bd.field_comments(cls)
+            for f in dataclasses.fields(cls):
+                if f.name.startswith('_'): continue
+                line = next((l.strip() for l in text.splitlines() if l.strip().startswith(f'{f.name}:')), None)
+                if line is None or (comments.get(f.name) and not line.endswith('# ' + comments[f.name])):
+                    problems.append(f"{path}, {name}.{f.name}: shows {line!r}, its comment in the source: {comments.get(f.name)!r}")
+    assert seen >= 4 and not problems, f"{seen} dataclasses; fields without their comment:\n" + '\n'.join(problems)
+
+def test_navigation_groups_on_the_site(built):
+    "The navigation shows the guides, then the reference, each page under its group once"
+    bd = _builder()
+    nav = re.search(r'<nav class="md-nav md-nav--primary".*?</nav>\s*</div>\s*</div>\s*</div>', (built/'_docs'/'index.html').read_text(), re.S)[0]
+    at = {g: m.start() for g in bd.NAV_GROUPS if (m := re.search(rf'>\s*{g}\s*<', nav))}
+    assert list(at) == list(bd.NAV_GROUPS) and at['Guides'] < at['Reference'], f"the navigation shows no groups {list(bd.NAV_GROUPS)}: {at}"
+    for g,names in bd.NAV_GROUPS.items():
+        for n in names:
+            if f'{n}.html' not in page_of.values(): continue
+            hits = [m.start() for m in re.finditer(rf'href="(?:\./)?{re.escape(n)}\.html"', nav)]
+            assert hits, f"{n}.html is not in the navigation"
+            after = [x for x in at.values() if x < hits[0]]
+            assert after and max(after) == at[g], f"{n}.html is not under {g}"
 
 def _output_texts(proc_nb:Path):
     "The text of each example output (not API docs) in processed notebook `proc_nb`"
@@ -357,7 +505,10 @@ def test_page_shows_example_outputs(built, nb):
     page_text = html.unescape(' '.join(parse_page(built/'_docs'/page_of[nb]).text))
     squash = lambda s: re.sub(r'\s+', ' ', s).strip()
     outs = list(_output_texts(proc_nb))
-    missing = [o[:200] for o in outs if squash(re.sub(r'\x1b\[[0-9;]*m', '', o)) not in squash(page_text)]
+    # outputs the site lays out over lines (`pretty_output`) differ only in whitespace
+    bare = lambda s: re.sub(r'\s+', '', s)
+    missing = [o[:200] for o in outs if squash(re.sub(r'\x1b\[[0-9;]*m', '', o)) not in squash(page_text)
+               and bare(re.sub(r'\x1b\[[0-9;]*m', '', o)) not in bare(page_text)]
     assert not missing, f"{page_of[nb]} lacks outputs: {missing}"
 
 def test_home_page_examples_ran(built):
@@ -616,6 +767,58 @@ def test_pages_in_chromium(served, browser):
             if target not in seen: seen[target] = browser.open(target)
             assert seen[target]['h1'] or not target.endswith('.html'), f"{url} links to {target}, which shows nothing"
             assert not frag or unquote(frag) in seen[target]['ids'], f"{url} links to {link}: no such anchor"
+
+# Code and output boxes on a page as a reader sees them: for each, the notebook cell it comes from (the build's
+# `<!-- cell: ... -->` comments), what it is (example code, an output, an API signature), its longest line, and
+# whether it scrolls sideways (its text wider than the box)
+_BOXES = '''(() => {
+  const article = document.querySelector('article'), walker = document.createTreeWalker(article, NodeFilter.SHOW_COMMENT | NodeFilter.SHOW_ELEMENT);
+  const out = []; let cell = '';
+  for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+    if (n.nodeType === Node.COMMENT_NODE) { const m = n.data.match(/^\\s*cell: (.*?)\\s*$/s); if (m) cell = m[1]; continue; }
+    if (n.tagName !== 'PRE') continue;
+    const code = n.querySelector('code') || n;
+    out.push({cell, kind: n.closest('.api-signature') ? 'signature' : n.closest('.language-text') ? 'output' : 'code',
+              longest: Math.max(...n.innerText.split('\\n').map(l => l.length)),
+              scrolls: n.scrollWidth > n.clientWidth + 1 || code.scrollWidth > code.clientWidth + 1});
+  }
+  return out;
+})()'''
+WIDE = (1400, 900)
+MAX_SCROLLING = 0.10 # of a page's code and output boxes, at most, may scroll sideways at 1400 px
+
+def test_boxes_rarely_scroll_sideways(served, browser):
+    """At 1400 px, at most 10% of a page's code and output boxes scroll sideways, and no signature or output does:
+    signatures and outputs wrap, a 120-character line of code fits. Fails with every page's figure, and the cells of the
+    boxes that scroll on the pages over the line (their code has lines too long to fit: shorten them in the notebook)"""
+    browser.viewport(*WIDE)
+    figures,wrapping,over = {},[],[]
+    for path in page_of.values():
+        browser.open(served + path)
+        boxes = browser.evaluate(_BOXES)
+        wide = [b for b in boxes if b['scrolls']]
+        figures[path] = (len(wide), len(boxes))
+        wrapping += [f"{path}: {b['kind']} of {html.unescape(b['cell'])}" for b in wide if b['kind'] != 'code']
+        if len(wide) > MAX_SCROLLING * len(boxes):
+            over += [f"{path}: {html.unescape(b['cell'])}: a line of {b['longest']} characters" for b in wide]
+    shown = '\n'.join(f"{p}: {w} of {n} boxes scroll ({100*w/max(n, 1):.0f}%)" for p,(w,n) in figures.items())
+    assert not wrapping, "signatures and outputs must wrap, these scroll:\n" + '\n'.join(wrapping) + '\n' + shown
+    assert not over, f"more than {MAX_SCROLLING:.0%} of the boxes scroll sideways at {WIDE[0]} px:\n{shown}\n" + '\n'.join(over)
+
+def test_signatures_and_outputs_wrap_on_a_phone(served, browser):
+    "At 400 px no signature or output scrolls sideways: a parameter's comment wraps under it"
+    browser.viewport(*PHONE)
+    for path in ('funccall.html', 'toolloop.html', 'providers.html'):
+        browser.open(served + path)
+        boxes = browser.evaluate(_BOXES)
+        assert any(b['kind'] == 'signature' for b in boxes) and any(b['kind'] == 'output' for b in boxes), path
+        wide = [f"{b['kind']} of {html.unescape(b['cell'])} (a line of {b['longest']})" for b in boxes if b['scrolls'] and b['kind'] != 'code']
+        assert not wide, f"{path} at {PHONE[0]} px:\n" + '\n'.join(wide)
+    # the copy button copies a wrapped signature as it reads in the source (Material copies the nearest `data-copy`)
+    browser.open(served + 'toolloop.html')
+    copied = browser.evaluate("(() => { const c = document.querySelector('#loopstep ~ .api-signature pre > code');"
+                              " const t = c.closest('[data-copy]'); return t ? t.getAttribute('data-copy') : c.innerText; })()")
+    assert copied.startswith('@dataclass\nclass LoopStep:\n    iteration:int # '), copied
 
 def test_search_finds_a_name(served, browser):
     "Typing a name into the search box lists the page that documents it, linked to its API entry"
