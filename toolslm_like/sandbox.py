@@ -1330,7 +1330,8 @@ def _supervise(self:Sandbox, w:Worker, cg:Cgroup|None)->bool:
     if self.network or self._no_supervisor: return True
     if (fd := w.hello.get('listener')) is None:
         self._no_supervisor = "the kernel gave no seccomp listener (Linux 5.9 or later has them)"; return True
-    folders = [self.workdir, *(('/tmp', '/var/tmp', '/dev/shm') if self._bwrap else ())]
+    # as the worker sees them: for an ordinary user `workdir` is the keeper's view (/proc/N/root/...), not the worker's
+    folders = [self._path, *(('/tmp', '/var/tmp', '/dev/shm') if self._bwrap else ())]
     try: self._state['supervisor'] = _SocketSupervisor(w.tree[-1], fd, folders)
     except OSError as e:
         self._no_supervisor = f"could not take the worker's seccomp listener: {e.strerror}"
