@@ -137,6 +137,8 @@ def test_the_supervisor_serves_the_fresh_fork_a_worker_hands_over_to(tmp_path, b
     try:
         with sandbox(expose=[tmp_path/'shared'], bwrap=bwrap, cpu_s=1) as s:
             if s.isolation['unix sockets'].startswith('none'): pytest.skip(s.isolation['unix sockets'])
+            # it sees the host's sockets: only the supervisor stands in the way
+            assert s.run(f"import os, stat; stat.S_ISSOCK(os.stat({svc!r}).st_mode)") is True
             pids = {s.pid}
             for _ in range(3): s.run(_BURN); pids.add(s.pid)
             assert len(pids) > 1, pids # it handed over at least once
