@@ -127,6 +127,32 @@ def test_its_own_unix_sockets_work():
         got = {what: s.run(code) for what,code in _OWN.items()}
         assert got == {what: "b'ok'" for what in _OWN}, got
 
+_BURN = "import time\nt = time.process_time()\nwhile time.process_time() - t < 0.6: pass"
+
+@pytest.mark.parametrize('bwrap', ['auto', None])
+def test_the_supervisor_serves_the_fresh_fork_a_worker_hands_over_to(tmp_path, bwrap):
+    "The fork inherits the filter, not the listener (taken before): its calls still come to the supervisor, checked"
+    stream,dgram = host_services(tmp_path/'shared')
+    svc,log = str(tmp_path/'shared'/'service.sock'),str(tmp_path/'shared'/'log.sock')
+    try:
+        with sandbox(expose=[tmp_path/'shared'], bwrap=bwrap, cpu_s=1) as s:
+            if s.isolation['unix sockets'].startswith('none'): pytest.skip(s.isolation['unix sockets'])
+            # it sees the host's sockets: only the supervisor stands in the way
+            assert s.run(f"import os, stat; stat.S_ISSOCK(os.stat({svc!r}).st_mode)") is True
+            pids = {s.pid}
+            for _ in range(3): s.run(_BURN); pids.add(s.pid)
+            assert len(pids) > 1, pids # it handed over at least once
+            own = _OWN['a datagram by sendto, through a relative path and a symlink']
+            assert s.run(_OWN['a stream server thread in its folder']) == s.run(own) == "b'ok'"
+            for code in (f"socket.socket(socket.AF_UNIX).connect({svc!r})",
+                         f"socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM).sendto(b'x', {log!r})"):
+                assert 'PermissionError' in s.run(f"import socket\n{code}"), code
+            holder = s._state['worker'].tree[-2] # runs no code, and never had the listener
+            assert not any('seccomp' in os.readlink(f'/proc/{p}/fd/{f}') for p in (holder, s.pid)
+                           for f in os.listdir(f'/proc/{p}/fd')), 'a seccomp listener left in the sandbox'
+        assert heard(stream, dgram) == []
+    finally: stream.close(); dgram.close()
+
 def test_sends_through_the_supervisor_are_bounded_and_pass_no_credentials():
     with sandbox() as s:
         if s.isolation['unix sockets'].startswith('none'): pytest.skip(s.isolation['unix sockets'])
@@ -251,9 +277,11 @@ shared = tempfile.mkdtemp(prefix='shared-'); os.chmod(shared, 0o755)
 host = socket.socket(socket.AF_UNIX); host.bind(shared + '/host.sock'); host.listen(); host.setblocking(False)
 own = ("import socket\\nsrv = socket.socket(socket.AF_UNIX); srv.bind('own.sock'); srv.listen()\\n"
        "c = socket.socket(socket.AF_UNIX); c.connect('own.sock'); a,_ = srv.accept(); c.sendall(b'ok'); a.recv(2)")
+burn = "import time\\nt = time.process_time()\\nwhile time.process_time() - t < 0.6: pass"
 for bwrap in ('auto', None):
-    with Sandbox(expose=[shared], bwrap=bwrap) as sb:
+    with Sandbox(expose=[shared], bwrap=bwrap, cpu_s=1) as sb:
         print(f"{bwrap}-supervised", sb.isolation['unix sockets'].startswith('only to sockets in its own folders'))
+        for _ in range(3): sb.run(burn) # it hands over to a fresh fork: the supervisor serves that one too
         print(f"{bwrap}-own", sb.run(own) == "b'ok'")
         r = sb.run(f"import socket; socket.socket(socket.AF_UNIX).connect({shared + '/host.sock'!r})")
         print(f"{bwrap}-host", 'PermissionError' in r)

@@ -157,6 +157,22 @@ def _set_limits(limits:dict): # {name: (soft, hard)}, e.g. {'RLIMIT_NOFILE': (64
             soft = min(soft, hard) if soft != resource.RLIM_INFINITY else hard
         resource.setrlimit(r, (soft, hard))
 
+def _drop_privileges(uid:int, # The user to become
+                    gid:int): # Its group
+    "Become `uid`/`gid` for good, with no supplementary groups and no way back"
+    os.setgroups([])
+    os.setresgid(gid, gid, gid)
+    os.setresuid(uid, uid, uid)
+    try: os.setuid(0)
+    except PermissionError: pass
+    else: raise SandboxError('dropping privileges failed: the worker could become root again')
+
+_PR_SET_NO_NEW_PRIVS = 38
+def _no_new_privileges():
+    "From now on, exec cannot gain privileges (setuid programs such as `su` run without them); bwrap does this itself"
+    ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)
+
+# %% ../nbs/12_sandbox.ipynb #58bafbc6
 # CPU seconds between the soft RLIMIT_CPU a worker process sets first and its hard one (set once, for good): what it
 # may gather over its runs before it hands its state to a fresh fork of itself (`_next_worker`)
 _CPU_SLACK = 1
@@ -180,21 +196,6 @@ def _cpu_renewal_due(cpu_s:float|None)->bool: # CPU seconds a run may use (None:
     ru,hard = resource.getrusage(resource.RUSAGE_SELF),resource.getrlimit(resource.RLIMIT_CPU)[1]
     return bool(cpu_s) and hard != resource.RLIM_INFINITY and (
         math.ceil(ru.ru_utime + ru.ru_stime) + math.ceil(cpu_s) > hard - 1)
-
-def _drop_privileges(uid:int, # The user to become
-                    gid:int): # Its group
-    "Become `uid`/`gid` for good, with no supplementary groups and no way back"
-    os.setgroups([])
-    os.setresgid(gid, gid, gid)
-    os.setresuid(uid, uid, uid)
-    try: os.setuid(0)
-    except PermissionError: pass
-    else: raise SandboxError('dropping privileges failed: the worker could become root again')
-
-_PR_SET_NO_NEW_PRIVS = 38
-def _no_new_privileges():
-    "From now on, exec cannot gain privileges (setuid programs such as `su` run without them); bwrap does this itself"
-    ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)
 
 # %% ../nbs/12_sandbox.ipynb #5d562906
 def _children()->list:
@@ -313,7 +314,6 @@ def _space_hint(limits:dict)->str:
     if limits.get('tmp_mb'): parts.append(f"/tmp, /var/tmp and /dev/shm hold {limits['tmp_mb']:g} MB{files} each")
     return "the sandbox's " + '; its '.join(parts)
 
-
 # %% ../nbs/12_sandbox.ipynb #a25s0002
 import base64, binascii
 from toolslm_like.interpreter import ImagePart, ToolResult, fit_image
@@ -389,7 +389,6 @@ _CLONE, _CLONE3, _SOCKET, _SECCOMP = {'x86_64': 56}, 435, {'x86_64': 41}, {'x86_
 _CLONE['aarch64'],_SOCKET['aarch64'],_SECCOMP['aarch64'] = 220,198,277
 _NEW_NAMESPACES = 0x7E020000 # CLONE_NEWNS|NEWCGROUP|NEWUTS|NEWIPC|NEWUSER|NEWPID|NEWNET
 _ALLOW,_KILL,_ERRNO = 0x7fff0000,0x80000000,0x00050000 # SECCOMP_RET_*: allow, kill the process, fail with an errno
-
 
 # %% ../nbs/12_sandbox.ipynb #4d05fa63
 import select
@@ -733,7 +732,6 @@ def _refuse_unreachable(argv:list, # The worker's command line, without bwrap
     if b := next((b for p,_ in json.loads(argv[-1])['reveal'] if (b := _blocked_at(p, uid, gid))), None):
         raise SandboxError(_cannot_reveal(uid, b, 'no CAP_SYS_ADMIN to mount'))
 
-
 # %% ../nbs/12_sandbox.ipynb #b676b482
 def _reveal(folders:list, # [(path, writable?)] the worker needs
             uid:int, gid:int): # The user it becomes
@@ -762,7 +760,6 @@ def _cannot_reveal(uid:int, blocked:str, why:str)->str:
     return (f"without bubblewrap, the sandbox's user (uid {uid}) may not enter {blocked}, where Python or its "
             f"packages are, and we may not show them to it ({why}): install bubblewrap (Debian package bubblewrap), "
             "or put Python where every user may read it")
-
 
 # %% ../nbs/12_sandbox.ipynb #0dd4b919
 def _worker_main(cfg:dict): # The settings the parent sends (see `Sandbox._command`): user, folder, limits
@@ -795,6 +792,7 @@ def _worker_main(cfg:dict): # The settings the parent sends (see `Sandbox._comma
     serve(handle, dict(ready=True, uid=os.getuid(), cpu=_cpu_budget(None), no_seccomp=no_seccomp, listener=listener),
           then=lambda: importlib.import_module('toolslm_like.interpreter'))
 
+# %% ../nbs/12_sandbox.ipynb #38eeaa32
 # The worker's first lines: only our own folders on `sys.path` (-I -S: no site, no user folders, no PYTHON* variables)
 _boot = ("import sys, json; cfg = json.loads(sys.argv[1]); sys.path[:0] = cfg['path']\n"
          "from toolslm_like.sandbox import _worker_main; _worker_main(cfg)")
@@ -926,6 +924,7 @@ def _keeper_program()->str:
     funcs = ''.join(inspect.getsource(f) + '\n' for f in (_mount_tmpfs, _unmount, _keeper_main))
     return f"{head}{funcs}_keeper_main(json.loads(sys.argv[1]))\n"
 
+# %% ../nbs/12_sandbox.ipynb #96abba66
 def _entering(fds:list): # The keeper's user and mount namespaces (open descriptors)
     "A `preexec_fn` for `subprocess`: the child enters the keeper's namespaces before it runs the worker"
     setns = ctypes.CDLL(None, use_errno=True).setns # looked up here: the child only calls it
@@ -1248,6 +1247,7 @@ def _bound_folders(self:Sandbox):
             self._tmp_dirs[d] = host
     if os.geteuid() != 0 and (why := self._keep_folders()): self._disk_why,self._tmp_dirs = why,{}
 
+# %% ../nbs/12_sandbox.ipynb #7dfc937d
 @patch
 def _keep_folders(self:Sandbox)->str|None:
     "As an ordinary user: start the keeper of its folders (`_keeper_main`); None, or why it could not"
@@ -1280,6 +1280,7 @@ def _end_keeper(state:dict):
     p.kill(); p.wait()
     for f in (p.stdin, p.stdout): f.close()
 
+# %% ../nbs/12_sandbox.ipynb #a9979dfd
 @patch
 def _fresh_tmp(self:Sandbox)->dict|None:
     "Empty size-limited /tmp, /var/tmp and /dev/shm for a new worker: {sandbox path: host folder}, or None"
@@ -1330,7 +1331,8 @@ def _supervise(self:Sandbox, w:Worker, cg:Cgroup|None)->bool:
     if self.network or self._no_supervisor: return True
     if (fd := w.hello.get('listener')) is None:
         self._no_supervisor = "the kernel gave no seccomp listener (Linux 5.9 or later has them)"; return True
-    folders = [self.workdir, *(('/tmp', '/var/tmp', '/dev/shm') if self._bwrap else ())]
+    # as the worker sees them: for an ordinary user `workdir` is the keeper's view (/proc/N/root/...), not the worker's
+    folders = [self._path, *(('/tmp', '/var/tmp', '/dev/shm') if self._bwrap else ())]
     try: self._state['supervisor'] = _SocketSupervisor(w.tree[-1], fd, folders)
     except OSError as e:
         self._no_supervisor = f"could not take the worker's seccomp listener: {e.strerror}"
@@ -1432,7 +1434,6 @@ def _pause(self:Sandbox, w:Worker):
     except OSError: others = False
     if others and cg.freeze(True): self._state['frozen'] = 'cgroup'
 
-
 # %% ../nbs/12_sandbox.ipynb #c4f1ae55
 def _kill_pending(pid:int)->bool:
     "Is a SIGKILL waiting to be delivered to process `pid` (a frozen process dies only once thawed)?"
@@ -1454,6 +1455,23 @@ def _resume(self:Sandbox, w:Worker)->Worker:
     except ProcessLookupError: pass
     return w
 
+# %% ../nbs/12_sandbox.ipynb #10d036f6
+def _refused(code:str)->str|None: # What `run` was given
+    "The answer `run` gives at once for `code` it does not take (too long), else None; not a string: an error"
+    if not isinstance(code, str):
+        raise UsageTypeError(f"code must be a string of Python source, got {type(code).__name__}")
+    if len(code) > MAX_CODE_CHARS:
+        return (f"Error: the code is {len(code):,} characters long; the most a run takes is {MAX_CODE_CHARS:,}. "
+                "Send it in smaller parts.")
+    return None
+
+def _noted(r, # What a run returned
+           note:str): # A note on the worker, or ''
+    "`r` with `note` after it (a `ToolResult` gets it as one more part)"
+    if not note: return r
+    if isinstance(r, ToolResult): return ToolResult([*r, note])
+    return f"{r if isinstance(r, str) else json.dumps(r)}\n{note}"
+
 # %% ../nbs/12_sandbox.ipynb #003c6b7c
 @patch
 def run(self:Sandbox,
@@ -1461,11 +1479,7 @@ def run(self:Sandbox,
         timeout:float|None=None): # Wall-clock seconds (default: the sandbox's `timeout`)
     ("Run `code` in the worker: its final value (plain JSON as itself, else `repr` text), else its printed "
      "output, else the error text")
-    if not isinstance(code, str):
-        raise UsageTypeError(f"code must be a string of Python source, got {type(code).__name__}")
-    if len(code) > MAX_CODE_CHARS:
-        return (f"Error: the code is {len(code):,} characters long; the most a run takes is {MAX_CODE_CHARS:,}. "
-                "Send it in smaller parts.")
+    if (refused := _refused(code)) is not None: return refused
     timeout = _positive('timeout', self.timeout if timeout is None else timeout, allow_none=False)
     with self._lock:
         if not self._finalizer.alive: raise SandboxError('this Sandbox is closed: make a new one')
@@ -1485,9 +1499,7 @@ def run(self:Sandbox,
             r = _with_images(self._result(w, reply), reply)
             if reply.get('renewed'): note = note or _threads_ended(reply['renewed'])
         if self._state.get('worker') is w: self._pause(w)
-    if not note: return r
-    if isinstance(r, ToolResult): return ToolResult([*r, note])
-    return f"{r if isinstance(r, str) else json.dumps(r)}\n{note}"
+    return _noted(r, note)
 
 # %% ../nbs/12_sandbox.ipynb #b693d583
 @patch
