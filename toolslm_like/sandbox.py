@@ -256,7 +256,8 @@ def _hold():
     code = os.waitstatus_to_exitcode(status)
     if code < 0 and os.getpid() != 1: # our parent sees the signal that ended the worker (an init cannot signal itself)
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-        signal.signal(-code, signal.SIG_DFL); os.kill(os.getpid(), -code)
+        if -code not in (signal.SIGKILL, signal.SIGSTOP): signal.signal(-code, signal.SIG_DFL) # those two have none
+        os.kill(os.getpid(), -code)
     os._exit(128 - code if code < 0 else code)
 
 # %% ../nbs/12_sandbox.ipynb #ac0c0f04
