@@ -351,6 +351,9 @@ def process_notebook(src:Path, dest:Path):
     flags = cfg.tst_flags.split() if isinstance(cfg.tst_flags, str) else list(cfg.tst_flags or [])
     skip = _skip_cell(nb, flags)
     os.environ['IN_TEST'] = '1'
+    sys.path.insert(0, str(root/'scripts'))
+    from ast_race import retry_cell_parsing
+    retry_cell_parsing() # CPython 3.11's AST race with an example's threads (python/cpython#106905)
     shell = CaptureShell(src, profile=bool(cfg.get('exec_profile'))) # as nbdev-test makes it
     shell.run_cell('from nbdev.showdoc import show_doc')
     with working_directory(src.parent):
