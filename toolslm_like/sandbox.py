@@ -198,11 +198,11 @@ def _cpu_renewal_due(cpu_s:float|None)->bool: # CPU seconds a run may use (None:
         math.ceil(ru.ru_utime + ru.ru_stime) + math.ceil(cpu_s) > hard - 1)
 
 # %% ../nbs/12_sandbox.ipynb #5d562906
-def _children()->list:
-    "Process ids of this process's children"
-    try: return [int(p) for t in os.listdir('/proc/self/task')
-                 for p in Path(f'/proc/self/task/{t}/children').read_text().split()]
-    except OSError: return []
+def _children(pid:int|str='self')->list: # A process (as we see it), or 'self'
+    "Process ids of process `pid`'s children (of each of its threads)"
+    try: return [int(p) for t in os.listdir(f'/proc/{pid}/task')
+                 for p in Path(f'/proc/{pid}/task/{t}/children').read_text().split()]
+    except (OSError, ValueError): return []
 
 def _others_in_namespace()->bool:
     "In a pid namespace of our own: does any process run besides its init (1) and us?"
@@ -392,7 +392,6 @@ _NEW_NAMESPACES = 0x7E020000 # CLONE_NEWNS|NEWCGROUP|NEWUTS|NEWIPC|NEWUSER|NEWPI
 _ALLOW,_KILL,_ERRNO = 0x7fff0000,0x80000000,0x00050000 # SECCOMP_RET_*: allow, kill the process, fail with an errno
 
 # %% ../nbs/12_sandbox.ipynb #4d05fa63
-import select
 from stat import S_ISSOCK
 from .limits import MAX_SOCKET_SEND_BYTES, MAX_SOCKET_CALLS
 # with the network off, the calls that reach another socket by its address (x86_64, aarch64): the filter hands each to
@@ -1414,9 +1413,8 @@ def _threads_ended(n:int)->str: # Threads of the code that ended at a hand-over 
 def _follow(self:Sandbox, w:Worker):
     "After a run: point `w` at the worker's fresh fork, which holds its state now (see `_next_worker`)"
     holder,old = w.tree[-2],w.tree[-1]
-    try: kids = [int(p) for p in Path(f'/proc/{holder}/task/{holder}/children').read_text().split()]
-    except (OSError, ValueError): return
-    if not (kids := [k for k in kids if k != old]): return # no fork took over (or it ended): the next run says so
+    # none: no fork took over, or it ended (the next run says so)
+    if not (kids := [k for k in _children(holder) if k != old]): return
     try: fd = os.open(f'/proc/{max(kids)}/stat', os.O_RDONLY | os.O_CLOEXEC)
     except OSError: return
     stat_fd,w.stat_fd,w.tree[-1] = w.stat_fd,fd,max(kids)
