@@ -222,7 +222,8 @@ def test_flipping_the_address_while_it_connects_or_sends_never_reaches_the_host(
     shared = tmp_path/'shared'
     stream,dgram = host_services(shared)
     try:
-        with sandbox(expose=[shared]) as s:
+        # no CPU limit: the two threads may well use a second of CPU, and the hand-over's note would follow the answer
+        with sandbox(expose=[shared], cpu_s=None) as s:
             if s.isolation['unix sockets'].startswith('none'): pytest.skip(s.isolation['unix sockets'])
             rounds = [('service.sock', '', 'srv.listen(1000)', 'rc = libc.connect(c.fileno(), buf, len(buf))',
                        'srv.accept()[0].close()'),
@@ -381,3 +382,27 @@ def test_processes_a_thread_keeps_starting_use_no_cpu_between_runs():
             assert cg.cpu_seconds() - before < 0.2, cg.cpu_seconds() - before
             r = s.run('6*7') # (once the worker gathered a second of CPU time, a fresh fork goes on without the thread)
             assert r == 42 or r.startswith('42\n[The sandbox worker went on in a fresh process'), r
+
+SPAWN = ("import os, threading, time\ndef spawn():\n    while True:\n        try: pid = os.fork()\n"
+         "        except OSError: time.sleep(0.001); continue\n        if pid == 0:\n            time.sleep(600); os._exit(0)\n"
+         "threading.Thread(target=spawn, daemon=True).start()\ntime.sleep(0.05)\nkept = 1")
+BURN = "t = time.process_time()\nwhile time.process_time() - t < 1.2: pass\nkept" # a second of CPU: a hand-over is due
+
+def test_a_thread_forking_as_fast_as_processes_end_leaves_room_for_the_hand_over():
+    with sandbox(cpu_s=5, max_procs=16) as s:
+        s.run(SPAWN)
+        pid,r = s.pid,s.run(BURN) # the processes it forked take all 16 the moment they are killed
+        assert r.startswith('1\n[The sandbox worker went on in a fresh process') and 'the 1 thread(s)' in r, r
+        assert s.pid != pid and s.run('kept') == 1
+        assert s.run("import os\nsorted(p for p in os.listdir('/proc') if p.isdigit() and int(p) != os.getpid())") \
+            in (['1'], []) or s.isolation['processes'].startswith('no pid'), 'the thread and its processes are gone'
+
+def test_no_room_for_the_hand_over_ends_the_worker_plainly_after_its_run():
+    with sandbox(cpu_s=5, max_procs=8) as s:
+        r = s.run("import threading, time\nkept, ev, n = 1, threading.Event(), 0\nwhile True:\n"
+                  "    try: threading.Thread(target=ev.wait, daemon=True).start(); n += 1\n    except RuntimeError: break\nn")
+        assert isinstance(r, int) and 0 < r < 8, r # its threads take every process the sandbox allows
+        r = s.run(BURN)
+        assert r.startswith('1\n[The sandbox worker was stopped after this run') and 'left no room' in r, r
+        assert r.endswith('the previous state (variables, imports) was lost.]'), r
+        assert s.run('6*7') == 42 and "NameError: name 'kept'" in s.run('kept')

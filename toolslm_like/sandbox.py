@@ -204,41 +204,66 @@ def _children(pid:int|str='self')->list: # A process (as we see it), or 'self'
                  for p in Path(f'/proc/{pid}/task/{t}/children').read_text().split()]
     except (OSError, ValueError): return []
 
+def _ns_ids(tid:int)->tuple[int,int]: # A thread (as we see it)
+    "(process, thread) ids of thread `tid` as its own pid namespace names them (the last of /proc's NStgid, NSpid)"
+    status = Path(f'/proc/{tid}/status').read_text()
+    return tuple(int(re.search(rf'^{k}:.*?(\d+)$', status, re.M)[1]) for k in ('NStgid', 'NSpid'))
+
 def _others_in_namespace()->bool:
     "In a pid namespace of our own: does any process run besides its init (1) and us?"
     return any(p.isdigit() and p not in ('1', str(os.getpid())) for p in os.listdir('/proc'))
+
+# %% ../nbs/12_sandbox.ipynb #ec177db0
+# libc through calls that keep the GIL: while one runs, no thread of the code runs Python (nor forks from Python)
+_libc_gil = ctypes.PyDLL(None, use_errno=True)
+_WALL = 0x40000000 # waitpid's __WALL: children of every kind
+
+def _kill_round(in_pid_namespace:bool, # Do we have a pid namespace (and its /proc) of our own?
+                whole_user:bool)->bool: # Without one: also kill all other processes of this uid (the sandbox's own)?
+    ("SIGKILL the processes the code started and reap those that ended, keeping the GIL where it can; True once we "
+     "have no child left")
+    # kill(-1) reaches only our pid namespace (never its init), or our uid, and is atomic with respect to fork; never
+    # as root outside a namespace: it would kill the machine
+    if in_pid_namespace or whole_user and os.getuid() != 0: _libc_gil.kill(-1, signal.SIGKILL)
+    else:
+        for pid in _children():
+            try: os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError: pass
+    while (pid := _libc_gil.waitpid(-1, None, os.WNOHANG | _WALL)) > 0: pass
+    return pid < 0 # ECHILD: no child, so no descendant either (we are their subreaper)
 
 def _end_others(in_pid_namespace:bool, # Do we have a pid namespace (and its /proc) of our own?
                whole_user:bool=False): # Without one: also kill all other processes of this uid (the sandbox's own)?
     "Kill and reap every process the code started, even those that left our process tree"
     if in_pid_namespace:
         if not _others_in_namespace(): return # the common case costs one listdir of a near-empty /proc
-        whole_user = True # kill(-1) reaches only this namespace (never its init): atomic with respect to fork
     else:
         try: os.waitpid(-1, os.WNOHANG)
-        except ChildProcessError: return # no child, so no descendant either (we are their subreaper)
-    # never as root outside a namespace: kill(-1) would kill the machine
-    if whole_user and (in_pid_namespace or os.getuid() != 0):
-        try: os.kill(-1, signal.SIGKILL)
-        except ProcessLookupError: pass
+        except ChildProcessError: return
     deadline = time.monotonic() + MAX_REAP_SECONDS
-    while time.monotonic() < deadline and (_children() or in_pid_namespace and _others_in_namespace()):
-        for pid in _children():
-            try: os.kill(pid, signal.SIGKILL)
-            except ProcessLookupError: pass
-        try:
-            while os.waitpid(-1, os.WNOHANG)[0]: pass
-        except ChildProcessError: pass
+    while not _kill_round(in_pid_namespace, whole_user) or in_pid_namespace and _others_in_namespace():
+        if time.monotonic() > deadline: return
         time.sleep(0.001)
 
 # %% ../nbs/12_sandbox.ipynb #0819f630
 _HANDED_OVER = 113 # exit status of a worker that handed its state to a fresh fork of itself (`_next_worker`)
 _PR_SET_CHILD_SUBREAPER = 36
 
-def _hold():
+def _told(fd:int, # The pipe's end the worker writes to
+          kids:list)->int|None: # Our children
+    "The last process id the worker wrote to pipe `fd`, should it be one of `kids`"
+    try: said = os.read(fd, 1 << 16).rsplit(b'\n', 2)
+    except BlockingIOError: return None
+    return int(said[-2]) if len(said) > 1 and said[-2].isdigit() and int(said[-2]) in kids else None
+
+# %% ../nbs/12_sandbox.ipynb #70d9ce06
+def _hold()->int: # (In the worker) the pipe to name its fresh fork to us through, at a hand-over
     ("Fork the worker and stay as its holder, running no code: follow each fresh fork the worker hands over to, and "
      "end as the last worker ended (its exit status, or its signal)")
-    if (worker := os.fork()) == 0: return
+    told,tell = os.pipe()
+    if (worker := os.fork()) == 0: # a write the code makes to a full pipe fails at once (it may write to any fd)
+        os.close(told); os.set_blocking(tell, False); return tell
+    os.close(tell); os.set_blocking(told, False)
     signal.signal(signal.SIGINT, signal.SIG_DFL)
     null = os.open(os.devnull, os.O_RDWR)
     os.dup2(null, 0); os.dup2(null, 1) # the request and reply pipes are the worker's alone
@@ -250,9 +275,10 @@ def _hold():
         if pid != worker: continue # a process the code left, killed after its run
         status = st
         if os.waitstatus_to_exitcode(status) != _HANDED_OVER: break
-        # its fresh fork is ours now; should a thread of the code have forked meanwhile, the newest is the worker
+        # its fresh fork is ours now, and named to us (a process the code forked meanwhile may be here too); should the
+        # code have broken that pipe, the newest
         if not (kids := _children()): break
-        worker = max(kids)
+        worker = _told(told, kids) or max(kids)
     code = os.waitstatus_to_exitcode(status)
     if code < 0 and os.getpid() != 1: # our parent sees the signal that ended the worker (an init cannot signal itself)
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
@@ -270,23 +296,45 @@ def _wait_for_end(pid:int): # A process id: our parent's
     deadline = time.monotonic() + MAX_REAP_SECONDS
     while os.path.exists(f'/proc/{pid}') and time.monotonic() < deadline: time.sleep(0.0001) # the holder reaps it
 
-def _next_worker(cpu_s:float|None, # CPU seconds a run may use (None: no limit)
-                )->int|None: # Threads of the code that ended (None: no process was left for a fork; this one goes on)
+def _fork_with_room(in_pid_namespace:bool, # Do we have a pid namespace (and its /proc) of our own?
+                    whole_user:bool, # Without one: may we kill all other processes of this uid (the sandbox's own)?
+                   )->int|None: # As `os.fork`; None: there was no room for a process
+    ("`os.fork()`, once the code's processes are killed and reaped, keeping the GIL so that no thread of the code "
+     "forks another meanwhile (one may fork them as fast as they end, taking all the processes the sandbox allows)")
+    switch,deadline,tries = sys.getswitchinterval(),time.monotonic() + MAX_REAP_SECONDS,3
+    sys.setswitchinterval(0.1) # a thread of the code waiting for the GIL asks us for it only after this long
+    try:
+        while time.monotonic() < deadline:
+            if _kill_round(in_pid_namespace, whole_user):
+                try: return os.fork()
+                except BlockingIOError: # threads of the code take the room (or processes our holder has yet to reap)
+                    if not (tries := tries - 1): return None
+                    _libc_gil.usleep(10_000); continue
+            _libc_gil.usleep(100)
+        return None
+    finally: sys.setswitchinterval(switch)
+
+# %% ../nbs/12_sandbox.ipynb #7665f171
+def _next_worker(cfg:dict, # The worker's settings: cpu_s, pid_namespace, dedicated
+                 holder:int, # The pipe to the holder (see `_hold`)
+                )->int|None: # Threads of the code that ended (None: no room for a fork, see `_NO_ROOM`)
     ("After a run: fork; the child keeps the state and answers from now on, its CPU time counting from zero under a "
      "hard `cpu_s`; this process ends")
     for f in (sys.stdout, sys.stderr): f.flush()
     me,threads = os.getpid(),threading.active_count() - 1
     with warnings.catch_warnings(): # forking beside the code's threads: they end with this process
         warnings.simplefilter('ignore', DeprecationWarning)
-        try: pid = os.fork()
-        except OSError: return None # max_procs reached: its budget is what is left of this one's
-    if pid: os._exit(_HANDED_OVER)
+        if (pid := _fork_with_room(cfg['pid_namespace'], cfg['dedicated'])) is None: return None
+    if pid:
+        try: os.set_blocking(holder, False); os.write(holder, b'\n%d\n' % pid) # the code may have filled it, or more
+        except OSError: pass
+        os._exit(_HANDED_OVER)
     _wait_for_end(me) # the parent finds us as the holder's only child when we answer
     # a thread of the code may have held their locks at the fork: the threads are gone, their locks would stay taken
     sys.stdout,sys.stderr = (open(fd, 'w', encoding='utf-8', errors='backslashreplace', closefd=False, buffering=1)
                              for fd in (1, 2))
     ctypes.CDLL(None).prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) # a fork does not inherit it
-    _cpu_budget(cpu_s, fresh=True)
+    _cpu_budget(cfg['cpu_s'], fresh=True)
     return threads
 
 # %% ../nbs/12_sandbox.ipynb #9a49888e
@@ -645,8 +693,7 @@ class _SocketSupervisor:
     def _proc_self(tid:int, path:bytes)->bytes:
         "`path` with /proc/self and /proc/thread-self named as the caller names them (pids in its own pid namespace)"
         if not re.match(rb'/proc/(thread-)?self(/|$)', path): return path
-        status = Path(f'/proc/{tid}/status').read_text()
-        tgid,pid = (re.search(rf'^{k}:.*?(\d+)$', status, re.M)[1] for k in ('NStgid', 'NSpid'))
+        tgid,pid = _ns_ids(tid)
         own = {b'self': f'/proc/{tgid}', b'thread-self': f'/proc/{tgid}/task/{pid}'}
         return re.sub(rb'^/proc/(thread-self|self)', lambda m: own[m[1]].encode(), path)
 
@@ -770,7 +817,7 @@ def _worker_main(cfg:dict): # The settings the parent sends (see `Sandbox._comma
     if cfg['uid'] is not None and not cfg['pid_namespace']: # without bwrap, the new uid may not read Python's folder
         importlib.import_module('toolslm_like.interpreter')
         _reveal(cfg['reveal'], cfg['uid'], cfg['gid'])
-    _hold() # this process stays (as root, where we are) and runs no code: the worker is a child of it
+    holder = _hold() # this process stays (as root, where we are) and runs no code: the worker is a child of it
     if cfg['uid'] is not None: _drop_privileges(cfg['uid'], cfg['gid'])
     os.chdir(cfg['workdir'])
     _no_new_privileges()
@@ -784,8 +831,9 @@ def _worker_main(cfg:dict): # The settings the parent sends (see `Sandbox._comma
         reply = _run_request(req['code'], ns, cfg['max_output'], limits=cfg['hints'])
         if os.getpid() != me: os._exit(0) # a child the code forked: it must never speak for the worker
         _end_others(cfg['pid_namespace'], cfg['dedicated'])
-        if _cpu_renewal_due(cfg['cpu_s']) and (ended := _next_worker(cfg['cpu_s'])) is not None:
-            me,reply['renewed'] = os.getpid(),ended # the threads that ended
+        if _cpu_renewal_due(cfg['cpu_s']):
+            if (ended := _next_worker(cfg, holder)) is None: reply['no_room'] = True # the parent ends us after the run
+            else: me,reply['renewed'],reply['pid'] = os.getpid(),ended,os.getpid() # the threads that ended
         return {**reply, 'cpu': used}
     if cfg['dedicated'] and not cfg['pid_namespace']: _end_others(False, True) # what an earlier worker of this uid left
     # while the parent finishes its side of the start
@@ -1408,16 +1456,24 @@ def _threads_ended(n:int)->str: # Threads of the code that ended at a hand-over 
             f"{n} thread(s) the code had left running were stopped; variables and imports are kept. Start them again "
             "if needed.]")
 
+# the note for a run whose worker had to go on in a fresh process (see `_next_worker`) and found no room for one
+_NO_ROOM = ("[The sandbox worker was stopped after this run: once it has used a second of CPU time it goes on in a "
+            "fresh process (so that its CPU time limit renews), and the code's threads and processes left no room "
+            f"for one. {_LOST}]")
+
 # %% ../nbs/12_sandbox.ipynb #e0c30585
 @patch
-def _follow(self:Sandbox, w:Worker):
+def _follow(self:Sandbox, w:Worker,
+            pid:int): # The fresh fork's process id, as the sandbox names it
     "After a run: point `w` at the worker's fresh fork, which holds its state now (see `_next_worker`)"
-    holder,old = w.tree[-2],w.tree[-1]
-    # none: no fork took over, or it ended (the next run says so)
-    if not (kids := [k for k in _children(holder) if k != old]): return
-    try: fd = os.open(f'/proc/{max(kids)}/stat', os.O_RDONLY | os.O_CLOEXEC)
+    def named(k):
+        try: return _ns_ids(k)[0] == pid
+        except (OSError, TypeError): return False
+    # none: it ended (the next run says so)
+    if (new := next((k for k in _children(w.tree[-2]) if named(k)), None)) is None: return
+    try: fd = os.open(f'/proc/{new}/stat', os.O_RDONLY | os.O_CLOEXEC)
     except OSError: return
-    stat_fd,w.stat_fd,w.tree[-1] = w.stat_fd,fd,max(kids)
+    stat_fd,w.stat_fd,w.tree[-1] = w.stat_fd,fd,new
     w.pidfds = [fd if f == stat_fd else f for f in w.pidfds]
     if stat_fd is not None: os.close(stat_fd)
 
@@ -1487,7 +1543,7 @@ def run(self:Sandbox,
         check = functools.partial(self._check, w, cpu, disk)
         try:
             reply = w.request({'code': code}, timeout, 8*self.max_output + _REPLY_EXTRA, CHECK_EVERY, check)
-            if 'renewed' in reply: self._follow(w) # a fresh fork answered: the worker from now on
+            if 'renewed' in reply: self._follow(w, reply.get('pid')) # a fresh fork answered: the worker from now on
             check() # what the last moments wrote
         except WorkerTimeout:
             self._kill(); r = (f"TimeoutError: the code ran for longer than {timeout:g} seconds, "
@@ -1497,6 +1553,7 @@ def run(self:Sandbox,
         else:
             r = _with_images(self._result(w, reply), reply)
             if reply.get('renewed'): note = note or _threads_ended(reply['renewed'])
+            if reply.get('no_room'): self._kill(); note = '\n'.join(filter(None, (note, _NO_ROOM)))
         if self._state.get('worker') is w: self._pause(w)
     return _noted(r, note)
 
