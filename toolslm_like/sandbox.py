@@ -147,6 +147,10 @@ def _bwrap_args(bwrap:str, # The bwrap program
     return a + ['--bind', workdir, workdir, '--remount-ro', '/', '--']
 
 # %% ../nbs/12_sandbox.ipynb #150a976b
+_libc = ctypes.CDLL(None, use_errno=True) # the C library, for the calls Python has no function for
+# the same through calls that keep the GIL: while one runs, no other thread runs Python (nor forks from Python)
+_libc_gil = ctypes.PyDLL(None, use_errno=True)
+
 def _set_limits(limits:dict): # {name: (soft, hard)}, e.g. {'RLIMIT_NOFILE': (64, 64)}
     "Set `resource` limits {name: (soft, hard)}, never above what this process may set"
     for nm,(soft,hard) in limits.items():
@@ -170,7 +174,7 @@ def _drop_privileges(uid:int, # The user to become
 _PR_SET_NO_NEW_PRIVS = 38
 def _no_new_privileges():
     "From now on, exec cannot gain privileges (setuid programs such as `su` run without them); bwrap does this itself"
-    ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)
+    _libc.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)
 
 # %% ../nbs/12_sandbox.ipynb #58bafbc6
 # CPU seconds between the soft RLIMIT_CPU a worker process sets first and its hard one (set once, for good): what it
@@ -214,8 +218,6 @@ def _others_in_namespace()->bool:
     return any(p.isdigit() and p not in ('1', str(os.getpid())) for p in os.listdir('/proc'))
 
 # %% ../nbs/12_sandbox.ipynb #ec177db0
-# libc through calls that keep the GIL: while one runs, no thread of the code runs Python (nor forks from Python)
-_libc_gil = ctypes.PyDLL(None, use_errno=True)
 _WALL = 0x40000000 # waitpid's __WALL: children of every kind
 
 def _kill_round(in_pid_namespace:bool, # Do we have a pid namespace (and its /proc) of our own?
@@ -267,7 +269,7 @@ def _hold()->int: # (In the worker) the pipe to name its fresh fork to us throug
     signal.signal(signal.SIGINT, signal.SIG_DFL)
     null = os.open(os.devnull, os.O_RDWR)
     os.dup2(null, 0); os.dup2(null, 1) # the request and reply pipes are the worker's alone
-    ctypes.CDLL(None).prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) # without a pid namespace: the fresh forks come to us
+    _libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) # without a pid namespace: the fresh forks come to us
     status = 0
     while True:
         try: pid,st = os.wait()
@@ -333,7 +335,7 @@ def _next_worker(cfg:dict, # The worker's settings: cpu_s, pid_namespace, dedica
     # a thread of the code may have held their locks at the fork: the threads are gone, their locks would stay taken
     sys.stdout,sys.stderr = (open(fd, 'w', encoding='utf-8', errors='backslashreplace', closefd=False, buffering=1)
                              for fd in (1, 2))
-    ctypes.CDLL(None).prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) # a fork does not inherit it
+    _libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) # a fork does not inherit it
     _cpu_budget(cfg['cpu_s'], fresh=True)
     return threads
 
@@ -449,7 +451,6 @@ _SENDMMSG = (307, 269) # many addressed sends in one call: refused with the netw
 _USER_NOTIF = 0x7fc00000 # SECCOMP_RET_USER_NOTIF: the call waits for the supervisor's answer
 # SECCOMP_FILTER_FLAG_*: every thread; a listener fd for the supervisor (TSYNC needs TSYNC_ESRCH beside it)
 _TSYNC,_NEW_LISTENER,_TSYNC_ESRCH = 1,1 << 3,1 << 4
-_libc = ctypes.CDLL(None, use_errno=True)
 
 # %% ../nbs/12_sandbox.ipynb #06053f9d
 def _seccomp_filter(machine:str, # `os.uname().machine`: x86_64 or aarch64
