@@ -553,13 +553,18 @@ def _unix_path(addr:bytes)->bytes|None: # A socket address, as the code passed i
 # %% ../nbs/12_sandbox.ipynb #83de6c45
 _NOTIF_RECV,_NOTIF_SEND,_NOTIF_ID_VALID = 0xc0502100,0xc0182101,0x40082102 # SECCOMP_IOCTL_NOTIF_*
 _NOTIF,_RESP = struct.Struct('<QIIiIQ6Q'),struct.Struct('<QqiI') # struct seccomp_notif, seccomp_notif_resp
-_MSGHDR,_IOVEC,_CMSGHDR = struct.Struct('<QI4xQQQQi4x'),struct.Struct('<QQ'),struct.Struct('<Qii')
+_CMSGHDR = struct.Struct('<Qii') # struct cmsghdr
 _SOCKADDR_MAX,_IOV_MAX = 128,1024 # sizeof(struct sockaddr_storage); the most iovecs one call takes (UIO_MAXIOV)
 
 class _Msghdr(ctypes.Structure):
-    _fields_ = [('name', ctypes.c_char_p), ('namelen', ctypes.c_uint32), ('iov', ctypes.c_void_p),
-                ('iovlen', ctypes.c_size_t), ('control', ctypes.c_char_p), ('controllen', ctypes.c_size_t),
+    "struct msghdr, its pointers as numbers: read from the caller's memory, or made for a sendmsg of ours"
+    _fields_ = [('name', ctypes.c_uint64), ('namelen', ctypes.c_uint32), ('iov', ctypes.c_uint64),
+                ('iovlen', ctypes.c_uint64), ('control', ctypes.c_uint64), ('controllen', ctypes.c_uint64),
                 ('flags', ctypes.c_int)]
+
+class _Iovec(ctypes.Structure):
+    "struct iovec, as `_Msghdr`"
+    _fields_ = [('base', ctypes.c_uint64), ('len', ctypes.c_uint64)]
 
 class _SocketSupervisor:
     ("Outside the sandbox, makes each connect and addressed send its code asks for (the seccomp filter holds them "
@@ -654,14 +659,14 @@ class _SocketSupervisor:
 
     def _read_sendmsg(self, mem, args)->tuple:
         "sendmsg(fd, msg, flags): its address (or None), its data gathered, its control messages"
-        name,namelen,iov,iovlen,control,controllen,_ = _MSGHDR.unpack(self._peek(mem, args[1], _MSGHDR.size))
-        if namelen > _SOCKADDR_MAX or iovlen > _IOV_MAX or controllen > MAX_SOCKET_SEND_BYTES:
-            raise OSError(errno.EMSGSIZE if iovlen > _IOV_MAX else errno.EINVAL, 'message too large')
+        m = _Msghdr.from_buffer_copy(self._peek(mem, args[1], ctypes.sizeof(_Msghdr)))
+        if m.namelen > _SOCKADDR_MAX or m.iovlen > _IOV_MAX or m.controllen > MAX_SOCKET_SEND_BYTES:
+            raise OSError(errno.EMSGSIZE if m.iovlen > _IOV_MAX else errno.EINVAL, 'message too large')
         data = bytearray()
-        for base,n in _IOVEC.iter_unpack(self._peek(mem, iov, iovlen * _IOVEC.size)):
-            data += self._peek(mem, base, min(n, MAX_SOCKET_SEND_BYTES + 1 - len(data)))
-        addr = self._peek(mem, name, namelen) if name else None
-        return addr,bytes(data),self._peek(mem, control, controllen),args[2]
+        for v in (_Iovec * m.iovlen).from_buffer_copy(self._peek(mem, m.iov, m.iovlen * ctypes.sizeof(_Iovec))):
+            data += self._peek(mem, v.base, min(v.len, MAX_SOCKET_SEND_BYTES + 1 - len(data)))
+        addr = self._peek(mem, m.name, m.namelen) if m.name else None
+        return addr,bytes(data),self._peek(mem, m.control, m.controllen),args[2]
 
     def _make(self, tid:int, name:str, fd:int, addr:bytes|None, data:bytes|None, control:bytes|None, flags:int)->int:
         "Call `name` made on our copy of the caller's socket `fd`, with what we read and checked: its result, or -errno"
@@ -734,9 +739,10 @@ class _SocketSupervisor:
     @staticmethod
     def _send(sock:int, addr:bytes|None, data:bytes, control:bytes, flags:int)->int:
         "sendmsg on `sock`: bytes sent, or -1 (errno set); EPIPE rather than SIGPIPE (which would reach us)"
-        buf = ctypes.create_string_buffer(data, max(len(data), 1))
-        iov = (ctypes.c_uint64 * 2)(ctypes.addressof(buf), len(data))
-        msg = _Msghdr(addr, len(addr or b''), ctypes.addressof(iov), 1, control or None, len(control), 0)
+        held = [ctypes.create_string_buffer(b, max(len(b), 1)) for b in (data, addr or b'', control)] # while it runs
+        iov = _Iovec(ctypes.addressof(held[0]), len(data))
+        msg = _Msghdr(ctypes.addressof(held[1]) if addr else 0, len(addr or b''), ctypes.addressof(iov), 1,
+                      ctypes.addressof(held[2]) if control else 0, len(control), 0)
         return _libc.sendmsg(sock, ctypes.byref(msg), flags | socket.MSG_NOSIGNAL)
 
 # %% ../nbs/12_sandbox.ipynb #5ee096bf
