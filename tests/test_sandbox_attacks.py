@@ -406,3 +406,14 @@ def test_no_room_for_the_hand_over_ends_the_worker_plainly_after_its_run():
         assert r.startswith('1\n[The sandbox worker was stopped after this run') and 'left no room' in r, r
         assert r.endswith('the previous state (variables, imports) was lost.]'), r
         assert s.run('6*7') == 42 and "NameError: name 'kept'" in s.run('kept')
+
+def test_code_that_keeps_every_file_descriptor_open_keeps_its_worker():
+    with sandbox(open_files=32, cpu_s=5) as s:
+        r = s.run("import time\nfs = []\ntry:\n    while True: fs.append(open('/dev/null'))\n"
+                  "except OSError as e: print(e.strerror)")
+        assert r == 'Too many open files', r # its answer, not a crash of the worker listing /proc after it
+        assert s.run('len(fs)') > 20
+        pid = s.pid
+        assert s.run(BURN.replace('kept', 'len(fs)')) > 20 # a hand-over with no descriptor left for it
+        assert s.pid != pid
+        assert s.run('len(fs)') > 20 and s.run('del fs[:]\n6*7') == 42

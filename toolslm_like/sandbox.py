@@ -213,9 +213,11 @@ def _ns_ids(tid:int)->tuple[int,int]: # A thread (as we see it)
     status = Path(f'/proc/{tid}/status').read_text()
     return tuple(int(re.search(rf'^{k}:.*?(\d+)$', status, re.M)[1]) for k in ('NStgid', 'NSpid'))
 
-def _others_in_namespace()->bool:
-    "In a pid namespace of our own: does any process run besides its init (1) and us?"
-    return any(p.isdigit() and p not in ('1', str(os.getpid())) for p in os.listdir('/proc'))
+def _others_in_namespace()->bool|None:
+    ("In a pid namespace of our own: does any process run besides its init (1) and us? None: we cannot tell (the code "
+     "holds every file descriptor it may open)")
+    try: return any(p.isdigit() and p not in ('1', str(os.getpid())) for p in os.listdir('/proc'))
+    except OSError: return None
 
 # %% ../nbs/12_sandbox.ipynb #ec177db0
 _WALL = 0x40000000 # waitpid's __WALL: children of every kind
@@ -238,7 +240,7 @@ def _end_others(in_pid_namespace:bool, # Do we have a pid namespace (and its /pr
                whole_user:bool=False): # Without one: also kill all other processes of this uid (the sandbox's own)?
     "Kill and reap every process the code started, even those that left our process tree"
     if in_pid_namespace:
-        if not _others_in_namespace(): return # the common case costs one listdir of a near-empty /proc
+        if _others_in_namespace() is False: return # the common case costs one listdir of a near-empty /proc
     else:
         try: os.waitpid(-1, os.WNOHANG)
         except ChildProcessError: return
@@ -293,8 +295,10 @@ def _wait_for_end(pid:int): # A process id: our parent's
     "Return once process `pid` has ended and was reaped (a zombie still counts against RLIMIT_NPROC)"
     try: fd = os.pidfd_open(pid)
     except ProcessLookupError: return
-    try: select.select([fd], [], [])
-    finally: os.close(fd)
+    except OSError: fd = None # no descriptor left (the code holds them all): /proc alone tells
+    if fd is not None:
+        try: select.select([fd], [], [])
+        finally: os.close(fd)
     deadline = time.monotonic() + MAX_REAP_SECONDS
     while os.path.exists(f'/proc/{pid}') and time.monotonic() < deadline: time.sleep(0.0001) # the holder reaps it
 
