@@ -17,7 +17,7 @@ def sandbox(**kw):
         return Sandbox(**kw)
 
 def kernel_bounded(s):
-    if s._disk_why: pytest.skip(f"the working folder is not a size-limited mount here: {s._disk_why}")
+    if s._folders.why: pytest.skip(f"the working folder is not a size-limited mount here: {s._folders.why}")
 
 def folder_bytes(d):
     return sum(os.path.getsize(os.path.join(r, f)) for r,_,fs in os.walk(d) for f in fs)

@@ -233,7 +233,7 @@ with warnings.catch_warnings(record=True) as caught:
         r = small.run("for i in range(40): open(f'f{i}', 'wb').write(b'x' * 1_000_000)")
         on_disk = sum(os.path.getsize(os.path.join(small.workdir, f)) for f in os.listdir(small.workdir))
         print('diskfull', 'No space left on device' in r and "working folder holds 4 MB" in r and 3_000_000 < on_disk <= 4 * 2**20)
-        print('kerneldisk', small.isolation['disk'].count('a tmpfs of that size') == 1 and small._disk_why is None)
+        print('kerneldisk', small.isolation['disk'].count('a tmpfs of that size') == 1 and small._folders.why is None)
         print('hostempty', os.listdir(small._path) == [] and small.workdir != small._path)
         r = small.run("import os\\nn = 0\\ntry:\\n    while n < 100_000: open(f'/tmp/e{n}', 'w').close(); n += 1\\nexcept OSError as e: print(e.strerror, n)")
         print('tmpfiles', r.startswith('No space left on device') and int(r.split()[-1]) < 200)

@@ -992,6 +992,88 @@ def _entering(fds:list): # The keeper's user and mount namespaces (open descript
             if setns(fd, kind): raise OSError(ctypes.get_errno(), "could not enter the keeper's namespaces")
     return enter
 
+# %% ../nbs/12_sandbox.ipynb #93c2be81
+class _Folders:
+    ("The folders a sandbox's code may write, bounded by the kernel where it can be: its working folder (a tmpfs of "
+     "`disk_mb` and `max_files`) and, under bubblewrap, its own /tmp, /var/tmp and /dev/shm (`tmp_mb` and `max_files` "
+     "each); mounted on the host as root, else in the namespaces of a keeper process (`_keeper_main`)")
+    def __init__(self, uid:int|None, gid:int|None, # The worker's user and group (None: ours)
+                 disk_mb:float|None, max_files:int|None, tmp_mb:float|None): # The sandbox's limits (None: none)
+        self.uid,self.gid,self.disk_mb,self.max_files,self.tmp_mb = uid,gid,disk_mb,max_files,tmp_mb
+        # `path`: the working folder's name in the sandbox and on the host; `workdir`: where the caller reads it
+        self.path = self.workdir = os.path.realpath(tempfile.mkdtemp(prefix='toolslm_like-sandbox-'))
+        # `tmp`: {sandbox path: host folder}; `why`: why the working folder is not bounded by the kernel, or None
+        self.tmp,self.why,self.mounts,self.base,self.keeper,self.ns_fds = {},None,[],None,None,[]
+        if uid is not None: os.chown(self.path, uid, gid)
+        os.chmod(self.path, 0o700)
+
+    def bound(self, tmp:bool): # Make its own tmp folders (under bubblewrap; without, TMPDIR is the working folder)?
+        "Bound the working folder, and make the tmp folders: on the host as root, else in a keeper's namespaces"
+        if os.geteuid() == 0:
+            try: _mount_tmpfs(self.path, self.disk_mb, self.max_files, 0o700, self.uid or 0, self.gid or 0)
+            except OSError as e: self.why = e.strerror; return
+            self.mounts.append(self.path)
+        if tmp:
+            self.base = tempfile.mkdtemp(prefix='toolslm_like-sandbox-tmp-')
+            for d in ('/tmp', '/var/tmp', '/dev/shm'):
+                os.mkdir(host := f"{self.base}/{d.strip('/').replace('/', '-')}")
+                self.tmp[d] = host
+        if os.geteuid() != 0 and (why := self.keep()): self.why,self.tmp = why,{}
+
+    def keep(self)->str|None:
+        "As an ordinary user: start the keeper of the folders (`_keeper_main`); None, or why it could not"
+        cfg = dict(workdir=self.path, disk_mb=self.disk_mb, max_files=self.max_files, tmp=list(self.tmp.values()),
+                   tmp_mb=self.tmp_mb)
+        p = self.keeper = subprocess.Popen(
+            [os.path.realpath(sys.executable), '-I', '-S', '-c', _keeper_program(), json.dumps(cfg)],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, start_new_session=True)
+        if (said := self._keeper_says()) == 'ready':
+            self.ns_fds = [os.open(f'/proc/{p.pid}/ns/{n}', os.O_RDONLY | os.O_CLOEXEC) for n in ('user', 'mnt')]
+            self.workdir = f'/proc/{p.pid}/root{self.path}'
+            return None
+        self._end_keeper()
+        return f"no size-limited folder in a user namespace of its own: {said or 'its keeper did not start'}"
+
+    def _keeper_says(self, send:bytes=b'')->str:
+        "Send `send` to the keeper, and its answer ('ready', or why not), waiting `MAX_START_SECONDS` at most"
+        try:
+            if send: self.keeper.stdin.write(send); self.keeper.stdin.flush()
+            if not select.select([self.keeper.stdout], [], [], MAX_START_SECONDS)[0]: return ''
+            return self.keeper.stdout.readline().decode(errors='replace').strip()
+        except OSError: return ''
+
+    def fresh_tmp(self)->dict|None:
+        "Empty size-limited /tmp, /var/tmp and /dev/shm for a new worker: {sandbox path: host folder}, or None"
+        if self.keeper is not None: # it remounts them in its namespace
+            if self.tmp and self._keeper_says(b'\n') != 'ready': self.tmp = {}
+            return self.tmp or None
+        try:
+            for host in self.tmp.values():
+                _unmount(host) # what the last worker left there goes
+                _mount_tmpfs(host, self.tmp_mb, self.max_files, 0o1777)
+                if host not in self.mounts: self.mounts.append(host)
+        except OSError: self.tmp = {} # bwrap's own tmpfs then: bytes bounded, not files
+        return self.tmp or None
+
+    def _end_keeper(self):
+        "Stop the keeper, if any: the files in its tmpfs go with it"
+        fds,p,self.ns_fds,self.keeper = self.ns_fds,self.keeper,[],None
+        for fd in fds: os.close(fd)
+        if p is None: return
+        p.kill(); p.wait()
+        for f in (p.stdin, p.stdout): f.close()
+
+    def close(self, _rmtree=shutil.rmtree): # (bound here: at interpreter exit the module may be gone)
+        "Stop the keeper, unmount the folders and remove them, with all their files"
+        try: self._end_keeper()
+        except Exception: pass
+        for m in reversed(self.mounts):
+            try: _unmount(m)
+            except Exception: pass # at interpreter exit: the folder is removed below all the same
+        self.mounts = []
+        for d in (self.path, self.base):
+            if d is not None: _rmtree(d, ignore_errors=True)
+
 # %% ../nbs/12_sandbox.ipynb #28da1926
 _MB = 1 << 20
 
@@ -1066,13 +1148,12 @@ class Sandbox:
             raise SandboxError(f"Sandbox needs Linux (namespaces, cgroups, /proc); this is {sys.platform}")
 
     def _make_workdir(self, env_allow, env:dict|None):
-        "Make the private working folder (its owner: the worker's user) and the worker's environment"
-        # `_path`: its name in the sandbox and on the host; `workdir`: where the caller reads it (see `_bound_folders`)
-        self._path = os.path.realpath(tempfile.mkdtemp(prefix='toolslm_like-sandbox-'))
-        self._state['workdir'] = self.workdir = self._path
-        if self._uid is not None: os.chown(self._path, self._uid, self._gid)
-        os.chmod(self._path, 0o700)
-        self._bound_folders()
+        "Make the private working folder and its tmp folders (see `_Folders`), and the worker's environment"
+        f = self._folders = self._state['folders'] = _Folders(self._uid, self._gid, self.disk_mb, self.max_files,
+                                                              self.tmp_mb)
+        f.bound(tmp=bool(self._bwrap))
+        # `_path`: its name in the sandbox and on the host; `workdir`: where the caller reads it
+        self._path,self.workdir = f.path,f.workdir
         extra = {'HOME': self._path, 'PYTHONDONTWRITEBYTECODE': '1',
                  **({} if self._bwrap else {'TMPDIR': self._path}), **(env or {})}
         self._env = worker_env(env_allow, extra)
@@ -1124,7 +1205,7 @@ class Sandbox:
         path = [_PKG_MOUNT, *sites] if bwrap else [str(Path(d).parent) for d in _package_dirs()] + sites
         hints = dict(memory_mb=self.memory_mb, file_mb=self.file_mb, open_files=self.open_files,
                      max_procs=self.max_procs, tmp_mb=self.tmp_mb) # for the words an error gets (`_limit_hint`)
-        if not self._disk_why: hints.update(disk_mb=self.disk_mb, max_files=self.max_files) # the kernel's limits
+        if not self._folders.why: hints.update(disk_mb=self.disk_mb, max_files=self.max_files) # the kernel's limits
         cfg = dict(uid=self._uid, gid=self._gid, workdir=self._path, pid_namespace=bool(bwrap),
                    dedicated=bool(self._state.get('dedicated')), path=path, limits=self._limits(cgroup),
                    cpu_s=self.cpu_s, max_output=self.max_output, hints=hints, network=self.network,
@@ -1134,7 +1215,7 @@ class Sandbox:
         argv = [exe, '-I', '-S', '-c', _boot, json.dumps(cfg)]
         if not bwrap: return argv
         return _bwrap_args(bwrap, self._path, binds, self.tmp_mb, self.network, as_root=os.geteuid() == 0,
-                           tmp_dirs=self._fresh_tmp()) + argv
+                           tmp_dirs=self._folders.fresh_tmp()) + argv
 
     def _start(self, cgroups:bool|None=None)->Worker:
         "Start a fresh worker (in bwrap, in a cgroup of its own, where we can) and wait until it is ready"
@@ -1150,7 +1231,7 @@ class Sandbox:
         # in it before bwrap starts: all it starts is in it from its first instruction
         if cg is not None: argv = cg.joining(argv)
         try:
-            enter = {'preexec_fn': _entering(fds)} if (fds := self._state.get('ns_fds')) else {} # see `_keeper_main`
+            enter = {'preexec_fn': _entering(fds)} if (fds := self._folders.ns_fds) else {} # see `_keeper_main`
             w = Worker(argv, cwd=self._path, env=self._env, start_timeout=MAX_START_SECONDS,
                        keep=4*self.max_output + 4, pid_namespace=bool(self._bwrap), **enter)
         except (WorkerError, WorkerTimeout, OSError) as e:
@@ -1174,7 +1255,7 @@ class Sandbox:
         "What protects us from the code, in words; a protection that is off starts with NOT and says why"
         b,cg,why = bool(self._bwrap),self._state.get('cgroup'),self._cg_why
         nob,mb = f"NOT isolated ({self._no_bwrap})",lambda v: f"{v:g} MB"
-        files = f" and {self.max_files:,} files" if self._tmp_dirs and self.max_files else ''
+        files = f" and {self.max_files:,} files" if self._folders.tmp and self.max_files else ''
         notes = [f"{mb(self.tmp_mb)}{files} each"] if self.tmp_mb else []
         if cg: notes.append("their files count in its memory")
         tmp = f" ({'; '.join(notes)})" if notes else ''
@@ -1205,9 +1286,10 @@ class Sandbox:
         else: d['cpu'] = (f"NOT for the sandbox as a whole ({why}): {self.cpu_s:g} s per run for its worker process "
                           "(processes it starts end with each run)")
         self._describe_runs(d)
-        how = (f"checked every {CHECK_EVERY:g} s while code runs: {self._disk_why}" if self._disk_why else
+        why = self._folders.why
+        how = (f"checked every {CHECK_EVERY:g} s while code runs: {why}" if why else
                "a tmpfs of that size: the kernel refuses writes past it" +
-               ("; in namespaces of its own, read at workdir" if self._state.get('keeper') else ''))
+               ("; in namespaces of its own, read at workdir" if self._folders.keeper else ''))
         d['disk'] = (f"{mb(self.disk_mb) if self.disk_mb else 'any size'} and "
                      f"{f'{self.max_files:,}' if self.max_files else 'any number of'} files in its working folder "
                      f"({how}); files up to {mb(self.file_mb) if self.file_mb else 'any size'}")
@@ -1288,71 +1370,6 @@ class Sandbox:
         if raw := w.output().rstrip('\n'): text = f"{text}\n{raw}" if text else raw
         if not reply.get('restart'): return text
         return f"{text}\n[After a {reply['restart']} the sandbox worker is restarted. {_LOST}]"
-
-# %% ../nbs/12_sandbox.ipynb #4034cb2e
-@patch
-def _bound_folders(self:Sandbox):
-    ("Its working folder a tmpfs of `disk_mb` and `max_files`, and folders for its /tmp, /var/tmp and /dev/shm: on the "
-     "host as root, else in the namespaces of a keeper process")
-    self._tmp_dirs,self._disk_why = {},None
-    if os.geteuid() == 0:
-        try: _mount_tmpfs(self._path, self.disk_mb, self.max_files, 0o700, self._uid or 0, self._gid or 0)
-        except OSError as e: self._disk_why = e.strerror; return
-        self._state['mounts'] = [self._path]
-    if self._bwrap: # without bwrap its /tmp is its working folder (TMPDIR)
-        base = self._state['tmp_base'] = tempfile.mkdtemp(prefix='toolslm_like-sandbox-tmp-')
-        for d in ('/tmp', '/var/tmp', '/dev/shm'):
-            os.mkdir(host := f"{base}/{d.strip('/').replace('/', '-')}")
-            self._tmp_dirs[d] = host
-    if os.geteuid() != 0 and (why := self._keep_folders()): self._disk_why,self._tmp_dirs = why,{}
-
-# %% ../nbs/12_sandbox.ipynb #7dfc937d
-@patch
-def _keep_folders(self:Sandbox)->str|None:
-    "As an ordinary user: start the keeper of its folders (`_keeper_main`); None, or why it could not"
-    cfg = dict(workdir=self._path, disk_mb=self.disk_mb, max_files=self.max_files, tmp=list(self._tmp_dirs.values()),
-               tmp_mb=self.tmp_mb)
-    p = self._state['keeper'] = subprocess.Popen(
-        [os.path.realpath(sys.executable), '-I', '-S', '-c', _keeper_program(), json.dumps(cfg)], stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, start_new_session=True)
-    if (said := self._keeper_says()) == 'ready':
-        self._state['ns_fds'] = [os.open(f'/proc/{p.pid}/ns/{n}', os.O_RDONLY | os.O_CLOEXEC) for n in ('user', 'mnt')]
-        self.workdir = f'/proc/{p.pid}/root{self._path}'
-        return None
-    _end_keeper(self._state)
-    return f"no size-limited folder in a user namespace of its own: {said or 'its keeper did not start'}"
-
-@patch
-def _keeper_says(self:Sandbox, send:bytes=b'')->str:
-    "Send `send` to the keeper, and its answer ('ready', or why not), waiting `MAX_START_SECONDS` at most"
-    p = self._state['keeper']
-    try:
-        if send: p.stdin.write(send); p.stdin.flush()
-        if not select.select([p.stdout], [], [], MAX_START_SECONDS)[0]: return ''
-        return p.stdout.readline().decode(errors='replace').strip()
-    except OSError: return ''
-
-def _end_keeper(state:dict):
-    "Stop the keeper of a sandbox's folders, if any: their files go with it"
-    for fd in state.pop('ns_fds', []): os.close(fd)
-    if (p := state.pop('keeper', None)) is None: return
-    p.kill(); p.wait()
-    for f in (p.stdin, p.stdout): f.close()
-
-# %% ../nbs/12_sandbox.ipynb #a9979dfd
-@patch
-def _fresh_tmp(self:Sandbox)->dict|None:
-    "Empty size-limited /tmp, /var/tmp and /dev/shm for a new worker: {sandbox path: host folder}, or None"
-    if self._state.get('keeper') is not None: # it remounts them in its namespace
-        if self._tmp_dirs and self._keeper_says(b'\n') != 'ready': self._tmp_dirs = {}
-        return self._tmp_dirs or None
-    try:
-        for host in self._tmp_dirs.values():
-            _unmount(host) # what the last worker left there goes
-            _mount_tmpfs(host, self.tmp_mb, self.max_files, 0o1777)
-            if host not in self._state['mounts']: self._state['mounts'].append(host)
-    except OSError: self._tmp_dirs = {} # bwrap's own tmpfs then: bytes bounded, not files
-    return self._tmp_dirs or None
 
 # %% ../nbs/12_sandbox.ipynb #714c1814
 @patch
@@ -1448,13 +1465,7 @@ def _shutdown(state:dict, _close=os.close, _rmtree=shutil.rmtree):
     try: _stop(state)
     except Exception: pass # at interpreter exit, modules may already be gone
     if (fd := state.pop('uid_lock', None)) is not None: _close(fd)
-    try: _end_keeper(state)
-    except Exception: pass
-    for m in reversed(state.pop('mounts', [])):
-        try: _unmount(m)
-        except Exception: pass # at interpreter exit: the folder is removed below all the same
-    for k in ('workdir', 'tmp_base'):
-        if (d := state.pop(k, None)) is not None: _rmtree(d, ignore_errors=True)
+    if (f := state.pop('folders', None)) is not None: f.close(_rmtree)
 
 # %% ../nbs/12_sandbox.ipynb #43e5292f
 class _LimitHit(Exception): "The sandbox went past a limit the parent checks (CPU time, disk); the message says which"
