@@ -417,3 +417,14 @@ def test_code_that_keeps_every_file_descriptor_open_keeps_its_worker():
         assert s.run(BURN.replace('kept', 'len(fs)')) > 20 # a hand-over with no descriptor left for it
         assert s.pid != pid
         assert s.run('len(fs)') > 20 and s.run('del fs[:]\n6*7') == 42
+
+def test_a_stopped_sandbox_closes_each_descriptor_once(monkeypatch):
+    "A second close of a number could close what another thread opened meanwhile (a SandboxPool starts sandboxes so)"
+    s,closed,again,real = sandbox(),[],[],os.close
+    s.run('6*7')
+    def close(fd):
+        try: real(fd); closed.append(fd)
+        except OSError: again.append(fd); raise # closed before: here no other thread could have opened it since
+    monkeypatch.setattr(os, 'close', close)
+    s.close()
+    assert closed and not again, (closed, again)

@@ -355,7 +355,7 @@ class Worker(_Replies):
         try: self.hello = self._receive(time.monotonic() + start_timeout, None, MAX_MESSAGE_BYTES)
         except BaseException: self.kill(); raise
         self.tree = _process_tree(self.proc.pid) # now settled: bwrap, its init, the worker
-        self.pidfds += [fd for p in self.tree[1:] if (fd := self._pidfd(p)) is not None]
+        for p in self.tree[1:]: self._pidfd(p) # each kept in `pidfds` once (a second close could close another's)
         # its state, read cheaply before each request
         try: self.stat_fd = os.open(f'/proc/{self.tree[-1]}/stat', os.O_RDONLY | os.O_CLOEXEC)
         except OSError: self.stat_fd = None
