@@ -390,9 +390,12 @@ BURN = "t = time.process_time()\nwhile time.process_time() - t < 1.2: pass\nkept
 
 def test_a_thread_forking_as_fast_as_processes_end_leaves_room_for_the_hand_over():
     with sandbox(cpu_s=5, max_procs=16) as s:
-        s.run(SPAWN)
-        pid,r = s.pid,s.run(BURN) # the processes it forked take all 16 the moment they are killed
-        assert r.startswith('1\n[The sandbox worker went on in a fresh process') and 'the 1 thread(s)' in r, r
+        # the processes it forks take all 16 the moment they are killed; the hand-over is due after BURN at the latest
+        # (after SPAWN already, when killing them kept the worker busy for a second)
+        pid = s.pid
+        answers = [s.run(SPAWN), s.run(BURN)]
+        assert any(isinstance(r, str) and '[The sandbox worker went on in a fresh process' in r
+                   and 'the 1 thread(s)' in r for r in answers), answers
         assert s.pid != pid and s.run('kept') == 1
         assert s.run("import os\nsorted(p for p in os.listdir('/proc') if p.isdigit() and int(p) != os.getpid())") \
             in (['1'], []) or s.isolation['processes'].startswith('no pid'), 'the thread and its processes are gone'
@@ -401,9 +404,10 @@ def test_no_room_for_the_hand_over_ends_the_worker_plainly_after_its_run():
     with sandbox(cpu_s=5, max_procs=8) as s:
         r = s.run("import threading, time\nkept, ev, n = 1, threading.Event(), 0\nwhile True:\n"
                   "    try: threading.Thread(target=ev.wait, daemon=True).start(); n += 1\n    except RuntimeError: break\nn")
-        assert isinstance(r, int) and 0 < r < 8, r # its threads take every process the sandbox allows
-        r = s.run(BURN)
-        assert r.startswith('1\n[The sandbox worker was stopped after this run') and 'left no room' in r, r
+        if not (isinstance(r, str) and 'left no room' in r): # (a worker whose start took a second: due at once)
+            assert isinstance(r, int) and 0 < r < 8, r # its threads take every process the sandbox allows
+            r = s.run(BURN)
+        assert '\n[The sandbox worker was stopped after this run' in r and 'left no room' in r, r
         assert r.endswith('the previous state (variables, imports) was lost.]'), r
         assert s.run('6*7') == 42 and "NameError: name 'kept'" in s.run('kept')
 
