@@ -1505,11 +1505,9 @@ def _pause(self:Sandbox, w:Worker):
     try: os.kill(w.tree[-1], signal.SIGSTOP)
     except ProcessLookupError: return # it ended: the next run says so
     self._state['frozen'] = 'signal'
-    # a fork that finished before the SIGSTOP left a process (a fork under way gets the SIGSTOP too): freeze them all
-    cg = self._state.get('cgroup')
-    try: others = cg is not None and len(cg.procs()) > len(w.tree)
-    except OSError: others = False
-    if others and cg.freeze(True): self._state['frozen'] = 'cgroup'
+    # a process a thread forked before the SIGSTOP runs on, and so does the child of a fork under way then (it does not
+    # get the SIGSTOP, and may join the cgroup only after we looked): the cgroup's freezer holds them all, later ones too
+    if (cg := self._state.get('cgroup')) is not None and cg.freeze(True): self._state['frozen'] = 'cgroup'
 
 # %% ../nbs/12_sandbox.ipynb #c4f1ae55
 def _kill_pending(pid:int)->bool:
