@@ -1505,9 +1505,13 @@ def _pause(self:Sandbox, w:Worker):
     try: os.kill(w.tree[-1], signal.SIGSTOP)
     except ProcessLookupError: return # it ended: the next run says so
     self._state['frozen'] = 'signal'
-    # a process a thread forked before the SIGSTOP runs on, and so does the child of a fork under way then (it does not
-    # get the SIGSTOP, and may join the cgroup only after we looked): the cgroup's freezer holds them all, later ones too
-    if (cg := self._state.get('cgroup')) is not None and cg.freeze(True): self._state['frozen'] = 'cgroup'
+    # a process a thread forked before the SIGSTOP runs on, and so does the child of a fork under way in a thread then
+    # (it does not get the SIGSTOP, and may join the cgroup only after we look): where the worker has threads or more
+    # processes than its own, the cgroup's freezer holds them all, later ones too (a lone worker is the cheap case)
+    if (cg := self._state.get('cgroup')) is None: return
+    try: busy = len(os.listdir(f'/proc/{w.tree[-1]}/task')) > 1 or len(cg.procs()) > len(w.tree)
+    except OSError: busy = True
+    if busy and cg.freeze(True): self._state['frozen'] = 'cgroup'
 
 # %% ../nbs/12_sandbox.ipynb #c4f1ae55
 def _kill_pending(pid:int)->bool:
