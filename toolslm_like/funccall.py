@@ -420,44 +420,6 @@ def call_func(fc_name:str|typing.Callable, # The tool's name, as the model sent 
         if tok is not None: GLOBALS_VAR.reset(tok)
 prepare_call.__delwrap__ = call_func # its parameters are those of `call_func`
 
-# %% ../nbs/05_funccall.ipynb #e2072331
-async def _call_async(f, info, kw, raise_on_err, glb):
-    tok = GLOBALS_VAR.set(glb) if glb is not None else None
-    try:
-        if info.is_async: res = await f(**kw)
-        else: # on the calling thread, as fastcore does: a tool using `signal` or thread-local state works here
-            res = f(**kw)
-            if inspect.isawaitable(res): res = await res
-        return res
-    except (Exception, SystemExit) as e:
-        if raise_on_err: raise
-        return tool_traceback(e)
-    finally:
-        if tok is not None: GLOBALS_VAR.reset(tok)
-
-async def _fail(e, raise_on_err):
-    if raise_on_err: raise e
-    return f"{type(e).__name__}: {e}"
-
-def call_func_async(fc_name:str|typing.Callable,
-                    fc_inputs:dict|str,
-                    ns:abc.Mapping|list|abc.Callable|None=None,
-                    raise_on_err:bool=True, # Raise errors, or return them as text?
-                    context=None):
-    "Awaitable: call `fc_name` in `ns`, awaiting coroutine functions; a sync tool runs on the calling thread"
-    try: f,info,kw = prepare_call(fc_name, fc_inputs, ns, context)
-    except Exception as e: return _fail(e, raise_on_err)
-    glb = (GLOBALS_VAR.get() or user_globals()) if info.wants_globals else None
-    return _call_async(f, info, kw, raise_on_err, glb)
-call_func_async.__delwrap__ = call_func # its parameters are those of `call_func`
-
-# %% ../nbs/05_funccall.ipynb #f00d0003
-# Python 3.12+: `inspect` and `asyncio` say it is one
-if hasattr(inspect, 'markcoroutinefunction'): inspect.markcoroutinefunction(call_func_async)
-# before, `asyncio.iscoroutinefunction` says so (when it was loaded first)
-elif hasattr(getattr(sys.modules.get('asyncio'), 'coroutines', None), '_is_coroutine'):
-    call_func_async._is_coroutine = sys.modules['asyncio'].coroutines._is_coroutine
-
 # %% ../nbs/05_funccall.ipynb #c26a0003
 import copy, dataclasses
 _LOG_LEVELS = ('debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency') # MCP's (syslog's)
@@ -562,6 +524,129 @@ def call_result(id:str|None, # The call's id
                )->CallResult:
     "A `CallResult` record: the one place a result is built"
     return _record(CallResult, {'id': id, 'name': name, 'output': output, 'error': error, **extra})
+
+# %% ../nbs/05_funccall.ipynb #road0002
+_clock = time.perf_counter
+
+class CallRun:
+    """How the calls of one batch run: `call_steps` asks it to check a call, run it, wait and tell. This plain one (for
+    `call_func_async`) checks and runs, with no retries, approval or events; `Toolbox`'s batches add those"""
+    watched = False # does anyone hear the calls' events (so that `start` and `success` are worth sending)?
+    def __init__(self, ns=None, context=None, raise_on_err:bool=True):
+        self.ns,self.context,self.raise_on_err,self.error = ns,context,raise_on_err,None
+    def prepare(self, call)->tuple:
+        "`(id, name, function, ToolInfo, kwargs)` for `call`, checked; raises what is wrong with it"
+        f,info,kw = prepare_call(call['name'], call['arguments'], self.ns, self.context)
+        if info.wants_globals: self.glb = GLOBALS_VAR.get() or user_globals() # noted now, in the caller's frames
+        return call.get('id'),call['name'],f,info,kw
+    def limits(self, info, approved:bool)->tuple: return None,0 # `(timeout, retries)` of a call of this tool
+    def asked(self, call, info)->dict|None: return None # what an approval hook is asked about `call` (None: nobody)
+    def emit(self, event:str, call_id, name, attempt:int, **extra): pass
+    def after_error(self, call_id, name, e, attempt:int, retries:int)->float|None: return None # no retries
+    def refused(self, call, e:BaseException, start:float)->dict:
+        "The result of a call that never ran"
+        self.error = e
+        return call_result(call.get('id'), call.get('name'), error=f"{type(e).__name__}: {e}", attempts=0,
+                           time=_clock()-start)
+    def failed(self, call_id, name, e:BaseException, attempts:int, start:float)->dict:
+        "The result of a call that failed for good"
+        self.error = e
+        return call_result(call_id, name, error=tool_traceback(e), attempts=attempts, time=_clock()-start)
+    async def aattempt(self, f, info, kw:dict, name, timeout):
+        "Run a prepared call once, from async code: a sync tool on this thread, as fastcore does"
+        tok = GLOBALS_VAR.set(self.glb) if info.wants_globals else None
+        try:
+            res = await f(**kw) if info.is_async else f(**kw)
+            return await res if inspect.isawaitable(res) else res
+        finally:
+            if tok is not None: GLOBALS_VAR.reset(tok)
+
+# %% ../nbs/05_funccall.ipynb #road0003
+def call_steps(run:CallRun, # How the calls of this batch run
+               call:dict # `{'id', 'name', 'arguments'}`
+              ): # Yields effects: ('attempt', f, info, kw, name, timeout), ('sleep', seconds), ('ask', asked)
+    "Generator: the steps of one call, from checking it to its `CallResult`; a driver carries out what it yields"
+    start = _clock()
+    try: call_id,name,f,info,kw = run.prepare(call)
+    except Exception as e: return run.refused(call, e, start)
+    edited,approved = None,False
+    if (asked := run.asked(call, info)) is not None: # the approval hook is asked first
+        call,edited,res = run.answered(asked, (yield 'ask', asked), start)
+        if res is not None: return res # refused, waiting, or the hook failed
+        approved = True
+        if edited is not None:
+            try: call_id,name,f,info,kw = run.prepare(call)
+            except Exception as e: return run.refused(call, e, start)
+    try: timeout,retries = run.limits(info, approved)
+    except Exception as e: return run.refused(call, e, start)
+    attempt = 0
+    while True:
+        attempt += 1
+        if run.watched: run.emit('start', call_id, name, attempt)
+        try: out = yield 'attempt', f, info, kw, name, timeout
+        except (Exception, SystemExit) as e:
+            delay = run.after_error(call_id, name, e, attempt, retries)
+            if delay is None: res = run.failed(call_id, name, e, attempt, start); break
+            yield 'sleep', delay
+            continue
+        took = _clock() - start
+        if run.watched: run.emit('success', call_id, name, attempt, time=took)
+        res = call_result(call_id, name, out, None, attempts=attempt, time=took)
+        break
+    if edited is not None: res['edited_arguments'] = edited
+    return res
+
+# %% ../nbs/05_funccall.ipynb #road0004
+def drive(steps, run:CallRun, effect=None, until:str|None=None):
+    """Carry out the effects of `steps` from sync code (`run.attempt`, `run.sleep`, `run.ask`), to its result; with
+    `until`, stop at the first effect of that kind and return it, not carried out (another driver goes on from it)"""
+    try:
+        if effect is None: effect = next(steps)
+        while True:
+            if effect[0] == until: return effect
+            try: value = getattr(run, effect[0])(*effect[1:])
+            except BaseException as e: effect = steps.throw(e)
+            else: effect = steps.send(value)
+    except StopIteration as stop: return stop.value
+
+_async_names = {'attempt': 'aattempt', 'sleep': 'asleep', 'ask': 'aask'}
+
+async def adrive(steps, run:CallRun, effect=None, until:str|None=None):
+    "`drive` from async code: the effects carried out by `run.aattempt`, `run.asleep`, `run.aask`"
+    try:
+        if effect is None: effect = next(steps)
+        while True:
+            if effect[0] == until: return effect
+            try: value = await getattr(run, _async_names[effect[0]])(*effect[1:])
+            except BaseException as e: effect = steps.throw(e)
+            else: effect = steps.send(value)
+    except StopIteration as stop: return stop.value
+
+# %% ../nbs/05_funccall.ipynb #e2072331
+async def _answer(run:CallRun, steps, effect):
+    "What `call_func_async` gives: the tool's output (or its error as text), once `steps` has run from `effect`"
+    res = effect if type(effect) is dict else await adrive(steps, run, effect)
+    if res['error'] is None: return res['output']
+    if run.raise_on_err: raise run.error
+    return res['error']
+
+def call_func_async(fc_name:str|typing.Callable,
+                    fc_inputs:dict|str,
+                    ns:abc.Mapping|list|abc.Callable|None=None,
+                    raise_on_err:bool=True, # Raise errors, or return them as text?
+                    context=None):
+    "Awaitable: call `fc_name` in `ns`, awaiting coroutine functions; a sync tool runs on the calling thread"
+    run = CallRun(ns, context, raise_on_err)
+    steps = call_steps(run, {'id': None, 'name': fc_name, 'arguments': fc_inputs})
+    return _answer(run, steps, drive(steps, run, until='attempt')) # checked now, in the caller's frames
+call_func_async.__delwrap__ = call_func # its parameters are those of `call_func`
+
+# %% ../nbs/05_funccall.ipynb #f00d0003
+# Python 3.12+: `inspect` and `asyncio` say it is one
+if hasattr(inspect, 'markcoroutinefunction'): inspect.markcoroutinefunction(call_func_async)
+# before, `asyncio.iscoroutinefunction` says so (when it was loaded first)
+elif hasattr(getattr(sys.modules.get('asyncio'), 'coroutines', None), '_is_coroutine'):
+    call_func_async._is_coroutine = sys.modules['asyncio'].coroutines._is_coroutine
 
 # %% ../nbs/05_funccall.ipynb #33ac9021
 def coerce_inputs(func:typing.Callable, # The tool

@@ -395,23 +395,15 @@ class ToolPiece:
 # %% ../nbs/10_toolloop.ipynb #a25l0004
 import queue, threading, contextvars
 
-@contextlib.contextmanager
-def _listening(toolbox, listen):
-    "While in this block, `listen(call_id, name, piece)` hears the pieces of `toolbox`'s generator tools"
-    toolbox.piece_listeners = [*toolbox.__dict__.get('piece_listeners', ()), listen]
-    try: yield
-    finally: toolbox.piece_listeners = [f for f in toolbox.piece_listeners if f is not listen]
-
 def _pieces_streamed(run, calls, tb, opts:dict):
     "Generator: the `ToolPiece`s of `calls` as they come, run by `tb` in a worker thread; returns the results"
     q,box,it = queue.SimpleQueue(),{},run.loop.iteration
     def work():
-        try: box['results'] = tb.execute(calls, **opts)
+        try: box['results'] = tb.execute(calls, **opts, on_piece=lambda i, n, p: q.put(ToolPiece(it, i, n, p)))
         except BaseException as e: box['error'] = e
         finally: q.put(_END)
-    with _listening(tb, lambda i, n, p: q.put(ToolPiece(it, i, n, p))):
-        threading.Thread(target=contextvars.copy_context().run, args=(work,), daemon=True).start()
-        while (piece := q.get()) is not _END: yield run._shown(piece)
+    threading.Thread(target=contextvars.copy_context().run, args=(work,), daemon=True).start()
+    while (piece := q.get()) is not _END: yield run._shown(piece)
     if 'error' in box: raise box['error']
     return box['results']
 
@@ -420,18 +412,17 @@ async def _apieces_streamed(run, calls, tb, opts:dict):
     "Async generator: the `ToolPiece`s of `calls` as `tb` runs them, as they come, then the results"
     loop,q,it = asyncio.get_running_loop(),asyncio.Queue(),run.loop.iteration
     listen = lambda i, n, p: loop.call_soon_threadsafe(q.put_nowait, ToolPiece(it, i, n, p))
-    with _listening(tb, listen):
-        task = asyncio.ensure_future(tb.aexecute(calls, **opts))
-        try:
-            while not task.done():
-                getter = asyncio.ensure_future(q.get())
-                await asyncio.wait({getter, task}, return_when=asyncio.FIRST_COMPLETED)
-                if getter.done(): yield getter.result()
-                else: getter.cancel()
-            await asyncio.sleep(0) # pieces sent from other threads just before the end
-            while not q.empty(): yield q.get_nowait()
-        finally:
-            if not task.done(): task.cancel()
+    task = asyncio.ensure_future(tb.aexecute(calls, **opts, on_piece=listen))
+    try:
+        while not task.done():
+            getter = asyncio.ensure_future(q.get())
+            await asyncio.wait({getter, task}, return_when=asyncio.FIRST_COMPLETED)
+            if getter.done(): yield getter.result()
+            else: getter.cancel()
+        await asyncio.sleep(0) # pieces sent from other threads just before the end
+        while not q.empty(): yield q.get_nowait()
+    finally:
+        if not task.done(): task.cancel()
     yield task.result()
 
 # %% ../nbs/10_toolloop.ipynb #eda6787e
