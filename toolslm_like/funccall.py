@@ -503,7 +503,7 @@ class CallResult(typing.TypedDict, total=False):
 
 # %% ../nbs/05_funccall.ipynb #rec00003
 def _record(kind, d:dict)->dict:
-    if odd := d.keys() - kind.__annotations__.keys():
+    if not d.keys() <= (keys := kind.__annotations__.keys()) and (odd := d.keys() - keys): # (no set made when all fit)
         raise UsageValueError(f"a {kind.__name__} has no key {', '.join(map(repr, sorted(odd)))}; "
                               f"its keys are: {', '.join(kind.__annotations__)}")
     return d

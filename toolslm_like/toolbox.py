@@ -113,7 +113,8 @@ class ToolThreads(concurrent.futures.Executor):
             if not self._idle.acquire(blocking=False): self._spawn()
         return fut
 
-    def abandon(self, fut:concurrent.futures.Future # A future `submit` returned
+    def abandon(self, fut:concurrent.futures.Future, # A future `submit` returned
+                interrupt:bool=False # Also stop its code: raise `CodeTimeout` in its thread until the thread ends
                )->bool: # Was it still pending or running (and so let go of)?
         "Stop counting `fut`'s thread against `max_workers` (its call was given up on), or cancel `fut` if pending"
         if fut.cancel(): return True
@@ -123,6 +124,9 @@ class ToolThreads(concurrent.futures.Executor):
             self._abandoned.add(t)
             self._live -= 1
             if not self._queue.empty() and not self._idle.acquire(blocking=False): self._spawn()
+        if interrupt: # (a thread given up on takes no further call, so only this call's code is interrupted)
+            threading.Thread(target=t.intr.fire_until, args=(t.ident, t.stop), daemon=True,
+                             name='toolslm_like-timeout').start()
         return True
 
     def shutdown(self, wait:bool=True, # Wait for the running calls (not abandoned ones) to finish?
@@ -146,12 +150,13 @@ class ToolThreads(concurrent.futures.Executor):
         if self._live >= self.max_workers: return
         self._live += 1
         t = threading.Thread(target=self._work, daemon=True, name=f'{self.name}-{next(_thread_numbers)}')
+        t.intr,t.stop = Interrupter(),threading.Event() # to stop its code, once given up on (`abandon`)
         self._threads.add(t)
         t.start()
 
     def _work(self):
         "A worker thread: run calls from the queue until told to stop, idle too long, or given up on"
-        me,counted = threading.current_thread(),True # `counted`: does this thread still count against `max_workers`?
+        me = threading.current_thread()
         try:
             while True:
                 try: item = self._queue.get(timeout=_IDLE_SECONDS)
@@ -167,15 +172,18 @@ class ToolThreads(concurrent.futures.Executor):
                 if fut.set_running_or_notify_cancel():
                     try: fut.set_result(fn(*args, **kwargs))
                     except BaseException as e: fut.set_exception(e)
-                if self._running.pop(fut, None) is None: # given up on: `abandon` stopped counting us
-                    counted = False; return
+                if self._running.pop(fut, None) is None: return # given up on: `abandon` stopped counting us
                 del fut,fn,args,kwargs # let go of the call's arguments and result while idle
                 self._idle.release()
+        except CodeTimeout: # the interruption of a call given up on, arriving after the call ended
+            if me not in self._abandoned: raise
         finally:
+            me.intr.done() # nothing is raised in this thread after this
+            me.stop.set()
             with self._lock:
                 self._threads.discard(me)
-                self._abandoned.discard(me)
-                if counted: self._live -= 1
+                if me in self._abandoned: self._abandoned.discard(me) # `abandon` stopped counting it
+                else: self._live -= 1
 
 # %% ../nbs/09_toolbox.ipynb #4053bb08
 _submissions = itertools.count()
@@ -193,7 +201,9 @@ def _run_tool(f, kw:dict, timeout:float|None, glb:dict|None, submission=None, na
      "`name`: the tool's, for the error)")
     try:
         with using_globals(glb): return run_with_timeout(lambda: collect_pieces(f(**kw)), timeout)
-    except CodeTimeout: raise _timed_out(name, timeout) from None # the same error as the caller's, whichever is first
+    except CodeTimeout: # the same error as the caller's, whichever comes first (with no limit here: the caller's)
+        if timeout is None: raise
+        raise _timed_out(name, timeout) from None
     except (Exception, SystemExit) as e:
         try: e.tool_traceback = tool_traceback(e)
         except Exception: pass
@@ -328,7 +338,7 @@ def _wait_for(fut:concurrent.futures.Future, name, timeout, threads:ToolThreads|
     try: return fut.result(timeout)
     except concurrent.futures.TimeoutError:
         if fut.done(): raise # the tool's own TimeoutError
-        if threads is None or not threads.abandon(fut): fut.cancel() # free its thread if it is one of ours, else cancel
+        if threads is None or not threads.abandon(fut, True): fut.cancel() # stop it if it is one of ours, else cancel
         raise _timed_out(name, timeout) from None
 
 # %% ../nbs/09_toolbox.ipynb #33487e57
@@ -548,15 +558,15 @@ class Toolbox:
         self._emit('failure', call_id, name, attempt, error=err)
         return None
 
-    def _give_up(self, fut):
-        "Stop waiting on `fut`: cancel it if it has not started, free its thread if it has"
-        if self._threads is None or not self._threads.abandon(fut): fut.cancel()
+    def _give_up(self, fut, interrupt:bool=False):
+        "Stop waiting on `fut`: cancel it if it has not started, free its thread if it has (`interrupt`: and stop it)"
+        if self._threads is None or not self._threads.abandon(fut, interrupt): fut.cancel()
 
     def _submit(self, f, kw:dict, timeout, glb, name=None)->concurrent.futures.Future:
         "Start sync tool `f` on the executor, or on this toolbox's threads (`glb`: the globals it wants, if any)"
         if self.executor is not None:
             return self.executor.submit(_run_tool, f, kw, timeout, None, (os.getpid(), next(_submissions)), name)
-        return self._tool_threads().submit(_run_tool, f, kw, timeout, glb, None, name)
+        return self._tool_threads().submit(_run_tool, f, kw, None, glb, None, name) # (`_wait_for` interrupts it)
 
     def _split(self, calls:list)->list:
         "`(call, refusal or None)` for each call: those past `max_calls` are refused"
@@ -573,7 +583,7 @@ class _Batch(CallRun):
     def __init__(self, tb:Toolbox, timeout, retries:int, approve, context, on_piece, glb):
         self.tb,self.ns,self.timeout,self.retries,self.glb = tb,tb.ns,timeout,retries,glb
         self.context = tb._context if context is None else context
-        self.approve,self.on_piece = _checked_hook(approve) or tb.approve,on_piece
+        self.approve,self.on_piece = tb.approve if approve is None else _checked_hook(approve),on_piece
         if on_piece is not None and not callable(on_piece):
             raise UsageTypeError(f"on_piece must be callable (it gets call_id, name, piece), got {on_piece!r:.80}")
         self.watched = tb.on_event is not None or tb.logger.isEnabledFor(logging.DEBUG)
@@ -663,7 +673,7 @@ class _Batch(CallRun):
             if not task.done():
                 for nm in info.context: kw[nm].cancelled = True # the tool may look, and stop
                 task.cancel(); _keep_until_done(task)
-                if fut is not None: self.tb._give_up(fut)
+                if fut is not None: self.tb._give_up(fut, interrupt=timeout is not None)
             raise
         if type(res) not in _never_awaitable and inspect.isawaitable(res := _joined(res)):
             res = await (asyncio.wait_for(res, timeout) if timeout else res)
@@ -680,8 +690,12 @@ def execute(self:Toolbox, calls:list, # Tool calls: `{'id', 'name', 'arguments'}
             on_piece:abc.Callable|None=None # Called `on_piece(call_id, name, piece)` for each piece a generator tool yields
            )->list: # One result dict per call, in the calls' order (a `ToolResults`, which shows itself in a notebook)
     "Run the tool calls a model asked for; every call gets a result, in order, whatever happens to the others"
-    calls = _check_batch(calls, timeout, retries)
-    return _in_order(_pairs(self, calls, parallel, timeout, retries, approve, context, on_piece), calls)
+    if not (type(calls) is list and retries == 0 and (timeout is None or type(timeout) in (int, float) and timeout>0)):
+        calls = _check_batch(calls, timeout, retries) # (the common cases pass without it)
+    if parallel and len(calls) > 1 or len(calls) > self.max_calls:
+        return _in_order(_pairs(self, calls, parallel, timeout, retries, approve, context, on_piece), calls)
+    batch = _Batch(self, timeout, retries, approve, context, on_piece, caller_globals) # `_in_turn`, as a list:
+    return ToolResults([drive(call_steps(batch, c), batch) for c in calls], calls)
 
 @patch
 def execute_stream(self:Toolbox, calls:list, parallel:bool=False, timeout:float|None=None, retries:int=0,
