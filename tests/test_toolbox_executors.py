@@ -62,15 +62,11 @@ def test_process_pool(process_pool, parallel):
 def test_process_pool_timeout_stops_the_tool(process_pool):
     tb = Toolbox(tools, executor=process_pool)
     tb.execute([call(0, 'where', x=0)]*2, parallel=True) # workers started
-    t = time.perf_counter()
-    res = tb.execute([call(1, 'nap', seconds=30), call(2, 'where', x=2)], timeout=0.5)
-    took = time.perf_counter() - t
+    res = tb.execute([call(1, 'nap', seconds=30), call(2, 'where', x=2)], timeout=2)
     assert res[0]['error'].startswith('TimeoutError') and res[1]['output']['x'] == 2, res
-    assert took < 3, took
     # the worker's own time limit interrupted the sleep, so both workers are free again at once
-    t = time.perf_counter()
-    res = tb.execute([call(3, 'nap', seconds=0.1), call(4, 'nap', seconds=0.1)], parallel=True, timeout=5)
-    assert [r['output'] for r in res] == ['slept', 'slept'] and time.perf_counter() - t < 3
+    res = tb.execute([call(3, 'nap', seconds=0.1), call(4, 'nap', seconds=0.1)], parallel=True, timeout=20)
+    assert [r['output'] for r in res] == ['slept', 'slept'], res
 
 def test_process_pool_async(process_pool):
     tb = Toolbox(tools, executor=process_pool)
@@ -88,14 +84,14 @@ def test_dask_executor(dask_client, parallel):
     tb = Toolbox(tools, executor=dask_client.get_executor())
     check_batch(tb, parallel)
 
+@pytest.mark.timing(reason="four 1 s calls at once on dask's four threads take about 1 s; one after another, 4 s")
 def test_dask_executor_parallel_and_timeout(dask_client):
     tb = Toolbox(tools, executor=dask_client.get_executor())
     t = time.perf_counter()
-    res = tb.execute([call(i, 'nap', seconds=0.3) for i in range(4)], parallel=True)
-    assert [r['output'] for r in res] == ['slept']*4 and time.perf_counter() - t < 1.1 # four threads at once
-    t = time.perf_counter()
-    res = tb.execute([call(1, 'nap', seconds=3), call(2, 'where', x=1)], timeout=0.3)
-    assert res[0]['error'].startswith('TimeoutError') and res[1]['output']['x'] == 1 and time.perf_counter() - t < 2.5
+    res = tb.execute([call(i, 'nap', seconds=1.0) for i in range(4)], parallel=True)
+    assert [r['output'] for r in res] == ['slept']*4 and time.perf_counter() - t < 3.5 # four threads at once
+    res = tb.execute([call(1, 'nap', seconds=30), call(2, 'where', x=1)], timeout=1)
+    assert res[0]['error'].startswith('TimeoutError') and res[1]['output']['x'] == 1
 
 def test_dask_retries_run_again(dask_client):
     "dask's executor caches results by arguments by default (`pure=True`); a retry must still run the tool again"
@@ -139,6 +135,7 @@ def test_approve_on_the_callers_thread():
     res = tb.execute([call(1, 'nap', seconds=0.2), call(2, 'nap', seconds=0.2)], parallel=True)
     assert [r['output'] for r in res] == ['slept']*2 and threads == [threading.current_thread()]*2
 
+@pytest.mark.timing(reason="eight batches whose hooks each wait 0.05 s finish together, not one after another")
 def test_async_hook_from_many_threads():
     "An async hook with the sync API, from several threads at once: each batch gets its own answers, none waits on another"
     async def hook(c):
@@ -151,5 +148,5 @@ def test_async_hook_from_many_threads():
     for i,res in enumerate(out):
         assert [r.get('refused') for r in res] == [None, f'odd: {i*10+1}', None, f'odd: {i*10+3}']
         assert [r['output']['x'] for r in res if r['output']] == [i*10, i*10+2]
-    assert time.perf_counter() - t < 3
+    assert time.perf_counter() - t < 10
     tb.close()
