@@ -301,7 +301,7 @@ def _bind(f, inputs, strict=False)->tuple:
                 problems.append(f"{show_value(k)}: an argument's name must be a string"); continue
             k = plain_value(k)
         p,t = named.get(k),type(v)
-        # the common case first, kept cheap: a known name with a value of exactly its (simple) type;
+        # the common case first, with nothing to convert: a known name with a value of exactly its (simple) type;
         # NaN, ±Infinity and huge ints go the long way
         if p is not None and t is p.annotation and k not in kw and (
                 t is str or t is bool or (t is int and LEAST_INT < v < BIG_INT) or (t is float and v - v == 0)):
@@ -366,7 +366,7 @@ def lookup_tool(fc_name:str|typing.Callable, # The name a model sent (or the fun
                )->typing.Callable:
     """The tool called `fc_name` in namespace `ns` (exact names only); raises `ToolNotFoundError` listing what is
     available"""
-    # the usual case, kept cheap
+    # the usual case first: a plain function under a plain name (the checks below, with nothing to find)
     if (type(fc_name) is str and type(ns) is dict and len(fc_name) <= MAX_INPUT_NAME_CHARS
             and not fc_name.startswith('__')):
         f = ns.get(fc_name)

@@ -56,7 +56,7 @@ def arguments_too_large(arguments:dict|str|bytes, # A call's arguments: a dict o
                        )->bool:
     "Are `arguments` larger than `limit` characters (as JSON, roughly)?"
     if isinstance(arguments, (str, bytes, bytearray)): return len(arguments) > limit
-    if type(arguments) is dict: # the common case, kept cheap: a few short strings and numbers
+    if type(arguments) is dict: # the common case first: a few short strings and numbers
         n = 0
         for v in arguments.values():
             t = type(v)
@@ -232,7 +232,8 @@ _loop_lock,_loop_state = threading.Lock(),{}
 _pending_tasks = set() # strong references to tasks we gave up on, until they finish being cancelled
 
 def background_loop()->asyncio.AbstractEventLoop:
-    "The library's one background event loop (a daemon thread, made again after a fork): the sync API runs async tools and parallel batches on it"
+    ("The library's one background event loop (a daemon thread, made again after a fork): the sync API runs async "
+     "tools and parallel batches on it")
     with _loop_lock:
         t = _loop_state.get('thread')
         if t is None or not t.is_alive(): # first use, or a forked child that lost the thread
@@ -622,7 +623,8 @@ class _Batch(CallRun):
     def emit(self, *args, **extra): self.tb._emit(*args, **extra)
     def after_error(self, *args): return self.tb._after_error(*args)
     def refused(self, call, e, start:float)->dict: return self.tb._refused(call, e, start)
-    def failed(self, call_id, name, e, attempts:int, start:float)->dict: return _failed(call_id, name, e, attempts, start)
+    def failed(self, call_id, name, e, attempts:int, start:float)->dict:
+        return _failed(call_id, name, e, attempts, start)
     def sleep(self, seconds:float): time.sleep(seconds)
     async def asleep(self, seconds:float): await asyncio.sleep(seconds)
 
@@ -687,7 +689,7 @@ def execute(self:Toolbox, calls:list, # Tool calls: `{'id', 'name', 'arguments'}
             retries:int=0, # Further attempts after a transient error (timeout, connection, OS error, `retry_on`)
             approve:abc.Callable|None=None, # Asked about each call before it runs (default: the toolbox's `approve`)
             context=None, # The run's `ToolContext` for tools that take one (another value becomes its `deps`)
-            on_piece:abc.Callable|None=None # Called `on_piece(call_id, name, piece)` for each piece a generator tool yields
+            on_piece:abc.Callable|None=None # Called `on_piece(call_id, name, piece)` for each piece a generator yields
            )->list: # One result dict per call, in the calls' order (a `ToolResults`, which shows itself in a notebook)
     "Run the tool calls a model asked for; every call gets a result, in order, whatever happens to the others"
     if not (type(calls) is list and retries == 0 and (timeout is None or type(timeout) in (int, float) and timeout>0)):
@@ -797,7 +799,7 @@ Toolbox.aexecute_stream.__delwrap__ = Toolbox.execute
 
 # %% ../nbs/09_toolbox.ipynb #029cef16
 def _answered(tb, asked:dict, answer, start:float)->tuple:
-    "`(call to run, edited arguments or None, None)` or `(None, None, result)` from an approval hook's `answer` (or error)"
+    "`(call to run, edited arguments or None, None)` or `(None, None, result)` from an approval hook's answer or error"
     try:
         if isinstance(answer, BaseException): raise answer
         what,v = _verdict(answer)
