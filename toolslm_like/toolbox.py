@@ -662,20 +662,20 @@ class _Batch(CallRun):
         async with self.slots: return await self.arun_once(f, info, kw, name, timeout)
 
     async def arun_once(self, f, info, kw:dict, name, timeout):
-        glb,fut = self.glb() if info.wants_globals else None,None
+        glb,fut,late = self.glb() if info.wants_globals else None,None,False
         if info.is_async: task = asyncio.ensure_future(_call_async(f, kw, glb))
         else: task = asyncio.wrap_future(fut := self.tb._submit(f, kw, timeout, glb, name))
         try:
             if timeout is None: res = await task
             else:
                 done,_ = await asyncio.wait({task}, timeout=timeout)
-                if not done: raise _timed_out(name, timeout)
+                if not done: late = True; raise _timed_out(name, timeout)
                 res = task.result()
         except BaseException: # timed out, or this call was cancelled (e.g. a stream closed early): stop the tool too
             if not task.done():
                 for nm in info.context: kw[nm].cancelled = True # the tool may look, and stop
                 task.cancel(); _keep_until_done(task)
-                if fut is not None: self.tb._give_up(fut, interrupt=timeout is not None)
+                if fut is not None: self.tb._give_up(fut, interrupt=late) # (a cancelled call: told, not interrupted)
             raise
         if type(res) not in _never_awaitable and inspect.isawaitable(res := _joined(res)):
             res = await (asyncio.wait_for(res, timeout) if timeout else res)
