@@ -4,7 +4,7 @@ a CPU limit raised back, CPU burned between runs, and a sandbox without bubblewr
 Python lives."""
 import os, shutil, socket, subprocess, sys, threading, time, warnings
 import pytest
-from toolslm_like.sandbox import Sandbox, _DENIED, _ARCHES
+from toolslm_like.sandbox import Sandbox, DENIED, ARCHES
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith('linux'), reason='the sandbox needs Linux')
 sys.path.insert(0, os.path.dirname(__file__))
@@ -250,7 +250,7 @@ def test_without_a_supervisor_unix_sockets_are_refused_and_it_says_so(monkeypatc
         assert s.run("import socket; a,b = socket.socketpair(); a.sendall(b'ok'); b.recv(2)") == "b'ok'"
         assert s.run("import socket; srv = socket.create_server(('127.0.0.1', 0)); c = socket.create_connection("
                      "srv.getsockname()); a,_ = srv.accept(); c.sendall(b'ok'); a.recv(2)") == "b'ok'"
-    monkeypatch.setattr(sbx, '_no_supervisor_here', lambda: 'an old kernel') # a machine that has none at all
+    monkeypatch.setattr(sbx, 'no_supervisor_here', lambda: 'an old kernel') # a machine that has none at all
     with sandbox() as s:
         assert s.isolation['unix sockets'].endswith('(an old kernel)'), s.isolation
         assert 'PermissionError: [Errno 1]' in s.run("import socket; socket.socket(socket.AF_UNIX)")
@@ -303,10 +303,10 @@ def test_an_ordinary_users_sandbox_supervises_its_sockets_with_bwrap_and_without
     assert got == {**want, 'heard': 'False'}, r.stdout + r.stderr[-3000:]
 
 def test_kernel_calls_a_sandbox_never_needs_fail():
-    col = _ARCHES[os.uname().machine][0]
+    col = ARCHES[os.uname().machine][0]
     names = ['io_uring_setup', 'io_uring_enter', 'unshare', 'setns', 'keyctl', 'add_key', 'request_key', 'ptrace',
              'mount', 'bpf', 'perf_event_open', 'userfaultfd', 'open_by_handle_at', 'kexec_load', 'init_module']
-    calls = [(n, _DENIED[n][col]) for n in names]
+    calls = [(n, DENIED[n][col]) for n in names]
     with sandbox() as s:
         assert s.isolation['kernel calls'].startswith('a seccomp filter'), s.isolation['kernel calls']
         got = s.run("import ctypes, os\nlibc = ctypes.CDLL(None, use_errno=True)\n"

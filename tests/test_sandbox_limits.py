@@ -4,7 +4,7 @@ Each checks that the parent is unharmed, the error is clear, and the next run wo
 import os, resource, shutil, signal, socket, subprocess, sys, tempfile, time, warnings
 from pathlib import Path
 import pytest
-from toolslm_like.sandbox import Sandbox, SandboxError, SandboxWarning, _kill_user_processes
+from toolslm_like.sandbox import Sandbox, SandboxError, SandboxWarning, kill_user_processes
 
 _limit_names = ('RLIMIT_AS', 'RLIMIT_CPU', 'RLIMIT_FSIZE', 'RLIMIT_NOFILE', 'RLIMIT_NPROC')
 root = os.geteuid() == 0
@@ -187,7 +187,7 @@ def test_host_sockets_and_processes_are_out_of_reach(tmp_path):
             r = s.run(f"import socket; c = socket.socket(socket.AF_UNIX); c.connect({path!r})")
             assert r.rstrip().splitlines()[-1].startswith(('FileNotFoundError', 'PermissionError')), r
             assert s.run(f"import os; os.path.exists('/proc/{os.getpid()}/environ')") is False
-            assert s.run("b'_worker_main' in open('/proc/1/cmdline', 'rb').read()") is True # its init is its own holder
+            assert s.run("b'worker_main' in open('/proc/1/cmdline', 'rb').read()") is True # its init is its own holder
     finally: srv.close(); os.remove(path)
 
 def test_staying_root_is_said_plainly():
@@ -199,7 +199,7 @@ def test_staying_root_is_said_plainly():
             assert s.isolation['process count'].endswith('(cgroup)') or s.isolation['process count'].startswith('NOT')
 
 def test_kill_user_processes_refuses_root():
-    with pytest.raises(ValueError, match='root'): _kill_user_processes(0)
+    with pytest.raises(ValueError, match='root'): kill_user_processes(0)
 
 def test_missing_bwrap_is_said_plainly_and_require_isolation_refuses(monkeypatch):
     monkeypatch.setenv('PATH', '/nonexistent') # as if bwrap were not installed
@@ -263,7 +263,7 @@ def as_ordinary_user(code:str)->subprocess.CompletedProcess:
                               env={'PATH': '/usr/bin:/bin', 'PYTHONPATH': str(lib), 'HOME': home, 'TMPDIR': home}, capture_output=True, text=True, timeout=180)
     finally:
         uid = int(subprocess.run(['id', '-u', name], capture_output=True, text=True).stdout or 0)
-        if uid: _kill_user_processes(uid)
+        if uid: kill_user_processes(uid)
         subprocess.run(['userdel', name], capture_output=True)
         shutil.rmtree(lib, ignore_errors=True); shutil.rmtree(home, ignore_errors=True)
 
