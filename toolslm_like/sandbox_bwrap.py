@@ -8,7 +8,9 @@ Docs: https://toolslm-like.github.io/toolslm_like/sandbox_bwrap.html.md"""
 __all__ = []
 
 # %% ../nbs/11a_sandbox_bwrap.ipynb #8b721600
-import ctypes, errno, os, shutil, socket, struct, sys, sysconfig
+# the worker imports this module before any code runs: what only the parent needs (shutil, sysconfig) is imported
+# where the parent uses it, so the worker starts without it
+import ctypes, errno, os, socket, struct, sys
 from pathlib import Path
 
 # %% ../nbs/11a_sandbox_bwrap.ipynb #089b3c31
@@ -26,7 +28,7 @@ def package_dirs()->dict:
 
 def site_dirs()->list:
     "The folders this Python installs packages into (its site-packages), that exist"
-    import site
+    import site, sysconfig
     cands = [*site.getsitepackages(), sysconfig.get_paths()['purelib'], sysconfig.get_paths()['platlib']]
     return sorted({os.path.realpath(p) for p in cands if os.path.isdir(p)})
 
@@ -48,7 +50,9 @@ def python_binds(packages:bool=True, # Also the installed packages (site-package
 _BASE_RO = ('/usr', '/etc/alternatives', '/etc/ld.so.cache', '/etc/localtime') # programs and libraries: read-only
 _USR_LINKS = ('/bin', '/lib', '/lib32', '/lib64', '/sbin') # on a merged /usr these are links into it
 
-def find_bwrap()->str|None: return shutil.which('bwrap') # the bubblewrap program on PATH, or None
+def find_bwrap()->str|None: # the bubblewrap program on PATH, or None
+    import shutil
+    return shutil.which('bwrap')
 def bwrap_args(bwrap:str, # The bwrap program
                workdir:str, # The working folder: the only place it may write that outlives a run
                binds:list, # [(host path, sandbox path)] to show read-only, from `python_binds`

@@ -15,7 +15,6 @@ from toolslm_like.errors import SandboxError, UsageValueError
 from toolslm_like.limits import MAX_REAP_SECONDS, MAX_KILL_SECONDS, MAX_JSON_DEPTH
 from toolslm_like.worker_child import serve, children
 from toolslm_like.sandbox_bwrap import libc, libc_gil, install_seccomp
-from toolslm_like.sandbox_folders import reveal
 
 # %% ../nbs/11c_sandbox_processes.ipynb #7da03e9e
 DEFAULT_TIMEOUT = 30 # seconds of wall-clock time per run: a model waits for the answer
@@ -348,6 +347,7 @@ def worker_main(cfg:dict): # The settings the parent sends (see `Sandbox._comman
     signal.signal(signal.SIGXFSZ, signal.SIG_IGN) # too large a file is an OSError, not death
     if cfg['uid'] is not None and not cfg['pid_namespace']: # without bwrap, the new uid may not read Python's folder
         importlib.import_module('toolslm_like.interpreter')
+        from toolslm_like.sandbox_folders import reveal # here: a worker under bwrap starts without it
         reveal(cfg['reveal'], cfg['uid'], cfg['gid'])
     holder = _hold() # this process stays (as root, where we are) and runs no code: the worker is a child of it
     if cfg['uid'] is not None: _drop_privileges(cfg['uid'], cfg['gid'])
