@@ -57,25 +57,33 @@ def fresh(n, warm_n=300):
     return out, statistics.median(ts)
 
 def compare(other:str, rounds:int=8):
-    "This checkout and `other`, in turns (one fresh-sandbox child each per round), beside `python -c pass`"
-    trees = {'before (' + other + ')': other, 'after (this checkout)': os.path.dirname(os.path.dirname(os.path.abspath(__file__)))}
-    got,bare = {k: ([], []) for k in trees},[]
-    for _ in range(rounds):
-        bare += bare_start(3)
-        for name,tree in trees.items():
-            env = {**os.environ, 'PYTHONPATH': tree}
+    ("This checkout and `other`, in turns (one fresh-sandbox child each per round, their order alternating), beside "
+     "`python -c pass` timed in the same round: the ratios are taken per round, so the machine's load moves both sides")
+    here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    trees = {f'before ({other})': other, 'after (this checkout)': here}
+    got = {k: {'start': [], 'first': [], 'ratio': [], 'warm': []} for k in trees}
+    bare_all = []
+    for i in range(rounds):
+        bare = bare_start(3)
+        for name in (list(trees) if i % 2 == 0 else list(trees)[::-1]):
+            env = {**os.environ, 'PYTHONPATH': trees[name]}
             r = subprocess.run([sys.executable, os.path.abspath(__file__), '--fresh', '3'], env=env, capture_output=True,
-                               text=True, cwd=tree)
+                               text=True, cwd=trees[name])
             if r.returncode: sys.exit(r.stderr)
             starts,warm = json.loads(r.stdout.splitlines()[-1])
-            got[name][0].extend(starts); got[name][1].append(warm)
+            g = got[name]
+            g['start'] += [a for a,_ in starts]; g['first'] += [f for _,f in starts]; g['warm'].append(warm)
+            g['ratio'].append(statistics.median(f for _,f in starts))
         bare += bare_start(3)
-    b = statistics.median(bare)
-    print(f"python -c pass: {ms(b)} (median of {len(bare)})")
-    print(f"{'':28} {'fresh Sandbox()':>16} {'+ first run':>12} {'ratio to python -c pass':>24} {'warm run':>11}")
-    for name,(starts,warm) in got.items():
-        st,first = statistics.median(a for a,_ in starts),statistics.median(f for _,f in starts)
-        print(f"{name[:28]:28} {ms(st):>16} {ms(first):>12} {first / b:23.2f}x {ms(statistics.median(warm)):>11}")
+        b = statistics.median(bare); bare_all += bare
+        for g in got.values(): g['ratio'][-1] /= b
+    print(f"python -c pass: {ms(statistics.median(bare_all))} (median of {len(bare_all)}, {rounds} rounds)")
+    print(f"{'':28} {'fresh Sandbox()':>16} {'+ first run':>12} {'to python -c pass':>18} {'warm run':>11}")
+    for name,g in got.items():
+        med = statistics.median
+        print(f"{name[:28]:28} {ms(med(g['start'])):>16} {ms(med(g['first'])):>12} {med(g['ratio']):17.2f}x "
+              f"{ms(med(g['warm'])):>11}")
+    print("(the ratio: the median over rounds of each round's fresh sandbox and first run over its python -c pass)")
 
 def main():
     from toolslm_like.funccall import python, call_func
