@@ -4,7 +4,7 @@ Run by hand: `python bench/bench_sandbox.py`; `python bench/bench_sandbox.py --c
 fresh sandbox, its first run and the warm run of both checkouts in turns, beside a bare `python -c pass` (issue 34: before
 and after, in one run). Targets (issue 13): a warm round trip median <= 0.3 ms, a fresh sandbox <= 150 ms;
 (issue 28) a fresh, never used sandbox and its first run at most 1.5x a bare interpreter start: from a `SandboxPool`.
-Also shown: a fresh sandbox and its first run (the worker imports what runs need while the parent finishes the start), the
+Also shown: a fresh sandbox and its first run (the worker imports what runs need before its seccomp filter), the
 narrow tool through `call_func`, what protects the sandbox here (bwrap, cgroups), and (issue 28) a connect to the code's own
 Unix socket made by the socket supervisor (network off) against a plain one (network on). Compare ratios within one run: the
 machine's load moves every figure.

@@ -318,7 +318,7 @@ def _run_request(code:str, # The code to run
                 limits:dict|None=None): # The sandbox's limits, to name the one an error ran into
     ("Run `code` in `ns` as `funccall.python` would; the reply to send (`{'value'}` or `{'text'}`, and `'restart'` "
      "after a MemoryError or RecursionError)")
-    # imported here: the worker starts faster without it (see `worker_main`)
+    # imported here, not with the module: `worker_main` imports it first thing, the parent never needs it
     from toolslm_like.interpreter import run_code, tool_traceback, capture_images
     val,text,restart = None,None,False
     cap = capture_images().__enter__() # plots shown or left open: sent as images after the text
@@ -345,8 +345,10 @@ def worker_main(cfg:dict): # The settings the parent sends (see `Sandbox._comman
      "(see `worker.serve`)")
     faulthandler.enable() # a crash leaves a Python traceback on stderr, which the parent shows
     signal.signal(signal.SIGXFSZ, signal.SIG_IGN) # too large a file is an OSError, not death
-    if cfg['uid'] is not None and not cfg['pid_namespace']: # without bwrap, the new uid may not read Python's folder
-        importlib.import_module('toolslm_like.interpreter')
+    # what runs need, imported before the seccomp filter: under it the same import took 70 ms against 50 (and without
+    # bwrap the new uid may not read Python's folder); no code of the model's has run yet
+    importlib.import_module('toolslm_like.interpreter')
+    if cfg['uid'] is not None and not cfg['pid_namespace']:
         from toolslm_like.sandbox_folders import reveal # here: a worker under bwrap starts without it
         reveal(cfg['reveal'], cfg['uid'], cfg['gid'])
     holder = _hold() # this process stays (as root, where we are) and runs no code: the worker is a child of it
@@ -368,9 +370,7 @@ def worker_main(cfg:dict): # The settings the parent sends (see `Sandbox._comman
             else: me,reply['renewed'],reply['pid'] = os.getpid(),ended,os.getpid() # the threads that ended
         return {**reply, 'cpu': used}
     if cfg['dedicated'] and not cfg['pid_namespace']: _end_others(False, True) # what an earlier worker of this uid left
-    # while the parent finishes its side of the start
-    serve(handle, dict(ready=True, uid=os.getuid(), cpu=_cpu_budget(None), no_seccomp=no_seccomp, listener=listener),
-          then=lambda: importlib.import_module('toolslm_like.interpreter'))
+    serve(handle, dict(ready=True, uid=os.getuid(), cpu=_cpu_budget(None), no_seccomp=no_seccomp, listener=listener))
 
 # %% ../nbs/11c_sandbox_processes.ipynb #38eeaa32
 # The worker's first lines: only our own folders on `sys.path` (-I -S: no site, no user folders, no PYTHON* variables)
