@@ -46,13 +46,15 @@ def python_binds(packages:bool=True, # Also the installed packages (site-package
     binds += [(os.path.realpath(p), os.path.realpath(p)) for p in expose]
     return binds
 
+# %% ../nbs/11a_sandbox_bwrap.ipynb #d17fe2d2
+def find_bwrap()->str|None: # the bubblewrap program on PATH, or None
+    import shutil
+    return shutil.which('bwrap')
+
 # %% ../nbs/11a_sandbox_bwrap.ipynb #13cddf0d
 _BASE_RO = ('/usr', '/etc/alternatives', '/etc/ld.so.cache', '/etc/localtime') # programs and libraries: read-only
 _USR_LINKS = ('/bin', '/lib', '/lib32', '/lib64', '/sbin') # on a merged /usr these are links into it
 
-def find_bwrap()->str|None: # the bubblewrap program on PATH, or None
-    import shutil
-    return shutil.which('bwrap')
 def bwrap_args(bwrap:str, # The bwrap program
                workdir:str, # The working folder: the only place it may write that outlives a run
                binds:list, # [(host path, sandbox path)] to show read-only, from `python_binds`

@@ -339,15 +339,18 @@ def _run_request(code:str, # The code to run
     if restart: reply['restart'] = restart
     return reply
 
+# %% ../nbs/11c_sandbox_processes.ipynb #38eeaa32
+# The worker's first lines: only our own folders on `sys.path` (-I -S: no site, no user folders, no PYTHON* variables)
+boot_lines = ("import sys, json; cfg = json.loads(sys.argv[1]); sys.path[:0] = cfg['path']\n"
+              "from toolslm_like.sandbox_processes import worker_main; worker_main(cfg)")
+
 # %% ../nbs/11c_sandbox_processes.ipynb #0dd4b919
 def worker_main(cfg:dict): # The settings the parent sends (see `Sandbox._command`): user, folder, limits
     ("The worker process: drop to the sandbox user, set limits, then answer `{'code': ...}` requests "
      "(see `worker.serve`)")
     faulthandler.enable() # a crash leaves a Python traceback on stderr, which the parent shows
     signal.signal(signal.SIGXFSZ, signal.SIG_IGN) # too large a file is an OSError, not death
-    # what runs need, imported before the seccomp filter: under it the same import took 70 ms against 50 (and without
-    # bwrap the new uid may not read Python's folder); no code of the model's has run yet
-    importlib.import_module('toolslm_like.interpreter')
+    importlib.import_module('toolslm_like.interpreter') # what runs need: 50 ms here, 70 ms under the filter
     if cfg['uid'] is not None and not cfg['pid_namespace']:
         from toolslm_like.sandbox_folders import reveal # here: a worker under bwrap starts without it
         reveal(cfg['reveal'], cfg['uid'], cfg['gid'])
@@ -371,11 +374,6 @@ def worker_main(cfg:dict): # The settings the parent sends (see `Sandbox._comman
         return {**reply, 'cpu': used}
     if cfg['dedicated'] and not cfg['pid_namespace']: _end_others(False, True) # what an earlier worker of this uid left
     serve(handle, dict(ready=True, uid=os.getuid(), cpu=_cpu_budget(None), no_seccomp=no_seccomp, listener=listener))
-
-# %% ../nbs/11c_sandbox_processes.ipynb #38eeaa32
-# The worker's first lines: only our own folders on `sys.path` (-I -S: no site, no user folders, no PYTHON* variables)
-boot_lines = ("import sys, json; cfg = json.loads(sys.argv[1]); sys.path[:0] = cfg['path']\n"
-              "from toolslm_like.sandbox_processes import worker_main; worker_main(cfg)")
 
 # %% ../nbs/11c_sandbox_processes.ipynb #2b53b905
 _uid_lock_dir = '/run/toolslm_like-sandbox' # root-only: the uids claimed by live sandboxes
