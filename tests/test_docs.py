@@ -19,8 +19,9 @@ page_of = {nb: nbpath2html(nb.relative_to(nbs)).as_posix() for nb in notebooks}
 
 @pytest.fixture(scope='module')
 def built(tmp_path_factory):
-    """The site, processed notebooks and README built into a temporary directory by the one offline command (or, to
-    iterate on the checks, the ones already built into the directory `TOOLSLM_LIKE_DOCS_BUILT` names)"""
+    """The site, processed notebooks and README built into a temporary directory by the one offline command (or the
+    ones already built into the directory `TOOLSLM_LIKE_DOCS_BUILT` names, with `_docs/` and `_proc/`: `.ci/run` builds
+    once and sets it; set it to iterate on the checks)"""
     if (given := os.environ.get('TOOLSLM_LIKE_DOCS_BUILT')): return Path(given)
     d = tmp_path_factory.mktemp('docs')
     cmd = [sys.executable, str(root/'scripts'/'build_docs.py'), '--dest', str(d/'_docs'), '--proc', str(d/'_proc'), '--readme', str(d/'README.md'),
@@ -169,12 +170,17 @@ def test_only_some_notebooks_rerun(tmp_path):
     r = _build_project(tmp_path, nbs_, '--only', 'guide')
     assert r.returncode == 1 and 'index.ipynb are not there: build them all once first' in r.stderr, r.stderr[-3000:]
     assert _build_project(tmp_path, nbs_).returncode == 0
+    runs = lambda: json.loads((tmp_path/'_proc'/'notebook_runs.json').read_text())
+    first = runs()
+    assert sorted(first) == ['01_guide.ipynb', 'index.ipynb'] and first['index.ipynb']['python'] == sys.version, first
+    assert first['index.ipynb'] == _builder().run_record(tmp_path/'nbs'/'index.ipynb', tmp_path/'miniproj'), "what the tests compare"
     nbs_['01_guide.ipynb'][1] = ('code', 'print("second" + "run")')
     nbs_['index.ipynb'][1] = ('code', 'print("not" + "rerun")')
     r = _build_project(tmp_path, nbs_, '--only', 'guide')
     assert r.returncode == 0, r.stderr[-3000:]
     site = tmp_path/'_docs'
     assert 'secondrun' in (site/'guide.html').read_text() and 'homepage' in (site/'index.html').read_text()
+    assert runs()['index.ipynb'] == first['index.ipynb'] and runs()['01_guide.ipynb']['notebook'] != first['01_guide.ipynb']['notebook']
     r = _build_project(tmp_path, nbs_, '--only', 'nope')
     assert r.returncode == 1 and '--only names no notebook: nope; the notebooks: 01_guide.ipynb, index.ipynb' in r.stderr, r.stderr[-3000:]
 
@@ -548,7 +554,7 @@ def test_notebooks_keep_the_page_rules():
 
 def test_readme_is_generated_from_index(built):
     "README.md is what the build generates from nbs/index.ipynb; after editing the notebook run `python scripts/build_docs.py`"
-    assert (built/'README.md').read_text() == (root/'README.md').read_text(), \
+    assert (built/'_proc'/'README.md').read_text() == (root/'README.md').read_text(), \
         "README.md differs from what nbs/index.ipynb generates: run `.venv/bin/python scripts/build_docs.py` and commit README.md"
 
 def test_quarto_config_still_publishes():
@@ -649,12 +655,13 @@ class Browser:
                       " const box = document.getElementById('__search'); if (box) { box.checked = true; box.dispatchEvent(new Event('change')); } })()")
         self.evaluate("document.querySelector('input.md-search__input').focus()")
         self.send('Input.insertText', session=True, text=words)
+        return self.until("[...document.querySelectorAll('.md-search-result__link')].map(a => a.href)", timeout) or []
+
+    def until(self, js:str, timeout=15):
+        "The value of `js` in the open page once it is truthy (looked at every 50 ms), or its last value after `timeout` s"
         deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            found = self.evaluate("[...document.querySelectorAll('.md-search-result__link')].map(a => a.href)")
-            if found: return found
-            time.sleep(0.2)
-        return []
+        while not (value := self.evaluate(js)) and time.monotonic() < deadline: time.sleep(0.05)
+        return value
 
     def evaluate(self, js:str):
         r = self.send('Runtime.evaluate', session=True, expression=js, returnByValue=True)
@@ -834,7 +841,7 @@ def test_linked_heading_is_below_the_header(served, browser, size):
     browser.viewport(*size)
     browser.open('about:blank')
     browser.open(served + 'funccall.html#get_schema')
-    time.sleep(0.3)
+    browser.until('window.scrollY > 0') # the browser scrolls to the heading after the load
     pos = browser.evaluate('''(() => { const h = document.getElementById('get_schema').getBoundingClientRect();
         const head = document.querySelector('header.md-header').getBoundingClientRect();
         return {top: h.top, bottom: h.bottom, header: head.bottom, height: window.innerHeight, scrolled: window.scrollY}; })()''')
