@@ -7,8 +7,8 @@ Docs: https://toolslm-like.github.io/toolslm_like/funccall.html.md"""
 # %% auto #0
 __all__ = ['empty', 'get_schema', 'PathArg', 'dateArg', 'mk_ns', 'call_func', 'call_func_async', 'custom_types',
            'uses_caller_globals', 'TypeKind', 'add_type_kind', 'hide_params', 'using_globals', 'ArgumentError',
-           'ToolNotFoundError', 'python', 'ToolContext', 'coerce_inputs', 'resolve_nm', 'get_schema_nm', 'handle_type',
-           'union_schema', 'type_map', 'mk_param', 'schema2sig', 'mk_tool', 'minipy']
+           'ToolNotFoundError', 'python', 'ToolContext', 'ToolCall', 'CallResult', 'coerce_inputs', 'resolve_nm',
+           'get_schema_nm', 'handle_type', 'union_schema', 'type_map', 'mk_param', 'schema2sig', 'mk_tool', 'minipy']
 
 # %% ../nbs/05_funccall.ipynb #8535f9ed
 import ast, contextlib, contextvars, functools, inspect, io, itertools, json, keyword, linecache
@@ -37,7 +37,8 @@ empty = inspect.Parameter.empty # toolslm's name for "no default" and "no annota
 # what fastcore.funccall and toolslm.funccall users import from here, and the errors a caller catches; the rest
 # (`SchemaError`, `BadValue`, `to_jsonable`, `run_code`, `run_with_timeout`, `CodeTimeout`...) still imports from here
 _all_ = ['empty', 'custom_types', 'uses_caller_globals', 'TypeKind', 'add_type_kind', 'hide_params', 'using_globals',
-         'ArgumentError', 'ToolNotFoundError', 'python', 'ToolContext']
+         'ArgumentError', 'ToolNotFoundError', 'python', 'ToolContext', 'ToolCall',
+         'CallResult']
 
 # %% ../nbs/05_funccall.ipynb #e76019fe
 _schema_cache = WeakCache()
@@ -512,6 +513,55 @@ def _program_sets_text(info, p)->str:
     what = "is the run's context, which the program gives" if p.context else "is set by the program"
     return (f"{p.name}: this argument {what}; a model may not send it "
             f"(this tool takes: {', '.join(info.named) or 'no arguments'})")
+
+# %% ../nbs/05_funccall.ipynb #rec00002
+class ToolCall(typing.TypedDict, total=False):
+    "A tool call a model made: what a provider's parser gives and what the `Toolbox` runs (a plain dict)"
+    id:str|None # The provider's id for the call (None where the API gives none)
+    name:str # The tool's name, mapped back to its Python name
+    arguments:dict # The arguments, parsed: always a dict (empty when they could not be read: then `error` says why)
+    type:str # 'custom' for a Responses API custom (free-text) tool call; absent for a function call
+    error:str # Why the call could not be read (the model gets it back as the call's result); absent when it could
+    raw_arguments:str # The arguments as the model sent them, kept when they could not be parsed
+    index:int # The call's place among the calls of a streamed reply
+
+class CallResult(typing.TypedDict, total=False):
+    "What running one tool call gave (a plain dict): the model reads `output` or `error`, the program may read the rest"
+    id:str|None # The call's id
+    name:str # The tool's name
+    output:typing.Any # What the tool returned (None when it failed or did not run)
+    error:str|None # What went wrong, as text a model can act on; None when the call succeeded
+    attempts:int # How many times the tool ran (retries count; 0 when it never ran)
+    time:float # Seconds from the call's start to its result
+    traceback:str # The tool's whole traceback, for the program (never sent to the model)
+    refused:str # Why the approval hook refused the call (it did not run)
+    waiting:bool # True when the approval hook answered `LATER`: the call waits for a decision, not run yet
+    edited_arguments:dict # The arguments the approval hook had the call run with, instead of the model's
+    index:int # The call's place in its batch (`execute_stream` gives results as they finish)
+
+# %% ../nbs/05_funccall.ipynb #rec00003
+def _record(kind, d:dict)->dict:
+    if odd := d.keys() - kind.__annotations__.keys():
+        raise UsageValueError(f"a {kind.__name__} has no key {', '.join(map(repr, sorted(odd)))}; "
+                              f"its keys are: {', '.join(kind.__annotations__)}")
+    return d
+
+def tool_call(id:str|None, # The provider's id for the call
+              name:str, # The tool's name
+              arguments:dict, # Its arguments, parsed
+              **extra # Any other key `ToolCall` lists (`type`, `error`, `raw_arguments`, `index`)
+             )->ToolCall:
+    "A `ToolCall` record: the one place a call is built"
+    return _record(ToolCall, {'id': id, 'name': name, 'arguments': arguments, **extra})
+
+def call_result(id:str|None, # The call's id
+                name:str, # The tool's name
+                output=None, # What the tool returned
+                error:str|None=None, # What went wrong (None: it succeeded)
+                **extra # Any other key `CallResult` lists (`attempts`, `time`, `traceback`, `refused`, ...)
+               )->CallResult:
+    "A `CallResult` record: the one place a result is built"
+    return _record(CallResult, {'id': id, 'name': name, 'output': output, 'error': error, **extra})
 
 # %% ../nbs/05_funccall.ipynb #33ac9021
 def coerce_inputs(func:typing.Callable, # The tool
