@@ -264,6 +264,20 @@ def test_readme_links_notebooks_to_their_published_pages():
     assert bd.readme_markdown(home, site) == ('# proj\n\n> What it does\n\n'
         f'See [providers]({url}providers.html#tool_schemas), [x](missing.ipynb), [y](https://a.b/c.ipynb).\n')
 
+def test_a_warning_at_a_cells_line_names_the_line_and_stays_out_of_readme():
+    """A warning raised at a notebook cell's line (a `SandboxWarning` where bubblewrap is missing) shows `cell line N:`,
+    not IPython's file name for the cell (an IPython frame); the site shows it, README (committed) leaves stderr out"""
+    import warnings
+    bd,old = _builder(),warnings.formatwarning
+    try:
+        bd._nb_outputs().plain_cell_warnings()
+        text = warnings.formatwarning('protections are off', UserWarning, '<ipython-input-3-1f2e3d4c>', 3, 'sb = Sandbox()')
+        other = warnings.formatwarning('x', UserWarning, '/a/b.py', 7, 'y = 1')
+    finally: warnings.formatwarning = old
+    assert text == 'cell line 3: UserWarning: protections are off\n  sb = Sandbox()\n' and other.startswith('/a/b.py:7: UserWarning: x')
+    err = {'output_type': 'stream', 'name': 'stderr', 'text': text}
+    assert bd.output_markdown(err, 'a cell', False) == '' and 'cell line 3' in bd.output_markdown(err, 'a cell', True)
+
 def test_public_names_in_signatures():
     bd = _builder()
     assert bd.public_name('concurrent.futures._base.Executor') == 'concurrent.futures.Executor'
