@@ -162,6 +162,25 @@ def dataclass_signature(cls:type, name:str)->str:
         lines.append(f"    {f.name}:{t}{d}{' # ' + docs[f.name] if docs.get(f.name) else ''}")
     return '\n'.join(lines)
 
+def is_typeddict(cls)->bool:
+    "Whether `cls` is a TypedDict class (`typing`'s or `typing_extensions`')"
+    return isinstance(cls, type) and issubclass(cls, dict) and hasattr(cls, '__total__') and hasattr(cls, '__required_keys__')
+
+def typeddict_signature(cls:type, name:str)->str:
+    """A TypedDict as its source reads: `class Name(TypedDict, total=False):`, then one key a line with its type and the
+    `# comment` beside it in the source (a key only a base class declares: its type as Python has it)"""
+    import textwrap
+    try: body = next((n.body for n in ast.parse(textwrap.dedent(inspect.getsource(source_twin(cls)))).body
+                      if isinstance(n, ast.ClassDef)), [])
+    except (OSError, TypeError, SyntaxError): body = []
+    written = {n.target.id: ast.unparse(n.annotation) for n in body if isinstance(n, ast.AnnAssign) and isinstance(n.target, ast.Name)}
+    docs = field_comments(cls)
+    bases = [b.__name__ for b in getattr(cls, '__orig_bases__', ()) if getattr(b, '__name__', '_')[:1] != '_'] or ['TypedDict']
+    lines = [f"class {name}({', '.join(bases)}{'' if cls.__total__ else ', total=False'}):"]
+    for k,t in cls.__annotations__.items():
+        lines.append(f"    {k}:{written.get(k) or _type_name(t)}{' # ' + docs[k] if docs.get(k) else ''}")
+    return '\n'.join(lines)
+
 def api_entry_markdown(r)->str:
     "The Markdown of one API entry: heading (with the id nbdev's links use), a link to its source, signature, docstring"
     from fastcore.docments import DocmentText
@@ -169,6 +188,7 @@ def api_entry_markdown(r)->str:
     import dataclasses
     text = str(r.dm)
     if inspect.isclass(r.sym) and dataclasses.is_dataclass(r.sym): text = dataclass_signature(r.sym, r.nm)
+    elif is_typeddict(r.sym): text = typeddict_signature(r.sym, r.nm)
     elif isinstance(r.dm, DocmentText) and inspect.isclass(r.sym): text = class_signature(r.sym, r.nm, text)
     h = '#' * r.title_level
     md = f'{h} {_md_escape(r.nm)} {{ #{r.nm.lower()} .api-name }}\n\n'

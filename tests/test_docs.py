@@ -288,7 +288,7 @@ def test_public_names_in_signatures():
         'x:Optional[concurrent.futures.Future]=None, y:None, # see e.g. Foo'
 
 _api_examples = '''
-import concurrent.futures, dataclasses, enum
+import concurrent.futures, dataclasses, enum, typing
 from typing import Callable
 from nbdev.showdoc import show_doc
 class SchemaError(ValueError):
@@ -307,6 +307,10 @@ class Step:
 class Colour(enum.Enum):
     "A colour"
     RED = 1
+class Call(typing.TypedDict, total=False):
+    "A record"
+    id:str|None # Its id
+    n:int # How many
 def run(tools:list[ToolHistory], # Where the calls go
         ns=None, # The namespace
         executor:concurrent.futures.Executor|None=None, # Runs the calls
@@ -316,21 +320,22 @@ def run(tools:list[ToolHistory], # Where the calls go
 '''
 
 def test_api_entries_read_as_python(tmp_path):
-    "show_doc's entries on the site: classes as classes, no `__main__.`, no made-up `NoneType`, public module paths, a source-code block"
+    "show_doc's entries on the site: classes as classes (a TypedDict as its keys with their comments), no `__main__.`, no made-up `NoneType`, public module paths, a source-code block"
     script = tmp_path/'examples.py'  # run as a script, so its classes are `__main__.X`, as in a notebook
     script.write_text(f"import importlib.util, sys\nspec = importlib.util.spec_from_file_location('bd', {str(root/'scripts'/'build_docs.py')!r})\n"
             "bd = importlib.util.module_from_spec(spec); spec.loader.exec_module(bd)\nimport nbdev.showdoc\n"
             "nbdev.showdoc.BasicMarkdownRenderer = bd._api_entry_renderer()\n" + _api_examples +
-            "for o in (SchemaError, ToolHistory, Step, Colour, run): print(show_doc(o)._repr_markdown_()); print('=====')\n")
+            "for o in (SchemaError, ToolHistory, Step, Colour, run, Call): print(show_doc(o)._repr_markdown_()); print('=====')\n")
     r = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120, cwd=root)
     assert r.returncode == 0, r.stderr[-3000:]
-    err,hist,step,colour,run = r.stdout.split('=====\n')[:5]
+    err,hist,step,colour,run,call = r.stdout.split('=====\n')[:6]
     assert err.startswith('### SchemaError { #schemaerror .api-name }\n\n')
     assert '\n<div class="api-signature" markdown>\n\n```python\nclass SchemaError(ValueError):\n```\n\n</div>\n\n*A function that cannot be a tool*' in err
     assert ('```python\nclass ToolHistory(list):\n    def __init__(\n        self,\n        messages:tuple=(), # The messages so far\n'
             '        provider:str | None=None, # Which API they are for\n    ):\n```') in hist
     assert '```python\n@dataclass\nclass Step:\n    n:int # Its number\n    label:str=\'\' # What it is called\n```' in step, step
     assert '```python\nclass Colour(Enum):\n```' in colour
+    assert '```python\nclass Call(TypedDict, total=False):\n    id:str | None # Its id\n    n:int # How many\n```' in call, call
     assert '### run { #run .api-name }' in run
     assert ('def run(\n    tools:list[ToolHistory], # Where the calls go\n    ns=None, # The namespace\n'
             '    executor:concurrent.futures.Executor | None=None, # Runs the calls\n') in run, run
