@@ -839,7 +839,8 @@ def write_pages(pages:list[Page], site:Site, nbs:Path, dest:Path):
 NAV_GROUPS = {
     'Guides': ['index', 'funccall', 'providers', 'toolloop', 'toolbox', 'sandbox', 'streaming', 'textcalls', 'mcp',
                'indexes', 'cli', 'contributing'],
-    'Reference': ['limits', 'errors', 'schemawalk', 'typekinds', 'interpreter', 'worker'],
+    'Reference': ['limits', 'errors', 'schemawalk', 'typekinds', 'interpreter', 'worker_child', 'worker', 'sandbox_bwrap',
+                  'sandbox_folders', 'sandbox_processes', 'sandbox_supervisor'],
 }
 
 def nav_groups(pages:list[Page])->dict:
