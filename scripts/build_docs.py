@@ -20,12 +20,17 @@ constants (`add_missing_entries`: a value as its source line, a re-export linked
 groups the pages into guides and reference (`NAV_GROUPS`). Signatures and outputs wrap on narrow screens (docs/hooks.py
 and docs/site.css), and a long dict, list or JSON output is laid out over lines (`pretty_output`).
 
+The build records each notebook it ran and passed in `_proc/notebook_runs.json` (`run_record`: the interpreter, hashes
+of the notebook and the library), and writes the README it generated to `_proc/README.md` (also with `--check`): CI builds
+once and points the tests at it (`TOOLSLM_LIKE_DOCS_BUILT`), so the docs checks read this build and, on the same
+interpreter, `tests/test_notebooks.py` does not run a notebook again.
+
 `nbdev-proc-nbs` itself is not called: before processing it tries to install Quarto (with `sudo` and `curl`), and
 its `show_doc` step runs only the import and export cells, so a page whose examples were never run has no outputs.
 `--quarto-check` also puts each notebook through exactly that processing, and fails on the notebooks that
 publishing with `nbdev-docs` would fail on.
 """
-import argparse, ast, concurrent.futures, difflib, html, html.parser, importlib, importlib.util, inspect, json, os, posixpath, re, shutil, subprocess, sys
+import argparse, ast, concurrent.futures, difflib, hashlib, html, html.parser, importlib, importlib.util, inspect, json, os, posixpath, re, shutil, subprocess, sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -157,6 +162,25 @@ def dataclass_signature(cls:type, name:str)->str:
         lines.append(f"    {f.name}:{t}{d}{' # ' + docs[f.name] if docs.get(f.name) else ''}")
     return '\n'.join(lines)
 
+def is_typeddict(cls)->bool:
+    "Whether `cls` is a TypedDict class (`typing`'s or `typing_extensions`')"
+    return isinstance(cls, type) and issubclass(cls, dict) and hasattr(cls, '__total__') and hasattr(cls, '__required_keys__')
+
+def typeddict_signature(cls:type, name:str)->str:
+    """A TypedDict as its source reads: `class Name(TypedDict, total=False):`, then one key a line with its type and the
+    `# comment` beside it in the source (a key only a base class declares: its type as Python has it)"""
+    import textwrap
+    try: body = next((n.body for n in ast.parse(textwrap.dedent(inspect.getsource(source_twin(cls)))).body
+                      if isinstance(n, ast.ClassDef)), [])
+    except (OSError, TypeError, SyntaxError): body = []
+    written = {n.target.id: ast.unparse(n.annotation) for n in body if isinstance(n, ast.AnnAssign) and isinstance(n.target, ast.Name)}
+    docs = field_comments(cls)
+    bases = [b.__name__ for b in getattr(cls, '__orig_bases__', ()) if getattr(b, '__name__', '_')[:1] != '_'] or ['TypedDict']
+    lines = [f"class {name}({', '.join(bases)}{'' if cls.__total__ else ', total=False'}):"]
+    for k,t in cls.__annotations__.items():
+        lines.append(f"    {k}:{written.get(k) or _type_name(t)}{' # ' + docs[k] if docs.get(k) else ''}")
+    return '\n'.join(lines)
+
 def api_entry_markdown(r)->str:
     "The Markdown of one API entry: heading (with the id nbdev's links use), a link to its source, signature, docstring"
     from fastcore.docments import DocmentText
@@ -164,6 +188,7 @@ def api_entry_markdown(r)->str:
     import dataclasses
     text = str(r.dm)
     if inspect.isclass(r.sym) and dataclasses.is_dataclass(r.sym): text = dataclass_signature(r.sym, r.nm)
+    elif is_typeddict(r.sym): text = typeddict_signature(r.sym, r.nm)
     elif isinstance(r.dm, DocmentText) and inspect.isclass(r.sym): text = class_signature(r.sym, r.nm, text)
     h = '#' * r.title_level
     md = f'{h} {_md_escape(r.nm)} {{ #{r.nm.lower()} .api-name }}\n\n'
@@ -354,6 +379,7 @@ def process_notebook(src:Path, dest:Path):
     sys.path.insert(0, str(root/'scripts'))
     from ast_race import retry_cell_parsing
     retry_cell_parsing() # CPython 3.11's AST race with an example's threads (python/cpython#106905)
+    _nb_outputs().plain_cell_warnings() # a warning at a cell's line names it `cell line N`, not IPython's file name
     shell = CaptureShell(src, profile=bool(cfg.get('exec_profile'))) # as nbdev-test makes it
     shell.run_cell('from nbdev.showdoc import show_doc')
     with working_directory(src.parent):
@@ -399,6 +425,18 @@ def nbdev_docs_processing(src:Path):
                              "When documenting, nbdev runs only cells with imports or exports: a cell that mixes imports with code using "
                              "earlier cells fails there. Put the imports in a cell of their own.") from None
 
+# The build's record of the notebooks it ran, in the processed notebooks' folder: {notebook under nbs: `run_record`}.
+# `tests/test_notebooks.py` reads it (`TOOLSLM_LIKE_DOCS_BUILT`): on the interpreter that built the site, a notebook whose
+# record matches is not run a second time, as CI's `.ci/run` builds the site once and then runs the tests
+RUNS = 'notebook_runs.json'
+
+def run_record(nb:Path, lib:Path)->dict:
+    """What a passing run of notebook `nb` tells: the interpreter it ran on (`sys.version`), a hash of the notebook's text
+    and one of the library's modules (under `lib`) it imported; equal records mean the same run"""
+    h = hashlib.sha256()
+    for p in sorted(Path(lib).rglob('*.py')): h.update(p.relative_to(lib).as_posix().encode() + b'\0' + p.read_bytes())
+    return {'python': sys.version, 'notebook': hashlib.sha256(Path(nb).read_bytes()).hexdigest(), 'library': h.hexdigest(), 'passed': True}
+
 def _run_child(src:Path, dest:Path, quarto_check:bool=False):
     cmd = [sys.executable, str(Path(__file__).resolve()), '--process-one', str(src), str(dest)] + (['--quarto-check'] if quarto_check else [])
     try: r = subprocess.run(cmd, cwd=src.parent, capture_output=True, text=True, timeout=NOTEBOOK_TIMEOUT)
@@ -420,18 +458,30 @@ def chosen(nbs_list:list[Path], nbs:Path, only:list[str])->list[Path]:
         raise BuildError(f"--only names no notebook: {', '.join(unknown)}; the notebooks: {', '.join(p.name for p in nbs_list)}")
     return found
 
-def process_all(nbs:Path, proc:Path, workers:int, quarto_check:bool=False, only:list[str]=None)->list[Path]:
+def process_all(nbs:Path, proc:Path, workers:int, quarto_check:bool=False, only:list[str]=None, lib:Path=None)->list[Path]:
     """Run and process every notebook in `nbs` into `proc`, `workers` at a time; the processed paths. With `only`,
-    just the notebooks it names (see `chosen`): the others' processed notebooks in `proc` are kept from an earlier build"""
+    just the notebooks it names (see `chosen`): the others' processed notebooks in `proc` are kept from an earlier build.
+    Each notebook that ran and passed gets its `run_record` (the library's modules under `lib`) in `proc/RUNS`"""
     nbs_list = find_notebooks(nbs)
     if not nbs_list: raise BuildError(f"No notebooks found in {nbs}")
     dests = [proc/p.relative_to(nbs) for p in nbs_list]
     todo = chosen(nbs_list, nbs, only) if only else nbs_list
     if only and (stale := [d.name for s,d in zip(nbs_list, dests) if s not in todo and not d.is_file()]):
         raise BuildError(f"--only reuses the other notebooks from {proc}, but {', '.join(stale)} are not there: build them all once first")
+    def run(s, d):
+        record = run_record(s, lib) if lib else None # before the run: the notebook as it was read
+        _run_child(s, d, quarto_check)
+        return record
+    runs = proc/RUNS
+    records = json.loads(runs.read_text()) if only and runs.is_file() else {}
     with concurrent.futures.ThreadPoolExecutor(max(1, workers)) as ex:
-        futs = [ex.submit(_run_child, s, d, quarto_check) for s,d in zip(nbs_list, dests) if s in todo]
+        futs = {ex.submit(run, s, d): s.relative_to(nbs).as_posix() for s,d in zip(nbs_list, dests) if s in todo}
         errors = [str(e) for f in futs if (e := f.exception()) is not None]
+    for f,key in futs.items(): # a notebook that failed (or ran without a record) has none: the tests run it
+        if f.exception() is None and f.result(): records[key] = f.result()
+        else: records.pop(key, None)
+    proc.mkdir(parents=True, exist_ok=True)
+    runs.write_text(json.dumps(records, indent=1, sort_keys=True) + '\n')
     if errors: raise BuildError('\n\n'.join(errors))
     return dests
 
@@ -607,9 +657,12 @@ def pretty_output(text:str, width:int=OUTPUT_WIDTH)->str:
     return '\n'.join(pretty(l) for l in text.split('\n'))
 
 def output_markdown(out:dict, where:str, for_site:bool)->str:
-    "One output as Markdown: text in a code block, Markdown as it is, HTML and images inline (the site; README takes text)"
+    "One output as Markdown: text in a code block, Markdown as it is, HTML and images inline (the site; README takes text, not stderr)"
     kind = out.get('output_type')
     tidy = pretty_output if for_site else (lambda t: t)
+    # README is committed, so it shows what the examples give on every machine: not what they write to stderr (a
+    # warning such as the `SandboxWarning` of a machine without bubblewrap), which the site built there shows
+    if kind == 'stream' and out.get('name') == 'stderr' and not for_site: return ''
     if kind == 'stream': return _fence(tidy(strip_ansi(_as_text(out['text']))), 'text')
     if kind == 'error':
         if not for_site: raise BuildError(f"{where} has an error output: README.md shows outputs that worked")
@@ -786,7 +839,8 @@ def write_pages(pages:list[Page], site:Site, nbs:Path, dest:Path):
 NAV_GROUPS = {
     'Guides': ['index', 'funccall', 'providers', 'toolloop', 'toolbox', 'sandbox', 'streaming', 'textcalls', 'mcp',
                'indexes', 'cli', 'contributing'],
-    'Reference': ['limits', 'errors', 'schemawalk', 'typekinds', 'interpreter', 'worker'],
+    'Reference': ['limits', 'errors', 'schemawalk', 'typekinds', 'interpreter', 'worker_child', 'worker', 'sandbox_bwrap',
+                  'sandbox_folders', 'sandbox_processes', 'sandbox_supervisor'],
 }
 
 def nav_groups(pages:list[Page])->dict:
@@ -831,7 +885,7 @@ def build(dest:Path=None, proc:Path=None, readme:Path=None, check:bool=False, wo
     for d,what in ((dest, 'site'), (proc, 'processed notebooks')): _replaceable(d, what, cfg)
     if proc.exists() and not only: shutil.rmtree(proc)
     if (proc/'_pages').exists(): shutil.rmtree(proc/'_pages')
-    processed = process_all(nbs, proc, workers, quarto_check, only)
+    processed = process_all(nbs, proc, workers, quarto_check, only, cfg.lib_path)
     pages = [read_page(p, proc) for p in processed]
     readme_nb = Path(cfg.readme_nb).as_posix()
     pages.sort(key=lambda p: (p.source != readme_nb, p.source))
@@ -844,6 +898,7 @@ def build(dest:Path=None, proc:Path=None, readme:Path=None, check:bool=False, wo
     home = next((p for p in pages if p.source == readme_nb), None)
     if home is None: return res
     text = readme_markdown(home, site)
+    (proc/'README.md').write_text(text) # what it generated, checked or not: tests/test_docs.py compares it with README.md
     if check:
         old = readme.read_text() if readme.exists() else ''
         res['readme_ok'] = old == text

@@ -83,9 +83,28 @@ def problems(path:Path)->list[str]:
                 if (m := rx.search(text)): out.append(f"{where(i)}: output shows {what}: {m[0]!r}")
     return out
 
+# A warning raised at a line of a notebook's cell names that line as Python names one of a file, but IPython's file name
+# for a cell (`<ipython-input-3-1f2e...>`) means nothing to a reader and changes every run: it shows `cell line 3:`
+_re_cell_file = re.compile(r'<ipython-input-\d+-[0-9a-f]+>')
+
+def plain_cell_warnings():
+    """Make warnings raised at a notebook cell's line (a `SandboxWarning` pointing at `sb = Sandbox()`) name it
+    `cell line N` instead of IPython's made-up file name; others show as Python shows them"""
+    import warnings
+    fmt = warnings.formatwarning
+    if getattr(fmt, 'plain_cells', False): return
+    def formatwarning(message, category, filename, lineno, line=None):
+        text = fmt(message, category, filename, lineno, line)
+        return f'cell line {text[len(filename)+1:]}' if _re_cell_file.fullmatch(str(filename)) else text
+    formatwarning.plain_cells = True
+    warnings.formatwarning = formatwarning
+
 _runner = '''
 import os, sys
 os.environ.pop('IN_TEST', None)
+sys.path.insert(0, sys.argv[2])
+from nb_outputs import plain_cell_warnings
+plain_cell_warnings()
 from execnb.shell import CaptureShell
 CaptureShell(sys.argv[1]).execute(sys.argv[1], sys.argv[1], exc_stop=True)
 '''
@@ -93,7 +112,7 @@ CaptureShell(sys.argv[1]).execute(sys.argv[1], sys.argv[1], exc_stop=True)
 def run(path:Path):
     "Run notebook `path` top to bottom in a fresh interpreter and save its outputs in it, then `nbdev-clean` it"
     path = Path(path).resolve()
-    r = subprocess.run([sys.executable, '-c', _runner, str(path)], cwd=path.parent, capture_output=True, text=True)
+    r = subprocess.run([sys.executable, '-c', _runner, str(path), str(root/'scripts')], cwd=path.parent, capture_output=True, text=True)
     if r.returncode: sys.exit(f"{path.name} failed; outputs not saved:\n{r.stdout[-3000:]}\n{r.stderr[-6000:]}")
     subprocess.run(['nbdev-clean', '--fname', str(path)], cwd=root, check=True)
 

@@ -19,8 +19,9 @@ page_of = {nb: nbpath2html(nb.relative_to(nbs)).as_posix() for nb in notebooks}
 
 @pytest.fixture(scope='module')
 def built(tmp_path_factory):
-    """The site, processed notebooks and README built into a temporary directory by the one offline command (or, to
-    iterate on the checks, the ones already built into the directory `TOOLSLM_LIKE_DOCS_BUILT` names)"""
+    """The site, processed notebooks and README built into a temporary directory by the one offline command (or the
+    ones already built into the directory `TOOLSLM_LIKE_DOCS_BUILT` names, with `_docs/` and `_proc/`: `.ci/run` builds
+    once and sets it; set it to iterate on the checks)"""
     if (given := os.environ.get('TOOLSLM_LIKE_DOCS_BUILT')): return Path(given)
     d = tmp_path_factory.mktemp('docs')
     cmd = [sys.executable, str(root/'scripts'/'build_docs.py'), '--dest', str(d/'_docs'), '--proc', str(d/'_proc'), '--readme', str(d/'README.md'),
@@ -169,12 +170,17 @@ def test_only_some_notebooks_rerun(tmp_path):
     r = _build_project(tmp_path, nbs_, '--only', 'guide')
     assert r.returncode == 1 and 'index.ipynb are not there: build them all once first' in r.stderr, r.stderr[-3000:]
     assert _build_project(tmp_path, nbs_).returncode == 0
+    runs = lambda: json.loads((tmp_path/'_proc'/'notebook_runs.json').read_text())
+    first = runs()
+    assert sorted(first) == ['01_guide.ipynb', 'index.ipynb'] and first['index.ipynb']['python'] == sys.version, first
+    assert first['index.ipynb'] == _builder().run_record(tmp_path/'nbs'/'index.ipynb', tmp_path/'miniproj'), "what the tests compare"
     nbs_['01_guide.ipynb'][1] = ('code', 'print("second" + "run")')
     nbs_['index.ipynb'][1] = ('code', 'print("not" + "rerun")')
     r = _build_project(tmp_path, nbs_, '--only', 'guide')
     assert r.returncode == 0, r.stderr[-3000:]
     site = tmp_path/'_docs'
     assert 'secondrun' in (site/'guide.html').read_text() and 'homepage' in (site/'index.html').read_text()
+    assert runs()['index.ipynb'] == first['index.ipynb'] and runs()['01_guide.ipynb']['notebook'] != first['01_guide.ipynb']['notebook']
     r = _build_project(tmp_path, nbs_, '--only', 'nope')
     assert r.returncode == 1 and '--only names no notebook: nope; the notebooks: 01_guide.ipynb, index.ipynb' in r.stderr, r.stderr[-3000:]
 
@@ -258,6 +264,20 @@ def test_readme_links_notebooks_to_their_published_pages():
     assert bd.readme_markdown(home, site) == ('# proj\n\n> What it does\n\n'
         f'See [providers]({url}providers.html#tool_schemas), [x](missing.ipynb), [y](https://a.b/c.ipynb).\n')
 
+def test_a_warning_at_a_cells_line_names_the_line_and_stays_out_of_readme():
+    """A warning raised at a notebook cell's line (a `SandboxWarning` where bubblewrap is missing) shows `cell line N:`,
+    not IPython's file name for the cell (an IPython frame); the site shows it, README (committed) leaves stderr out"""
+    import warnings
+    bd,old = _builder(),warnings.formatwarning
+    try:
+        bd._nb_outputs().plain_cell_warnings()
+        text = warnings.formatwarning('protections are off', UserWarning, '<ipython-input-3-1f2e3d4c>', 3, 'sb = Sandbox()')
+        other = warnings.formatwarning('x', UserWarning, '/a/b.py', 7, 'y = 1')
+    finally: warnings.formatwarning = old
+    assert text == 'cell line 3: UserWarning: protections are off\n  sb = Sandbox()\n' and other.startswith('/a/b.py:7: UserWarning: x')
+    err = {'output_type': 'stream', 'name': 'stderr', 'text': text}
+    assert bd.output_markdown(err, 'a cell', False) == '' and 'cell line 3' in bd.output_markdown(err, 'a cell', True)
+
 def test_public_names_in_signatures():
     bd = _builder()
     assert bd.public_name('concurrent.futures._base.Executor') == 'concurrent.futures.Executor'
@@ -268,7 +288,7 @@ def test_public_names_in_signatures():
         'x:Optional[concurrent.futures.Future]=None, y:None, # see e.g. Foo'
 
 _api_examples = '''
-import concurrent.futures, dataclasses, enum
+import concurrent.futures, dataclasses, enum, typing
 from typing import Callable
 from nbdev.showdoc import show_doc
 class SchemaError(ValueError):
@@ -287,6 +307,10 @@ class Step:
 class Colour(enum.Enum):
     "A colour"
     RED = 1
+class Call(typing.TypedDict, total=False):
+    "A record"
+    id:str|None # Its id
+    n:int # How many
 def run(tools:list[ToolHistory], # Where the calls go
         ns=None, # The namespace
         executor:concurrent.futures.Executor|None=None, # Runs the calls
@@ -296,21 +320,22 @@ def run(tools:list[ToolHistory], # Where the calls go
 '''
 
 def test_api_entries_read_as_python(tmp_path):
-    "show_doc's entries on the site: classes as classes, no `__main__.`, no made-up `NoneType`, public module paths, a source-code block"
+    "show_doc's entries on the site: classes as classes (a TypedDict as its keys with their comments), no `__main__.`, no made-up `NoneType`, public module paths, a source-code block"
     script = tmp_path/'examples.py'  # run as a script, so its classes are `__main__.X`, as in a notebook
     script.write_text(f"import importlib.util, sys\nspec = importlib.util.spec_from_file_location('bd', {str(root/'scripts'/'build_docs.py')!r})\n"
             "bd = importlib.util.module_from_spec(spec); spec.loader.exec_module(bd)\nimport nbdev.showdoc\n"
             "nbdev.showdoc.BasicMarkdownRenderer = bd._api_entry_renderer()\n" + _api_examples +
-            "for o in (SchemaError, ToolHistory, Step, Colour, run): print(show_doc(o)._repr_markdown_()); print('=====')\n")
+            "for o in (SchemaError, ToolHistory, Step, Colour, run, Call): print(show_doc(o)._repr_markdown_()); print('=====')\n")
     r = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120, cwd=root)
     assert r.returncode == 0, r.stderr[-3000:]
-    err,hist,step,colour,run = r.stdout.split('=====\n')[:5]
+    err,hist,step,colour,run,call = r.stdout.split('=====\n')[:6]
     assert err.startswith('### SchemaError { #schemaerror .api-name }\n\n')
     assert '\n<div class="api-signature" markdown>\n\n```python\nclass SchemaError(ValueError):\n```\n\n</div>\n\n*A function that cannot be a tool*' in err
     assert ('```python\nclass ToolHistory(list):\n    def __init__(\n        self,\n        messages:tuple=(), # The messages so far\n'
             '        provider:str | None=None, # Which API they are for\n    ):\n```') in hist
     assert '```python\n@dataclass\nclass Step:\n    n:int # Its number\n    label:str=\'\' # What it is called\n```' in step, step
     assert '```python\nclass Colour(Enum):\n```' in colour
+    assert '```python\nclass Call(TypedDict, total=False):\n    id:str | None # Its id\n    n:int # How many\n```' in call, call
     assert '### run { #run .api-name }' in run
     assert ('def run(\n    tools:list[ToolHistory], # Where the calls go\n    ns=None, # The namespace\n'
             '    executor:concurrent.futures.Executor | None=None, # Runs the calls\n') in run, run
@@ -548,7 +573,7 @@ def test_notebooks_keep_the_page_rules():
 
 def test_readme_is_generated_from_index(built):
     "README.md is what the build generates from nbs/index.ipynb; after editing the notebook run `python scripts/build_docs.py`"
-    assert (built/'README.md').read_text() == (root/'README.md').read_text(), \
+    assert (built/'_proc'/'README.md').read_text() == (root/'README.md').read_text(), \
         "README.md differs from what nbs/index.ipynb generates: run `.venv/bin/python scripts/build_docs.py` and commit README.md"
 
 def test_quarto_config_still_publishes():
@@ -649,12 +674,13 @@ class Browser:
                       " const box = document.getElementById('__search'); if (box) { box.checked = true; box.dispatchEvent(new Event('change')); } })()")
         self.evaluate("document.querySelector('input.md-search__input').focus()")
         self.send('Input.insertText', session=True, text=words)
+        return self.until("[...document.querySelectorAll('.md-search-result__link')].map(a => a.href)", timeout) or []
+
+    def until(self, js:str, timeout=15):
+        "The value of `js` in the open page once it is truthy (looked at every 50 ms), or its last value after `timeout` s"
         deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            found = self.evaluate("[...document.querySelectorAll('.md-search-result__link')].map(a => a.href)")
-            if found: return found
-            time.sleep(0.2)
-        return []
+        while not (value := self.evaluate(js)) and time.monotonic() < deadline: time.sleep(0.05)
+        return value
 
     def evaluate(self, js:str):
         r = self.send('Runtime.evaluate', session=True, expression=js, returnByValue=True)
@@ -834,7 +860,7 @@ def test_linked_heading_is_below_the_header(served, browser, size):
     browser.viewport(*size)
     browser.open('about:blank')
     browser.open(served + 'funccall.html#get_schema')
-    time.sleep(0.3)
+    browser.until('window.scrollY > 0') # the browser scrolls to the heading after the load
     pos = browser.evaluate('''(() => { const h = document.getElementById('get_schema').getBoundingClientRect();
         const head = document.querySelector('header.md-header').getBoundingClientRect();
         return {top: h.top, bottom: h.bottom, header: head.bottom, height: window.innerHeight, scrolled: window.scrollY}; })()''')

@@ -1,5 +1,5 @@
 "The worker of an index: timeouts, crashes, noisy tools, the environment allow-list, concurrency, what crosses and what not"
-import asyncio, os, signal, sys, threading, time
+import asyncio, os, select, signal, sys, threading, time
 from datetime import date
 from pathlib import Path
 import pytest
@@ -102,10 +102,8 @@ def idx(tmp_path_factory):
 
 def test_a_hanging_tool_times_out_on_time_and_the_worker_restarts(idx):
     for with_child in (False, True):
-        t = time.monotonic()
         with pytest.raises(ToolTimeoutError, match=r"Tool 'box.hang' of index .* did not finish within 1 s; its worker was stopped"):
             idx.call('box.hang', {'with_child': with_child}, timeout=1)
-        assert time.monotonic() - t < 60 # stopped, not waited for (the tool never ends); the bound leaves room for a busy machine
         assert idx.ns['box.add'](1) == 3
 
 def test_a_dying_worker_gives_a_clear_error_and_is_restarted(idx):
@@ -197,14 +195,16 @@ def test_text_that_is_not_utf8_comes_back_as_text(idx):
 
 def test_a_worker_that_died_between_calls_is_replaced_and_says_so(idx):
     from toolslm_like.indexes import WorkerRestarted
-    os.kill(idx.ns['box.pid'](), signal.SIGKILL)
-    time.sleep(0.2)
+    pid = idx.ns['box.pid'](); pidfd = os.pidfd_open(pid)
+    os.kill(pid, signal.SIGKILL)
+    select.select([pidfd], [], [], 30); os.close(pidfd) # once it ended (a deadline only a hung test reaches)
     with pytest.warns(WorkerRestarted, match='had stopped since the last call; a fresh one runs'): assert idx.ns['box.add'](2, 2) == 4
-    os.kill(idx.ns["box.pid"](), signal.SIGSTOP) # stopped: also replaced, not waited for
-    time.sleep(0.2)
-    t = time.monotonic()
+    pid = idx.ns["box.pid"]()
+    os.kill(pid, signal.SIGSTOP) # stopped: also replaced, not waited for (that would end in the call's 20 s timeout)
+    deadline = time.monotonic() + 30
+    while open(f'/proc/{pid}/stat').read().rsplit(')', 1)[1].split()[0] not in 'Tt' and time.monotonic() < deadline:
+        time.sleep(0.005)
     with pytest.warns(WorkerRestarted): assert idx.ns['box.add'](3, 3) == 6
-    assert time.monotonic() - t < 10
 
 def test_a_detached_grandchild_that_outlives_its_worker_is_killed_with_it(tmp_path):
     "A process the tool detached (setsid) outlives the worker, out of its tree, but holding its pipes: `kill` finds it by them"
@@ -222,7 +222,7 @@ def test_a_detached_grandchild_that_outlives_its_worker_is_killed_with_it(tmp_pa
         pidfd = os.pidfd_open(pid) # to stop it below if the test fails, never a process that reused its pid
     finally: w.kill()
     try:
-        deadline = time.monotonic() + 5
+        deadline = time.monotonic() + 30 # only a hung test reaches it
         while os.path.exists(f'/proc/{pid}') and Path(f'/proc/{pid}/stat').read_text().rsplit(')', 1)[1].split()[0] not in 'ZX':
             assert time.monotonic() < deadline, "the detached grandchild is still running"
             time.sleep(0.01)

@@ -10,7 +10,13 @@ import pytest
 
 root = Path(__file__).resolve().parent.parent
 pkg = root/'toolslm_like'
-_re_source = re.compile(r'File to edit: \.\./nbs/(\d+)_(\w+)\.ipynb')
+_re_source = re.compile(r'File to edit: \.\./nbs/(\d+[a-z]?)_(\w+)\.ipynb')
+_re_number = re.compile(r'^(\d+)([a-z]?)_')
+
+def chapter(number:str)->tuple:
+    "A notebook number as an ordered key: '11' < '11a' < '11b' < '12' (a letter numbers a chapter after its notebook)"
+    m = _re_number.match(number + '_')
+    return int(m[1]), m[2]
 HAND_WRITTEN = {'__init__', '__main__', '_modidx', 'jsonschema'} # not exported from a notebook: the package, `python -m`, nbdev's index, an old name
 MAX_ALL_NAMES = 120 # all `__all__` together (issue "A house a newcomer can live in")
 
@@ -21,7 +27,7 @@ def notebook_numbers()->dict:
         if p.stem in HAND_WRITTEN: continue
         m = _re_source.search(p.read_text())
         assert m and m[2] == p.stem, f"{p.name} does not say which notebook it is exported from, or that notebook is named otherwise"
-        out[p.stem] = int(m[1])
+        out[p.stem] = chapter(m[1])
     return out
 
 def module_imports(path:Path)->list:
@@ -114,13 +120,13 @@ def test_lines_fit(mod):
     assert not long, '\n'.join(long[:10]) + (f'\n(and {len(long)-10} more)' if len(long) > 10 else '')
 
 _re_nb_import = re.compile(r'^\s*(?:from|import)\s+toolslm_like\.(\w+)', re.M)
-notebook_files = sorted((root/'nbs').glob('[0-9][0-9]_*.ipynb'))
+notebook_files = sorted((root/'nbs').glob('[0-9][0-9]*_*.ipynb'))
 
 @pytest.mark.parametrize('nb', notebook_files, ids=[p.stem for p in notebook_files])
 def test_notebooks_import_earlier_modules(nb):
     "A notebook's cells (its examples and tests too) import only its own module and those of earlier notebooks"
     import json
-    me,bad = int(nb.name[:2]),[]
+    me,bad = chapter(nb.name.split('_')[0]),[]
     for c in json.loads(nb.read_text())['cells']:
         if c['cell_type'] != 'code': continue
         for m in _re_nb_import.findall(''.join(c['source'])):

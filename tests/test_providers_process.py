@@ -120,6 +120,7 @@ HOSTILE = {
     'root recursion': (lambda: {'type': 'object', 'properties': {'me': {'$ref': '#'}, 'n': {'type': 'integer'}}}),
 }
 
+@pytest.mark.timing # a hostile schema must not hang or crawl: 10 s is ~100x what each takes, so only a hang fails it
 @pytest.mark.parametrize('name', list(HOSTILE))
 def test_hostile_schemas_from_a_server_fail_fast_and_clearly_everywhere(name):
     from toolslm_like.funccall import SchemaError, call_func
