@@ -567,7 +567,8 @@ class Provider:
                         images:bool=True # Send images? `False`: a short note for each
                        )->list: # The messages that answer `calls` with `results`
         "The messages that answer the calls"
-        return _as_messages(self.format(results, calls, max_chars, images))
+        answer = self.format(results, calls, max_chars, images) # one message, or several
+        return [answer] if isinstance(answer, dict) else list(answer)
     def format(self, results:list, # Tool results `{'id', 'name', 'output', 'error'}`
                calls:list|None=None, # The calls they answer, to put `results` in their order (matched by id)
                max_chars:int|None=MAX_RESULT_CHARS, # Most characters of one result's text (`None`: all)
@@ -733,7 +734,9 @@ class AnthropicMessages(Provider):
         def add(self, d)->str:
             t,i = _get(d, 'type'),_get(d, 'index')
             if t == 'content_block_delta' and i in self.blocks: return self._delta(i, _get(d, 'delta') or {})
-            if t == 'error': raise StreamError(STREAM_ERROR_EVENT.format(message=_error_text(_fields(e := _get(d, 'error')) or e)))
+            if t == 'error':
+                err = _get(d, 'error')
+                raise StreamError(STREAM_ERROR_EVENT.format(message=_error_text(_fields(err) or err)))
             if t == 'message_start': self.message = _fields(_get(d, 'message')) or {}
             elif t == 'content_block_start':
                 self.blocks[i] = _fields(_get(d, 'content_block')) or {}
@@ -785,14 +788,13 @@ class ChatCompletions(Provider):
             for k in ('tools', 'tool_choice', 'parallel_tool_calls'):
                 req.pop(k, None) # servers refuse these without tools
         return req
-    def _message(self, response): return self._first(response, 'choices', 'message')
     def assistant_messages(self, response):
-        m = self._message(response)
-        msg = {'role': 'assistant', 'content': _get(m, 'content')}
-        if calls := _get(m, 'tool_calls'): msg['tool_calls'] = [_reply_fields(c) for c in calls]
-        if refusal := _get(m, 'refusal'): msg['refusal'] = refusal
+        m = _reply_fields(self._first(response, 'choices', 'message')) # the SDK's object as plain data, a dict copied
+        msg = {'role': 'assistant', 'content': m.get('content')}
+        if calls := m.get('tool_calls'): msg['tool_calls'] = [dict(c) for c in calls]
+        if refusal := m.get('refusal'): msg['refusal'] = refusal
         return [msg]
-    def answer_text(self, response): return _get(self._message(response), 'content') or ''
+    def answer_text(self, response): return _get(self._first(response, 'choices', 'message'), 'content') or ''
     def with_call_ids(self, added, calls, iteration):
         ("Some compatible servers send calls without ids: give them ids, in the history too, so each result can name "
          "its call")
@@ -844,7 +846,8 @@ class ChatCompletions(Provider):
             self.head,self.text,self.refusal,self.calls,self.args = {},[],[],{},{}
             self.finish,self.usage,self.saw_text = None,None,False
         def add(self, d)->str:
-            if (err := _get(d, 'error')): raise StreamError(STREAM_ERROR_EVENT.format(message=_error_text(_fields(err) or err)))
+            if (err := _extra(d, 'error')): # not a field of the SDK's chunk: some servers send it
+                raise StreamError(STREAM_ERROR_EVENT.format(message=_error_text(_fields(err) or err)))
             if not self.head:
                 self.head = {k: v for k in ('id', 'created', 'model', 'system_fingerprint') if (v := _get(d, k))}
             if (usage := _get(d, 'usage')): self.usage = _fields(usage)
@@ -874,7 +877,7 @@ class ChatCompletions(Provider):
             f,fp = c['function'],_get(p, 'function') or {}
             if isinstance(name := _get(fp, 'name'), str) and name != f['name']:
                 f['name'] += name # some servers repeat it in each piece
-            if isinstance(args := _get(fp, 'arguments'), str): # joined once at the end: `+=` would copy it all each time
+            if isinstance(args := _get(fp, 'arguments'), str): # joined once at the end (`+=` would copy it each time)
                 self.args.setdefault(k, []).append(args)
         def complete(self)->bool: return self.finish is not None
         def response(self)->dict:
@@ -1126,19 +1129,21 @@ def _reply_fields(obj):
 
 def _get(obj, key, default=None): return obj.get(key, default) if isinstance(obj, dict) else getattr(obj, key, default)
 
+def _extra(obj, key:str, default=None):
+    ("A field the SDK's type does not declare (an object's extra fields), or a dict's key: no attribute lookup that "
+     "fails, which costs an exception in pydantic")
+    if isinstance(obj, dict): return obj.get(key, default)
+    return (getattr(obj, 'model_extra', None) or {}).get(key, default)
+
 def _fields(o)->dict|None:
-    ("`o` as a plain dict (a copy) if it is a dict or an SDK object, else `None`: what a stream's pieces keep, read from "
-     "the SDK's objects without dumping each chunk")
+    ("`o` as a plain dict (a copy) if it is a dict or an SDK object, else `None`: what a stream's pieces keep, read "
+     "from the SDK's objects without dumping each chunk")
     if isinstance(o, abc.Mapping): return dict(o)
     return _reply_fields(o) if hasattr(o, 'model_dump') and not isinstance(o, type) else None
 
 def _gemini_plain(obj)->dict:
     "A `google-genai` object as plain data, with its Python (snake_case) field names"
     return dict(obj) if isinstance(obj, dict) else obj.model_dump(mode='json', exclude_none=True)
-
-def _as_messages(formatted)->list:
-    "What `format_tool_results` returned (one message or several) as a list of messages"
-    return [formatted] if isinstance(formatted, dict) else list(formatted)
 
 # %% ../nbs/06_providers.ipynb #3fcb3a5d
 def _blocks(content)->list:

@@ -311,13 +311,16 @@ class _Loop:
     def run_calls(self, step, done=None):
         ("Run the step's calls (not those `done` before a pause), refusing calls to tools not offered this round, and "
          "add their results; False when some wait for a decision (the loop then pauses)")
-        done = done or [None]*len(step.calls)
-        refused = {k: _not_offered(step.calls[k], self.ns) for k,r in enumerate(done) if r is None or r.get('waiting')}
-        going = [step.calls[k] for k,r in refused.items() if r is None]
-        got = iter((yield 'execute', going) if going else ())
+        results,going = list(done or [None]*len(step.calls)),[] # going: the places of the calls to run now
+        for k,r in enumerate(results):
+            if r is None or r.get('waiting'):
+                results[k] = _not_offered(step.calls[k], self.ns) # None: offered, so it runs
+                if results[k] is None: going.append(k)
+        if going:
+            got = yield 'execute', [step.calls[k] for k in going]
+            for k,r in zip(going, got, strict=True): results[k] = r
         self.decisions = None # they were for the calls just run
-        results = [done[k] if k not in refused else refused[k] or next(got) for k in range(len(done))]
-        if paused := any(r.get('waiting') for r in results): self.pause(step, results)
+        if paused := any([r.get('waiting') for r in results]): self.pause(step, results)
         else: self.add_results(step, results)
         self.history.steps.append(step)
         yield 'step', step
