@@ -9,7 +9,8 @@ __all__ = ['Provider', 'get_provider', 'register_provider', 'tool_schemas', 'gem
            'tool_output_text', 'format_tool_results']
 
 # %% ../nbs/06_providers.ipynb #6b91a0fb
-import copy, dataclasses, functools, hashlib, inspect, json, marshal, re, threading, types, typing, unicodedata, weakref
+import copy, dataclasses, functools, hashlib, inspect, json, marshal, re, threading, types, typing, unicodedata, warnings
+import weakref
 from collections import OrderedDict, abc
 from typing import Any, Optional
 from fastcore.basics import patch
@@ -498,6 +499,16 @@ def _strict_params(spec, strict, provider='openai'):
         if strict == 'auto': return spec['parameters'],False
         raise
 
+@functools.cache
+def _takes_limits(cls:type)->bool:
+    "Does `cls.results` take the limits (`max_chars`, `images`)? One written before they were passed does not"
+    params = list(inspect.signature(cls.results).parameters.values())
+    if len(params) > 2 or any(p.kind == p.VAR_POSITIONAL for p in params): return True
+    warnings.warn(f"{cls.__name__}.results takes only the results: give it `max_chars` and `images` too (as "
+                  "Provider.results has them), so that it sends no more than they allow; until then it gets the "
+                  "default limits", DeprecationWarning, stacklevel=2)
+    return False
+
 class Provider:
     ("One model API: its tool schemas, its calls read back, its results written, (for the loop) its requests; subclass "
      "and `register_provider`")
@@ -575,7 +586,9 @@ class Provider:
                images:bool=True # Send images? `False`: a short note for each
               ): # What `format_tool_results` gives: this API's answer to the calls
         "The results in this API's dialect, in the calls' order; a result of a custom (free-text) call in its shape"
-        return self.results(list(results) if calls is None else _order(results, calls), max_chars, images)
+        results = list(results) if calls is None else _order(results, calls)
+        if _takes_limits(type(self)): return self.results(results, max_chars, images)
+        return self.results(results) # a provider written when `results` took only the results: the default limits
     def with_note(self, history:list, # The conversation so far
                   text:str # A note to the model, on the user's side
                  )->list: # `history` with the note added (a copy)
