@@ -9,8 +9,8 @@ __all__ = ['Provider', 'get_provider', 'register_provider', 'tool_schemas', 'gem
            'tool_output_text', 'format_tool_results']
 
 # %% ../nbs/06_providers.ipynb #6b91a0fb
-import copy, dataclasses, functools, hashlib, inspect, json, marshal, re, threading, types, typing, unicodedata, warnings
-import weakref
+import copy, dataclasses, functools, hashlib, inspect, json, marshal, re, threading, types, typing, unicodedata
+import warnings, weakref
 from collections import OrderedDict, abc
 from typing import Any, Optional
 from fastcore.basics import patch
