@@ -573,3 +573,31 @@ def test_approve_through_the_loop(api, is_async, stream):
     assert [json.loads(c) for _,c,_ in results_in(api, srv.requests[1])] == [5, 100]
     (_,refusal,_), = results_in(api, srv.requests[2])
     assert 'Division is not allowed here.' in refusal and 'ZeroDivisionError' not in refusal
+
+
+# --- StreamAccumulator reads the SDKs' chunk objects as it reads their dicts
+
+@pytest.mark.parametrize('api', ['chat', 'responses', 'anthropic'])
+def test_stream_objects_read_as_their_dicts(api):
+    "The same stream fed as the SDK's objects (read attribute by attribute) and as dicts gives the same reply and calls"
+    from openai._models import construct_type as openai_type
+    from anthropic._models import construct_type as anthropic_type
+    from openai.types.chat import ChatCompletionChunk
+    from openai.types.responses import ResponseStreamEvent
+    from anthropic.types import RawMessageStreamEvent
+    from toolslm_like.streaming import StreamAccumulator
+    sdk_type = {'chat': lambda d: openai_type(type_=ChatCompletionChunk, value=d),
+                'responses': lambda d: openai_type(type_=ResponseStreamEvent, value=d),
+                'anthropic': lambda d: anthropic_type(type_=RawMessageStreamEvent, value=d)}[api]
+    provider = {'chat': 'openai', 'responses': 'openai-responses'}.get(api, api)
+    turns = [[('add', {'a': 2, 'b': 3}), ('multiply', {'a': 4, 'b': 5, 'note': 'x' * 50})], 'The answer: ' + 'y' * 40]
+    for turn in turns:
+        events = [d for _,d in SERVERS[api]([], chunk_chars=3).stream_events(turn, 1, {'model': 'm'}) if isinstance(d, dict)]
+        as_dicts,as_objects = StreamAccumulator(provider),StreamAccumulator(provider)
+        texts = [as_dicts.add(json.loads(json.dumps(d))) for d in events]
+        objects = [sdk_type(d) for d in events]
+        assert not any(isinstance(o, dict) for o in objects), objects[:2]
+        assert [as_objects.add(o) for o in objects] == texts
+        assert as_objects.response() == as_dicts.response()
+        assert as_objects.tool_calls() == as_dicts.tool_calls()
+    assert as_dicts.text == turns[-1]

@@ -9,7 +9,8 @@ __all__ = ['Provider', 'get_provider', 'register_provider', 'tool_schemas', 'gem
            'tool_output_text', 'format_tool_results']
 
 # %% ../nbs/06_providers.ipynb #6b91a0fb
-import copy, dataclasses, functools, hashlib, inspect, json, marshal, re, threading, types, typing, unicodedata, weakref
+import copy, dataclasses, functools, hashlib, inspect, json, marshal, re, threading, types, typing, unicodedata
+import warnings, weakref
 from collections import OrderedDict, abc
 from typing import Any, Optional
 from fastcore.basics import patch
@@ -21,7 +22,7 @@ from .schemawalk import (SchemaWalker, DEFS_KEYS, resolve_ref, refs_in, refs_int
                                      check_schema_bounds)
 from .limits import (MAX_NAME_CHARS, MAX_INPUT_NAME_CHARS, MAX_MCP_NAME_CHARS, MAX_REMEMBERED_NAMES,
                                  MAX_OPENAI_STRICT_NESTING, MAX_OPENAI_STRICT_PROPERTIES, MAX_GEMINI_REF_LEVELS,
-                                 MAX_ARGUMENT_CHARS, MAX_REMEMBERED_CALLS, MAX_JSON_DEPTH)
+                                 MAX_ARGUMENT_CHARS, MAX_JSON_DEPTH, MAX_RESULT_CHARS)
 
 
 # %% ../nbs/06_providers.ipynb #7829d3d6
@@ -498,6 +499,16 @@ def _strict_params(spec, strict, provider='openai'):
         if strict == 'auto': return spec['parameters'],False
         raise
 
+@functools.cache
+def _takes_limits(cls:type)->bool:
+    "Does `cls.results` take the limits (`max_chars`, `images`)? One written before they were passed does not"
+    params = list(inspect.signature(cls.results).parameters.values())
+    if len(params) > 2 or any(p.kind == p.VAR_POSITIONAL for p in params): return True
+    warnings.warn(f"{cls.__name__}.results takes only the results: give it `max_chars` and `images` too (as "
+                  "Provider.results has them), so that it sends no more than they allow; until then it gets the "
+                  "default limits", DeprecationWarning, stacklevel=2)
+    return False
+
 class Provider:
     ("One model API: its tool schemas, its calls read back, its results written, (for the loop) its requests; subclass "
      "and `register_provider`")
@@ -562,11 +573,22 @@ class Provider:
         "A user message"
         return {'role': 'user', 'content': text}
     def result_messages(self, results:list, # The calls' results, as the `Toolbox` returns them
-                        calls:list # The calls they answer
+                        calls:list, # The calls they answer
+                        max_chars:int|None=MAX_RESULT_CHARS, # Most characters of one result's text (`None`: all)
+                        images:bool=True # Send images? `False`: a short note for each
                        )->list: # The messages that answer `calls` with `results`
         "The messages that answer the calls"
-        return _as_messages(format_tool_results(results, self.name, calls=calls, max_result_chars=_result_chars.get(),
-                                                images=_images_ok.get()))
+        answer = self.format(results, calls, max_chars, images) # one message, or several
+        return [answer] if isinstance(answer, dict) else list(answer)
+    def format(self, results:list, # Tool results `{'id', 'name', 'output', 'error'}`
+               calls:list|None=None, # The calls they answer, to put `results` in their order (matched by id)
+               max_chars:int|None=MAX_RESULT_CHARS, # Most characters of one result's text (`None`: all)
+               images:bool=True # Send images? `False`: a short note for each
+              ): # What `format_tool_results` gives: this API's answer to the calls
+        "The results in this API's dialect, in the calls' order; a result of a custom (free-text) call in its shape"
+        results = list(results) if calls is None else _order(results, calls)
+        if _takes_limits(type(self)): return self.results(results, max_chars, images)
+        return self.results(results) # a provider written when `results` took only the results: the default limits
     def with_note(self, history:list, # The conversation so far
                   text:str # A note to the model, on the user's side
                  )->list: # `history` with the note added (a copy)
@@ -601,11 +623,28 @@ class Provider:
                       )->dict: # `options`, with the request for answers of that shape where the API takes one
         "Ask the API for answers of `schema`'s shape (the base class: it cannot; the answer is checked all the same)"
         return options
-    def results(self, results:list # Tool results `{'id', 'name', 'output', 'error'}`, in the calls' order
+    def results(self, results:list, # Tool results `{'id', 'name', 'output', 'error'}`, in the calls' order
+                max_chars:int|None=MAX_RESULT_CHARS, # Most characters of one result's text (`None`: all)
+                images:bool=True # Send images? `False`: a short note for each
                ): # What goes back to the model
         "Tool results in this API's dialect (the base class: `{'id', 'name', 'output', 'is_error'}` each)"
         return [{'id': r.get('id'), 'name': r.get('name'), 'output': parts_text(t), 'is_error': e}
-                for r in results for t,e in [result_parts(r)]]
+                for r in results for t,e in [result_parts(r, max_chars, images)]]
+    def tool_calls(self, reply:Any, # Plain data of this API's reply, or a part of one (a message, its blocks, a call)
+                   names:ToolNames|None=None # Maps provider names back; default: the names `tool_schemas` handed out
+                  )->list: # `[{'id', 'name', 'arguments'}]`, as `parse_tool_calls` gives them
+        "The calls in `reply`, read by this provider (the shapes any provider's calls come in too); nothing remembered"
+        found = []
+        first = self if self.family is not None else None # the base class has no shapes of its own: all are asked
+        try: detected = _walk(reply, found, self.family, first)
+        except RecursionError:
+            raise UsageValueError("The response is nested too deeply to be a model response; "
+                                  "pass the response object, its dict, or its JSON") from None
+        loose = ('json_schema', 'mcp') # shapes any provider's calls may come in
+        if first and detected and detected != self.family and detected not in loose and self.family not in loose:
+            raise UsageValueError(f"The response looks like {detected!r}, not {self.name!r}; "
+                                  f"pass provider={detected!r} or None")
+        return [_call(id, name, raw, custom, names) for _,id,name,raw,custom in found]
 
 # %% ../nbs/06_providers.ipynb #675b9206
 _providers = {} # name -> the registered `Provider`, in the order registered
@@ -675,7 +714,7 @@ class AnthropicMessages(Provider):
         if level == 'item':
             if d.get('type') == 'tool_use': return self._tool_use(d, out)
             if (blocks := _message_blocks(d)) is not None and not _responses_blocks(blocks, hint):
-                _walk(blocks, out, self.family) # a `Message`, or a message dict
+                _walk(blocks, out, self.family, self) # a `Message`, or a message dict
                 return self.family
             if d.get('type') in self._NO_CALLS and hint != 'openai-responses': return self.family
         elif level == 'call' and 'name' in d and 'input' in d and 'args' not in d and 'arguments' not in d:
@@ -691,10 +730,10 @@ class AnthropicMessages(Provider):
     def answer_options(self, options, schema, name):
         s,_ = _strict_params({'name': name, 'parameters': schema}, 'auto', 'anthropic')
         return {'output_config': {'format': {'type': 'json_schema', 'schema': s}}, **options}
-    def results(self, results):
+    def results(self, results, max_chars=MAX_RESULT_CHARS, images=True):
         blocks = []
         for r in results:
-            text,err = result_parts(r) # a list where there are images
+            text,err = result_parts(r, max_chars, images) # a list where there are images
             b = {'type': 'tool_result', 'tool_use_id': r.get('id'),
                  'content': text if type(text) is str else [_anthropic_block(p) for p in text]}
             if err: b['is_error'] = True
@@ -703,37 +742,41 @@ class AnthropicMessages(Provider):
     class Parts:
         ("Puts a streamed Anthropic message together: blocks started, grown by their deltas, `tool_use` input from its "
          "JSON pieces")
-        missing = 'message_stop'
+        missing,objects = 'message_stop',True
         def __init__(self): self.message,self.blocks,self.json,self.grown,self.done = {},{},{},{},False
         def add(self, d)->str:
-            t,i = d.get('type'),d.get('index')
-            if t == 'error': raise StreamError(STREAM_ERROR_EVENT.format(message=_error_text(d.get('error'))))
-            if t == 'message_start': self.message = dict(d.get('message') or {})
+            t,i = _get(d, 'type'),_get(d, 'index')
+            if t == 'content_block_delta' and i in self.blocks: return self._delta(i, _get(d, 'delta') or {})
+            if t == 'error':
+                err = _get(d, 'error')
+                raise StreamError(STREAM_ERROR_EVENT.format(message=_error_text(_fields(err) or err)))
+            if t == 'message_start': self.message = _fields(_get(d, 'message')) or {}
             elif t == 'content_block_start':
-                self.blocks[i] = dict(d.get('content_block') or {})
+                self.blocks[i] = _fields(_get(d, 'content_block')) or {}
                 if 'input' in self.blocks[i]: self.json[i] = []
-            elif t == 'content_block_delta' and i in self.blocks: return self._delta(i, d.get('delta') or {})
             elif t == 'content_block_stop' and self.json.get(i):
                 raw = ''.join(self.json.pop(i))
                 try: self.blocks[i]['input'] = json.loads(raw)
                 except ValueError:
                     self.blocks[i]['input'] = raw # `parse_tool_calls` gives the call an error: the JSON is broken
             elif t == 'message_delta':
-                self.message.update(d.get('delta') or {})
-                if d.get('usage'): self.message['usage'] = {**(self.message.get('usage') or {}), **d['usage']}
+                self.message.update(_fields(_get(d, 'delta')) or {})
+                if (u := _fields(_get(d, 'usage'))): self.message['usage'] = {**(self.message.get('usage') or {}), **u}
             elif t == 'message_stop': self.done = True
             return ''
         def _delta(self, i, delta)->str:
             b = self.blocks[i]
-            kind = delta.get('type')
-            if kind == 'input_json_delta' and i in self.json: self.json[i].append(delta.get('partial_json') or '')
+            kind = _get(delta, 'type')
+            if kind == 'text_delta':
+                text = _get(delta, 'text') or ''
+                self.grown.setdefault((i, 'text'), []).append(text) # joined once at the end
+                return text
+            if kind == 'input_json_delta' and i in self.json: self.json[i].append(_get(delta, 'partial_json') or '')
             elif kind == 'thinking_delta':
-                self.grown.setdefault((i, 'thinking'), []).append(delta.get('thinking') or '')
-            elif kind == 'signature_delta': b['signature'] = delta.get('signature')
-            elif kind == 'citations_delta': b['citations'] = list(b.get('citations') or []) + [delta.get('citation')]
-            elif kind == 'text_delta':
-                self.grown.setdefault((i, 'text'), []).append(delta.get('text') or '') # joined once at the end
-                return delta.get('text') or ''
+                self.grown.setdefault((i, 'thinking'), []).append(_get(delta, 'thinking') or '')
+            elif kind == 'signature_delta': b['signature'] = _get(delta, 'signature')
+            elif kind == 'citations_delta':
+                b['citations'] = list(b.get('citations') or []) + [_fields(_get(delta, 'citation'))]
             return ''
         def complete(self)->bool: return self.done
         def response(self)->dict:
@@ -758,19 +801,18 @@ class ChatCompletions(Provider):
             for k in ('tools', 'tool_choice', 'parallel_tool_calls'):
                 req.pop(k, None) # servers refuse these without tools
         return req
-    def _message(self, response): return self._first(response, 'choices', 'message')
     def assistant_messages(self, response):
-        m = self._message(response)
-        msg = {'role': 'assistant', 'content': _get(m, 'content')}
-        if calls := _get(m, 'tool_calls'): msg['tool_calls'] = [_reply_fields(c) for c in calls]
-        if refusal := _get(m, 'refusal'): msg['refusal'] = refusal
+        m = _reply_fields(self._first(response, 'choices', 'message')) # the SDK's object as plain data, a dict copied
+        msg = {'role': 'assistant', 'content': m.get('content')}
+        if calls := m.get('tool_calls'): msg['tool_calls'] = [dict(c) for c in calls]
+        if refusal := m.get('refusal'): msg['refusal'] = refusal
         return [msg]
-    def answer_text(self, response): return _get(self._message(response), 'content') or ''
+    def answer_text(self, response): return _get(self._first(response, 'choices', 'message'), 'content') or ''
     def with_call_ids(self, added, calls, iteration):
         ("Some compatible servers send calls without ids: give them ids, in the history too, so each result can name "
          "its call")
         tool_calls = added[0].get('tool_calls') or []
-        if all(c.get('id') for c in calls) or len(tool_calls) != len(calls): return added, calls
+        if len(tool_calls) != len(calls) or all([c.get('id') for c in calls]): return added, calls
         ids = [c.get('id') or f"call_{iteration}_{k}" for k,c in enumerate(calls)]
         msg = {**added[0], 'tool_calls': [{**tc, 'id': i} for tc,i in zip(tool_calls, ids)]}
         return [msg] + added[1:], [{**c, 'id': i} for c,i in zip(calls, ids)]
@@ -778,12 +820,12 @@ class ChatCompletions(Provider):
         if level == 'reply':
             if 'choices' in d:
                 ch = (d['choices'] or [{}])[0] # other choices are alternatives, not more calls
-                _walk(ch.get('message') or ch.get('delta') or {}, out, self.family)
+                _walk(ch.get('message') or ch.get('delta') or {}, out, self.family, self)
                 return self.family
             content_only = d.get('role') == 'assistant' and isinstance(d.get('content'), (str, type(None)))
             if 'tool_calls' in d or (content_only and hint != 'anthropic'): return self._read_message(d, out)
         elif level == 'item':
-            if d.get('type') in ('function', None) and _is_map(fn := d.get('function')):
+            if d.get('type') in ('function', None) and isinstance(fn := d.get('function'), abc.Mapping):
                 out.append(_found(self.family, d.get('id'), fn.get('name'), fn.get('arguments')))
                 return self.family
             if d.get('type') == 'custom' and _is_map(c := d.get('custom')):
@@ -791,7 +833,7 @@ class ChatCompletions(Provider):
                 return self.family
         return None
     def _read_message(self, d, out):
-        _walk(d.get('tool_calls') or [], out, self.family)
+        _walk(d.get('tool_calls') or [], out, self.family, self)
         if isinstance(fc := d.get('function_call'), abc.Mapping): # the legacy `functions` API
             out.append(_found(self.family, None, fc.get('name'), fc.get('arguments')))
         return self.family
@@ -804,48 +846,52 @@ class ChatCompletions(Provider):
         s,is_strict = _strict_params({'name': name, 'parameters': schema}, 'auto')
         fmt = {'type': 'json_schema', 'json_schema': {'name': name, 'schema': s, 'strict': is_strict}}
         return {'response_format': fmt, **options}
-    def results(self, results):
-        images = [] # the calls' images, in one user message after the tool messages (which take only text)
+    def results(self, results, max_chars=MAX_RESULT_CHARS, images=True):
+        pics = [] # the calls' images, in one user message after the tool messages (which take only text)
         msgs = [{'role': 'tool', 'tool_call_id': r.get('id'),
-                 'content': t if type(t := result_parts(r)[0]) is str else _chat_content(r, t, images)}
+                 'content': t if type(t := result_parts(r, max_chars, images)[0]) is str else _chat_content(r, t, pics)}
                 for r in results]
-        return msgs + [{'role': 'user', 'content': images}] if images else msgs
+        return msgs + [{'role': 'user', 'content': pics}] if pics else msgs
     class Parts:
         "Puts a streamed Chat Completion together: text in `delta.content`, each call's pieces under its `index`"
-        missing = 'a chunk with a finish_reason'
+        missing,objects = 'a chunk with a finish_reason',True
         def __init__(self):
             self.head,self.text,self.refusal,self.calls,self.args = {},[],[],{},{}
             self.finish,self.usage,self.saw_text = None,None,False
         def add(self, d)->str:
-            if d.get('error'): raise StreamError(STREAM_ERROR_EVENT.format(message=_error_text(d['error'])))
+            if (err := _extra(d, 'error')): # not a field of the SDK's chunk: some servers send it
+                raise StreamError(STREAM_ERROR_EVENT.format(message=_error_text(_fields(err) or err)))
             if not self.head:
-                self.head = {k: d[k] for k in ('id', 'created', 'model', 'system_fingerprint') if d.get(k)}
-            if d.get('usage'): self.usage = d['usage']
-            choice = next((c for c in d.get('choices') or [] if _is_map(c) and c.get('index', 0) == 0), None)
+                self.head = {k: v for k in ('id', 'created', 'model', 'system_fingerprint') if (v := _get(d, k))}
+            if (usage := _get(d, 'usage')): self.usage = _fields(usage)
+            choice = None
+            for c in _get(d, 'choices') or []:
+                if (isinstance(c, abc.Mapping) or hasattr(c, 'model_dump')) and _get(c, 'index', 0) == 0:
+                    choice = c; break
             if choice is None: return ''
-            delta = choice.get('delta') or {}
-            for piece in delta.get('tool_calls') or []: self._call_piece(piece)
-            if isinstance(delta.get('refusal'), str): self.refusal.append(delta['refusal'])
-            if choice.get('finish_reason'): self.finish = choice['finish_reason']
-            text = delta.get('content')
+            delta = _get(choice, 'delta') or {}
+            for piece in _get(delta, 'tool_calls') or []: self._call_piece(piece)
+            if isinstance(refusal := _get(delta, 'refusal'), str): self.refusal.append(refusal)
+            if (finish := _get(choice, 'finish_reason')): self.finish = finish
+            text = _get(delta, 'content')
             if not isinstance(text, str): return ''
             self.saw_text = True
             self.text.append(text)
             return text
         def _call_piece(self, p):
-            k = p.get('index')
+            k,id = _get(p, 'index'),_get(p, 'id')
             if not isinstance(k, int): # servers that leave out `index`: a new id starts a new call
                 last = max(self.calls, default=None)
-                same = last is not None and (not p.get('id') or p.get('id') == self.calls[last].get('id'))
+                same = last is not None and (not id or id == self.calls[last].get('id'))
                 k = last if same else len(self.calls)
             c = self.calls.setdefault(k, {'type': 'function', 'function': {'name': ''}})
-            if p.get('id') and not c.get('id'): c['id'] = p['id']
-            if p.get('type'): c['type'] = p['type']
-            f,fp = c['function'],p.get('function') or {}
-            if isinstance(fp.get('name'), str) and fp['name'] != f['name']:
-                f['name'] += fp['name'] # some servers repeat it in each piece
-            if isinstance(fp.get('arguments'), str): # joined once at the end: `+=` would copy all of it at each piece
-                self.args.setdefault(k, []).append(fp['arguments'])
+            if id and not c.get('id'): c['id'] = id
+            if (kind := _get(p, 'type')): c['type'] = kind
+            f,fp = c['function'],_get(p, 'function') or {}
+            if isinstance(name := _get(fp, 'name'), str) and name != f['name']:
+                f['name'] += name # some servers repeat it in each piece
+            if isinstance(args := _get(fp, 'arguments'), str): # joined once at the end (`+=` would copy it each time)
+                self.args.setdefault(k, []).append(args)
         def complete(self)->bool: return self.finish is not None
         def response(self)->dict:
             calls = [{**({'id': c['id']} if 'id' in c else {}), 'type': c['type'],
@@ -889,7 +935,7 @@ class Responses(Provider):
     def read(self, d, out, hint, level):
         whole = d.get('object') == 'response' or (isinstance(d.get('output'), list) and 'type' not in d)
         if level == 'reply' and whole:
-            _walk(d['output'], out, self.family)
+            _walk(d['output'], out, self.family, self)
             return self.family
         if level != 'item': return None
         if d.get('type') in ('function_call', 'custom_tool_call'):
@@ -906,32 +952,33 @@ class Responses(Provider):
     def answer_options(self, options, schema, name):
         s,is_strict = _strict_params({'name': name, 'parameters': schema}, 'auto')
         return {'text': {'format': {'type': 'json_schema', 'name': name, 'schema': s, 'strict': is_strict}}, **options}
-    def results(self, results):
-        return [{'type': 'custom_tool_call_output' if _is_custom(r) else 'function_call_output', 'call_id': r.get('id'),
-                 'output': t if type(t := result_parts(r)[0]) is str else [_responses_item(p) for p in t]}
+    def results(self, results, max_chars=MAX_RESULT_CHARS, images=True):
+        return [{'type': 'custom_tool_call_output' if r.get('type') == 'custom' else 'function_call_output',
+                 'call_id': r.get('id'),
+                 'output': t if type(t := result_parts(r, max_chars, images)[0]) is str else
+                           [_responses_item(p) for p in t]}
                 for r in results]
     class Parts:
         ("Puts a streamed Responses reply together: output items as they are added and done, the reply from "
          "`response.completed`")
-        missing = 'response.completed'
+        missing,objects = 'response.completed',True
         def __init__(self): self.items,self.args,self.final,self.text = {},{},None,[]
         def add(self, d)->str:
-            t = d.get('type')
-            if t in ('error', 'response.failed'):
-                err = {'message': d.get('message'),
-                       'code': d.get('code')} if t == 'error' else (d.get('response') or {}).get('error')
+            t,k = _get(d, 'type'),_get(d, 'output_index')
+            if t == 'response.output_text.delta' and isinstance(delta := _get(d, 'delta'), str):
+                self.text.append(delta)
+                return delta
+            if t == 'response.function_call_arguments.delta' and k in self.items:
+                self.args.setdefault(k, []).append(_get(d, 'delta') or '')
+            elif t in ('error', 'response.failed'):
+                err = {'message': _get(d, 'message'),
+                       'code': _get(d, 'code')} if t == 'error' else (_fields(_get(d, 'response')) or {}).get('error')
                 raise StreamError(STREAM_ERROR_EVENT.format(message=_error_text(err or 'the response failed')))
-            k = d.get('output_index')
-            if t in ('response.output_item.added',
-                     'response.output_item.done') and isinstance(d.get('item'), abc.Mapping):
-                self.items[k] = dict(d['item'])
+            elif t in ('response.output_item.added', 'response.output_item.done'):
+                if (item := _fields(_get(d, 'item'))) is None: return ''
+                self.items[k] = item
                 if t.endswith('.done'): self.args.pop(k, None) # the finished item has its whole arguments
-            elif t == 'response.function_call_arguments.delta' and k in self.items:
-                self.args.setdefault(k, []).append(d.get('delta') or '')
-            elif t in ('response.completed', 'response.incomplete'): self.final = dict(d.get('response') or {})
-            elif t == 'response.output_text.delta' and isinstance(d.get('delta'), str):
-                self.text.append(d['delta'])
-                return d['delta']
+            elif t in ('response.completed', 'response.incomplete'): self.final = _fields(_get(d, 'response')) or {}
             return ''
         def complete(self)->bool: return self.final is not None
         def response(self)->dict:
@@ -969,9 +1016,8 @@ class Gemini(Provider):
         parts = _get(self._content(response), 'parts') or []
         return ''.join(_get(p, 'text') or '' for p in parts if not _get(p, 'thought'))
     def user_message(self, text): return {'role': 'user', 'parts': [{'text': text}]}
-    def result_messages(self, results, calls):
-        return [{'role': 'user', 'parts': format_tool_results(results, self.name, calls=calls, images=_images_ok.get(),
-                                                             max_result_chars=_result_chars.get())}]
+    def result_messages(self, results, calls, max_chars=MAX_RESULT_CHARS, images=True):
+        return [{'role': 'user', 'parts': self.format(results, calls, max_chars, images)}]
     def with_note(self, history, text):
         last = history[-1] if history else None
         if isinstance(last, dict) and last.get('role') == 'user' and isinstance(last.get('parts'), list):
@@ -980,10 +1026,10 @@ class Gemini(Provider):
     def read(self, d, out, hint, level):
         if level == 'reply':
             if 'candidates' in d: # the first candidate, as `response.function_calls` does
-                _walk(((d['candidates'] or [{}])[0]).get('content') or {}, out, self.family)
+                _walk(((d['candidates'] or [{}])[0]).get('content') or {}, out, self.family, self)
                 return self.family
             if 'parts' in d:
-                _walk(d['parts'] or [], out, self.family)
+                _walk(d['parts'] or [], out, self.family, self)
                 return self.family
         elif level == 'item' and _is_map(fc := _g(d, 'function_call', 'functionCall')): return self._call(fc, out)
         elif level == 'call' and 'name' in d and 'args' in d: return self._call(d, out)
@@ -1000,16 +1046,16 @@ class Gemini(Provider):
         if config is not None and not isinstance(config, dict): return options # an SDK object: the caller's own
         answer = {'response_mime_type': 'application/json', 'response_json_schema': schema}
         return {**options, 'config': {**answer, **(config or {})}}
-    def results(self, results):
+    def results(self, results, max_chars=MAX_RESULT_CHARS, images=True):
         parts = []
         for r in results:
             if not isinstance(r.get('name'), str) or not r['name']:
                 raise UsageValueError(f"Gemini needs each result's tool name; result {r.get('id')!r} has none")
-            parts.append(_gemini_response(r, *result_parts(r)))
+            parts.append(_gemini_response(r, *result_parts(r, max_chars, images)))
         return parts
     class Parts:
         "Puts a streamed Gemini reply together: the parts of the first candidate, text pieces joined"
-        missing = 'a chunk with a finish_reason'
+        missing,objects = 'a chunk with a finish_reason',False # (google-genai's objects are read as plain data)
         def __init__(self): self.parts,self.more,self.finish,self.usage,self.role = [],{},None,None,'model'
         def add(self, d)->str:
             if d.get('error'): raise StreamError(STREAM_ERROR_EVENT.format(message=_error_text(d['error'])))
@@ -1059,10 +1105,10 @@ class MCP(Provider):
         return None
     def tool(self, spec, name, strict):
         return {'name': check_mcp_name(name), 'description': spec['description'], 'inputSchema': spec['parameters']}
-    def results(self, results):
+    def results(self, results, max_chars=MAX_RESULT_CHARS, images=True):
         out = []
         for r in results:
-            parts,err = result_parts(r)
+            parts,err = result_parts(r, max_chars, images)
             if type(parts) is str: text,content = parts,[{'type': 'text', 'text': parts}]
             else: text,content = parts_text(parts),[_mcp_block(p) for p in parts]
             d = {'content': content, 'isError': err}
@@ -1096,13 +1142,21 @@ def _reply_fields(obj):
 
 def _get(obj, key, default=None): return obj.get(key, default) if isinstance(obj, dict) else getattr(obj, key, default)
 
+def _extra(obj, key:str, default=None):
+    ("A field the SDK's type does not declare (an object's extra fields), or a dict's key: no attribute lookup that "
+     "fails, which costs an exception in pydantic")
+    if isinstance(obj, dict): return obj.get(key, default)
+    return (getattr(obj, 'model_extra', None) or {}).get(key, default)
+
+def _fields(o)->dict|None:
+    ("`o` as a plain dict (a copy) if it is a dict or an SDK object, else `None`: what a stream's pieces keep, read "
+     "from the SDK's objects without dumping each chunk")
+    if isinstance(o, abc.Mapping): return dict(o)
+    return _reply_fields(o) if hasattr(o, 'model_dump') and not isinstance(o, type) else None
+
 def _gemini_plain(obj)->dict:
     "A `google-genai` object as plain data, with its Python (snake_case) field names"
     return dict(obj) if isinstance(obj, dict) else obj.model_dump(mode='json', exclude_none=True)
-
-def _as_messages(formatted)->list:
-    "What `format_tool_results` returned (one message or several) as a list of messages"
-    return [formatted] if isinstance(formatted, dict) else list(formatted)
 
 # %% ../nbs/06_providers.ipynb #3fcb3a5d
 def _blocks(content)->list:
@@ -1268,17 +1322,6 @@ def gemini_callable(f:typing.Callable # A tool: function, method, callable objec
     wrapper.__tool_original__ = f
     return wrapper
 
-# %% ../nbs/06_providers.ipynb #a543bfed
-_call_dialects = OrderedDict()
-_calls_lock = threading.Lock()
-
-def _remember_call(id, provider, custom):
-    if not isinstance(id, str): return
-    with _calls_lock:
-        _call_dialects[id] = (provider, custom)
-        _call_dialects.move_to_end(id)
-        while len(_call_dialects) > MAX_REMEMBERED_CALLS: _call_dialects.popitem(last=False)
-
 # %% ../nbs/06_providers.ipynb #d3156746
 _TOO_DEEP = (f"The arguments for {{tool!r}} are nested more than {MAX_JSON_DEPTH} levels deep; "
              "send a flatter JSON object")
@@ -1366,24 +1409,28 @@ def _reading_order()->list:
 
 
 # %% ../nbs/06_providers.ipynb #d7b5a901
-def _shape_of(d:abc.Mapping, out:list, hint=None)->str|None:
-    "The family whose shape `d` is, asking each provider level by level (the calls found go to `out`); `None`: no one's"
+def _shape_of(d:abc.Mapping, out:list, hint=None, api=None)->str|None:
+    ("The family whose shape `d` is (the calls found go to `out`), asking `api` first, then each provider level by "
+     "level; `None`: no one's")
+    if api is not None: # the provider whose reply it is: the others only for what it does not read
+        for level in _LEVELS:
+            if (p := api.read(d, out, hint, level)) is not None: return p
     for level,read in _read_order or _reading_order():
         if (p := read(d, out, hint, level)) is not None: return p
     return None
 
-def _walk(d, out:list, hint=None)->str|None:
-    ("Find the tool calls in plain response data `d`, appending them to `out`; returns the provider the shape belongs "
-     "to (or `None`)")
+def _walk(d, out:list, hint=None, api:Provider|None=None)->str|None:
+    ("Find the tool calls in plain response data `d`, appending them to `out` (`api`: the provider asked first); "
+     "returns the provider the shape belongs to (or `None`)")
     if isinstance(d, (list, tuple)):
         seen = None
         for o in d:
-            p = _walk(o, out, hint)
+            p = _shape_of(o, out, hint, api) if isinstance(o, abc.Mapping) else _walk(o, out, hint, api)
             if p and seen and p != seen and {p, seen} != {'mcp', 'json_schema'}:
                 raise UsageValueError(f"The response mixes {seen} and {p} shapes; pass one response at a time")
             seen = seen or p
         return seen
-    return _shape_of(d, out, hint) if _is_map(d) else None
+    return _shape_of(d, out, hint, api) if isinstance(d, abc.Mapping) else None
 
 # %% ../nbs/06_providers.ipynb #a5f60e79
 STREAM_CHUNK_ERROR = ("parse_tool_calls got {what} of a streamed {provider} reply, which holds a piece of the reply "
@@ -1448,7 +1495,7 @@ def _call(id, name, raw, custom, names)->dict:
     if not isinstance(name, str) or not name:
         return {'id': id, 'name': name if isinstance(name, str) else '', 'arguments': {},
                 'error': f"The tool call has no tool name (got {name!r}); call one of the tools by name"}
-    try: py = python_tool_name(name, names)
+    try: py = names.python(name) if names is not None else python_tool_name(name)
     except ToolNameCollision as e: return {'id': id, 'name': name, 'arguments': {}, 'error': str(e)}
     args,err = parse_arguments(raw, py)
     c = {'id': id, 'name': py, 'arguments': args}
@@ -1458,31 +1505,19 @@ def _call(id, name, raw, custom, names)->dict:
 
 # %% ../nbs/06_providers.ipynb #550aa4c3
 def parse_tool_calls(response:Any, # A response (SDK object, its dict or JSON), or a part: a message, blocks, a call
-                     provider:str|None=None, # One of `PROVIDERS`; `None` works it out from the response
+                     # One of `PROVIDERS` (or a `Provider`): it reads the calls; `None` works it out from the response
+                     provider:str|Provider|None=None,
                      names:ToolNames|None=None # Maps provider names back; default: the names `tool_schemas` handed out
                     # `[{'id', 'name', 'arguments'}]`, plus `error` and `raw_arguments` for a call whose arguments
                     # could not be read
                     )->list:
     "The tool calls in `response`, in order, with tool names mapped back and arguments parsed into dicts"
-    api = get_provider(provider) if provider is not None else None
-    found = []
+    api = provider if isinstance(provider, Provider) else None if provider is None else get_provider(provider)
     if _is_stream(response): raise UsageTypeError(STREAM_OBJECT_ERROR.format(kind=type(response).__name__))
-    want = api.family if api else None
-    try: detected = _walk(_unless_stream_piece(_plain(response)), found, want)
-    except RecursionError:
-        raise UsageValueError("The response is nested too deeply to be a model response; "
-                              "pass the response object, its dict, or its JSON") from None
-    loose = ('json_schema', 'mcp') # shapes any provider's calls may come in
-    if want and detected and detected != want and detected not in loose and want not in loose:
-        raise UsageValueError(f"The response looks like {detected!r}, not {provider!r}; "
-                              f"pass provider={detected!r} or None")
-    calls = []
-    for p,id,name,raw,custom in found:
-        # the results go back as it writes them
-        dialect = (api.replies_as or provider) if want and (p in ('json_schema', 'mcp') or p == want) else p
-        calls.append(_call(id, name, raw, custom, names))
-        _remember_call(id, dialect, custom)
-    return calls
+    # not said: every provider is asked, the base class reading with no shape of its own
+    return (api or _ANY).tool_calls(_unless_stream_piece(_plain(response)), names)
+
+_ANY = Provider() # asks no one first: each registered provider in turn
 
 # %% ../nbs/06_providers.ipynb #b92c306d
 def response_provider(response:Any # A model response: SDK object, its dict or JSON text, or a part of one
@@ -1534,41 +1569,20 @@ def _match_keys(items)->list:
     return keys
 
 # %% ../nbs/06_providers.ipynb #a25p0002
-import contextlib, contextvars
 from toolslm_like.interpreter import ImagePart, has_images, as_tool_result, fit_text
-from toolslm_like.limits import MAX_RESULT_CHARS
 
-_result_chars = contextvars.ContextVar('toolslm_like_result_chars', default=MAX_RESULT_CHARS)
-_shortest = [MAX_RESULT_CHARS] # the smallest limit ever set: a text no longer than it is within the current one
-
-def _set_result_chars(max_chars:int|None)->contextvars.Token:
-    if max_chars is not None and max_chars < _shortest[0]: _shortest[0] = max_chars
-    return _result_chars.set(max_chars)
-
-_images_ok = contextvars.ContextVar('toolslm_like_images', default=True) # `False`: a note for each image
-
-def checked_images(images:bool|None # `images=` as given: True (send them), False (a note each), None (as set around)
+def checked_images(images:bool|None # `images=` as given: True (send them), False (a note each), None (not said)
                   )->bool|None:
     "`images`, if it is `True`, `False` or `None`; else a clear error"
     if images is None or type(images) is bool: return images
     raise UsageTypeError(f"images must be True (send them) or False (a note for each); got {images!r}")
 
-@contextlib.contextmanager
-def result_chars_limit(max_chars:int|None, # Most characters of one result's text sent to a model (`None`: no limit)
-                       # Send images? `False` (a model that takes none): a short note for each; `None`: as set around
-                       images:bool|None=None):
-    ("Within this block, results written for a model (`format_tool_results`, `results`) keep at most `max_chars` of "
-     "text, and their images only if `images`")
-    tok,images_tok = _set_result_chars(max_chars),None if checked_images(images) is None else _images_ok.set(images)
-    try: yield
-    finally:
-        _result_chars.reset(tok)
-        if images_tok is not None: _images_ok.reset(images_tok)
-
 # %% ../nbs/06_providers.ipynb #a25p0031
 _TEXT_OUTPUTS = frozenset((int, float, bool, type(None))) # outputs that cannot hold an image
 
-def result_parts(r:dict # A tool result `{'id', 'name', 'output', 'error'}`
+def result_parts(r:dict, # A tool result `{'id', 'name', 'output', 'error'}`
+                 max_chars:int|None=MAX_RESULT_CHARS, # Most characters of its text (`None`: all)
+                 images:bool=True # Keep its images? `False`: a short note for each
                 )->tuple: # (its text, or where it holds images a list of text and `ImagePart`s; is it an error?)
     "What a model reads for result `r`: its text (long text cut, head and tail kept) and its images; is it an error?"
     if r.get('error') is None and r.get('refused') is None:
@@ -1578,14 +1592,12 @@ def result_parts(r:dict # A tool result `{'id', 'name', 'output', 'error'}`
         elif t in _TEXT_OUTPUTS or (t is dict and 'type' not in out) or not has_images(out):
             text = tool_output_text(out)
         else:
-            parts = [p if type(p) is ImagePart else fit_text(p, _result_chars.get())
+            parts = [p if type(p) is ImagePart else fit_text(p, max_chars)
                      for p in as_tool_result(out, tool_output_text)]
-            return (parts if _images_ok.get() else parts_text(parts, NO_IMAGES_MODEL)),False
+            return (parts if images else parts_text(parts, NO_IMAGES_MODEL)),False
         err = False
     else: text,err = _text_and_error(r)
-    if len(text) <= _shortest[0]: return text,err
-    limit = _result_chars.get()
-    return (text if limit is None or len(text) <= limit else fit_text(text, limit)),err
+    return (text if max_chars is None or len(text) <= max_chars else fit_text(text, max_chars)),err
 
 # %% ../nbs/06_providers.ipynb #a25p0007
 NO_IMAGES_NOTE = "[An image ({mime}, {size:,} bytes) is left out: {why}]"
@@ -1639,35 +1651,37 @@ def _gemini_response(r:dict, parts:str|list, err:bool)->dict:
 
 # %% ../nbs/06_providers.ipynb #e247e4fe
 def _order(results, calls)->list:
-    "Results in the order of `calls` (matched by id); a call without a result gets one carrying an error"
+    ("Results in the order of `calls` (matched by id); a call without a result gets one carrying an error; a custom "
+     "(free-text) call's result is marked `type: 'custom'`, as its answer has a shape of its own")
     by_key = {}
     for k,r in zip(_match_keys(results), results):
         if k in by_key:
             raise UsageValueError(f"Two results have the id {r.get('id')!r}; each call gets exactly one result")
         by_key[k] = r
     keys = _match_keys(calls)
-    if (extra := [k for k in by_key if k not in keys]):
-        raise UsageValueError(f"Results {extra} match no call; the calls are {keys}")
-    missing = 'The tool did not return a result for this call'
-    return [by_key.get(k) or {'id': c.get('id'), 'name': c.get('name'), 'output': None, 'error': missing}
-            for k,c in zip(keys, calls)]
+    if (extra := by_key.keys() - set(keys)):
+        raise UsageValueError(f"Results {[k for k in by_key if k in extra]} match no call; the calls are {keys}")
+    out = []
+    for k,c in zip(keys, calls):
+        r = by_key.get(k) or {'id': c.get('id'), 'name': c.get('name'), 'output': None, 'error': _NO_RESULT}
+        out.append({**r, 'type': 'custom'} if c.get('type') == 'custom' else r)
+    return out
 
-def _remembered_call(id): return _call_dialects.get(id) if isinstance(id, str) else None
+_NO_RESULT = 'The tool did not return a result for this call'
 
 def _dialect_of(results)->str:
+    "The provider the results are for, where their ids tell: Anthropic's `toolu_` ids; no ids at all, Gemini's"
     for r in results:
         if r.get('provider') in _providers: return r['provider']
-        if (hit := _remembered_call(r.get('id'))) is not None: return hit[0]
         if isinstance(r.get('id'), str) and r['id'].startswith(('toolu_', 'srvtoolu_')): return 'anthropic'
     if results and all(r.get('id') is None for r in results): return 'gemini'
     raise UsageValueError("format_tool_results cannot tell which provider these results are for; "
                           f"pass provider= (one of: {', '.join(PROVIDERS)})")
 
-def _is_custom(r): return r.get('type') == 'custom' or (_remembered_call(r.get('id')) or (None, False))[1]
-
 # %% ../nbs/06_providers.ipynb #89ed3dae
 def format_tool_results(results:list, # Tool results: `{'id', 'name', 'output', 'error'}` each
-                        provider:str|None=None, # One of `PROVIDERS`; `None`: the dialect the calls were parsed from
+                        # One of `PROVIDERS` (or a `Provider`); `None`: Anthropic for `toolu_` ids, Gemini for none
+                        provider:str|Provider|None=None,
                         calls:list|None=None, # The calls, to put `results` in their order (matched by id)
                         # Most characters of one result's text sent (a longer one keeps its head and tail; `None`: all)
                         max_result_chars:int|None=MAX_RESULT_CHARS,
@@ -1678,8 +1692,5 @@ def format_tool_results(results:list, # Tool results: `{'id', 'name', 'output', 
     if not isinstance(results, (list, tuple)) or not all(isinstance(r, abc.Mapping) for r in results):
         raise UsageTypeError("format_tool_results takes a list of results, "
                              "each a dict {'id', 'name', 'output', 'error'}")
-    if calls is not None: results = _order(results, calls)
-    if provider is None: provider = _dialect_of(results)
-    if max_result_chars == _result_chars.get() and images is _images_ok.get():
-        return get_provider(provider).results(list(results))
-    with result_chars_limit(max_result_chars, images): return get_provider(provider).results(list(results))
+    api = provider if isinstance(provider, Provider) else get_provider(provider or _dialect_of(results))
+    return api.format(results, calls, max_result_chars, checked_images(images) is not False)

@@ -50,15 +50,18 @@ class StreamAccumulator:
     def add(self, chunk:object # One chunk or event, as the SDK's stream yields it (or its dict)
            )->str: # The text this chunk adds to the model's answer ('' if none)
         "Take the next piece of the stream"
-        d = _plain_piece(chunk)
         if self._parts is None:
+            d = _plain_piece(chunk)
             p = stream_piece_provider(d) or ('gemini' if 'candidates' in d else None)
             if p is None:
                 what = f"{type(chunk).__name__} {json.dumps(d, default=str)[:120]}"
                 raise UsageTypeError(NOT_A_STREAM_PIECE.format(what=what, provider='model'))
             self.provider,self._parts = p,get_provider(p).Parts()
         self.chunks += 1
-        text = self._parts.add(d)
+        # an SDK object is read as it is where the provider's `Parts` can: dumping each chunk to a dict cost more than
+        # all the rest of reading it
+        as_is = getattr(self._parts, 'objects', False) and hasattr(chunk, 'model_dump') and not isinstance(chunk, type)
+        text = self._parts.add(chunk if as_is else _plain_piece(chunk))
         if text: self._text.append(text)
         return text
 

@@ -14,6 +14,7 @@ from typing import Any, Callable
 from .providers import tool_output_text, tool_schemas, tool_specs, REFUSED_TEXT
 from .schemawalk import sample_value
 from .limits import MAX_TEXT_CHARS, MAX_FAILED_SPANS, MAX_PARSED_CHARS, MAX_JSON_DEPTH
+from .limits import MAX_RESULT_CHARS
 from .errors import UsageTypeError, UsageValueError
 from .providers import result_parts, parts_text
 from .interpreter import has_images
@@ -373,17 +374,18 @@ def parse_text_tool_calls(text:str, # What the model wrote
 # %% ../nbs/07_textcalls.ipynb #5a95f78b
 TEXT_RESULTS_INTRO = "Results of your tool calls (one JSON object per call, matched by id):"
 
-def _output_value(v):
+def _output_value(v, max_chars:int|None=MAX_RESULT_CHARS):
     "`v` itself if `json.dumps` can write it, else the JSON value (or text) `tool_output_text` makes of it"
     if type(v) is str or has_images(v): # text cut to the results' limit; images as notes, as text carries none
-        return parts_text(result_parts({'output': v})[0], 'calls written as text carry no images')
+        return parts_text(result_parts({'output': v}, max_chars)[0], 'calls written as text carry no images')
     try: json.dumps(v); return v
     except (TypeError, ValueError): pass
     text = tool_output_text(v)
     try: return json.loads(text)
     except ValueError: return text
 
-def text_tool_results(results:list # `[{'id', 'name', 'output', 'error', 'refused'?}]`, as the `Toolbox` returns them
+def text_tool_results(results:list, # `[{'id', 'name', 'output', 'error', 'refused'?}]`, as the `Toolbox` returns them
+                      max_chars:int|None=MAX_RESULT_CHARS # Most characters of one result's text (`None`: all)
                      )->str: # A message text for a model without native tool calling
     "Tool results written as text, for a model without native tool calling"
     lines = [TEXT_RESULTS_INTRO]
@@ -392,6 +394,6 @@ def text_tool_results(results:list # `[{'id', 'name', 'output', 'error', 'refuse
         if r.get('error') is not None: d['error'] = str(r['error'])
         elif r.get('refused') is not None:
             d['refused'] = REFUSED_TEXT.format(reason=r['refused']) # not an error: the user said no
-        else: d['output'] = _output_value(r.get('output'))
+        else: d['output'] = _output_value(r.get('output'), max_chars)
         lines.append(json.dumps(d, ensure_ascii=False))
     return '\n'.join(lines)

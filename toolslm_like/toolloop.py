@@ -21,7 +21,7 @@ from .textcalls import TEXT_TOOL_FORMATS, parse_text_tool_calls, text_tools_prom
 from .textcalls import TEXT_TOOLS_INTRO, TEXT_TOOLS_HOWTO, TEXT_TOOLS_AFTER, TEXT_RESULTS_INTRO
 from .streaming import StreamAccumulator
 from .errors import UsageStateError, UsageTypeError, UsageValueError
-from .providers import result_chars_limit, checked_images
+from .providers import checked_images
 from .limits import MAX_RESULT_CHARS
 from .limits import MAX_ANSWER_RETRIES
 from .errors import AnswerError, BadValue
@@ -246,19 +246,16 @@ class _Loop:
     def take_reply(self, response, iteration):
         "Append the model's reply to the history; the step it makes, with the calls it asked for"
         added,text = self.dialect.assistant_messages(response),self.dialect.answer_text(response)
-        if self.native:
-            added,calls = self.dialect.with_call_ids(added,
-                                                     parse_tool_calls(response, self.dialect.provider,
-                                                                      names=self.names), iteration)
+        if self.native: # the provider reads its calls from the plain history items just made (the reply read once)
+            added,calls = self.dialect.with_call_ids(added, self.dialect.tool_calls(added, self.names), iteration)
         else: calls = parse_text_tool_calls(text, self.names, id_prefix=f"call_{iteration}_", tools=self.schemas)
         self.history.extend(added)
         return LoopStep(iteration, response, text, calls, [], list(added))
 
     def add_results(self, step, results):
         step.results = results
-        with result_chars_limit(self.max_result_chars, self.images):
-            if self.native: added = self.dialect.result_messages(results, step.calls)
-            else: added = [self.dialect.user_message(text_tool_results(results))]
+        if self.native: added = self.dialect.result_messages(results, step.calls, self.max_result_chars, self.images)
+        else: added = [self.dialect.user_message(text_tool_results(results, self.max_result_chars))]
         self.history.extend(added)
         step.messages += added
 
@@ -314,13 +311,16 @@ class _Loop:
     def run_calls(self, step, done=None):
         ("Run the step's calls (not those `done` before a pause), refusing calls to tools not offered this round, and "
          "add their results; False when some wait for a decision (the loop then pauses)")
-        done = done or [None]*len(step.calls)
-        refused = {k: _not_offered(step.calls[k], self.ns) for k,r in enumerate(done) if r is None or r.get('waiting')}
-        going = [step.calls[k] for k,r in refused.items() if r is None]
-        got = iter((yield 'execute', going) if going else ())
+        results,going = list(done or [None]*len(step.calls)),[] # going: the places of the calls to run now
+        for k,r in enumerate(results):
+            if r is None or r.get('waiting'):
+                results[k] = _not_offered(step.calls[k], self.ns) # None: offered, so it runs
+                if results[k] is None: going.append(k)
+        if going:
+            got = yield 'execute', [step.calls[k] for k in going]
+            for k,r in zip(going, got, strict=True): results[k] = r
         self.decisions = None # they were for the calls just run
-        results = [done[k] if k not in refused else refused[k] or next(got) for k in range(len(done))]
-        if paused := any(r.get('waiting') for r in results): self.pause(step, results)
+        if paused := any([r.get('waiting') for r in results]): self.pause(step, results)
         else: self.add_results(step, results)
         self.history.steps.append(step)
         yield 'step', step
@@ -331,7 +331,7 @@ class _Loop:
         step.results = results
         self.history.waiting = [c for c,r in zip(step.calls, results) if r.get('waiting')]
         self.history.paused = _plain({'messages': list(self.history), 'iteration': step.iteration,
-                                      'calls': step.calls, 'results': results, 'provider': self.dialect.provider})
+                                      'calls': step.calls, 'results': results, 'provider': self.dialect.name})
 
     def _last_round(self):
         "After `max_iters` rounds: the note that the budget ran out, then one request without tools for the answer"
@@ -479,7 +479,7 @@ class _Run:
                 while True:
                     if what == 'create' and not self.stream: got = self.create(**arg)
                     elif what == 'create':
-                        acc = StreamAccumulator(self.loop.dialect.provider)
+                        acc = StreamAccumulator(self.loop.dialect.name)
                         with _closing(self.create_stream(**arg)) as chunks:
                             for chunk in chunks:
                                 if (text := acc.add(chunk)): yield self._shown(TextDelta(self.loop.iteration, text))
@@ -505,7 +505,7 @@ class _Run:
                 while True:
                     if what == 'create' and not self.stream: got = await call(self.create, arg)
                     elif what == 'create':
-                        acc = StreamAccumulator(self.loop.dialect.provider)
+                        acc = StreamAccumulator(self.loop.dialect.name)
                         async for chunk in _achunks(await call(self.create_stream, arg)):
                             if (text := acc.add(chunk)): yield self._shown(TextDelta(self.loop.iteration, text))
                         got = acc.response()
@@ -604,11 +604,16 @@ def _round_ns(offered, tools:abc.Mapping)->dict:
 
 def _offerer(toolbox, round_tools, provider:str, native:bool, strict)->Callable:
     "A function of the history: the tools offered in a round (`round_tools`' choice, else all), their schemas, names"
+    last = [None, None] # the last round's tools (if all are functions) and its offer: the same tools, the same offer
     def offer(history)->tuple:
         ns = toolbox.ns if round_tools is None else _round_ns(round_tools(history), toolbox.ns)
+        if (items := list(ns.items())) == last[0]: return last[1]
         schemas = tool_schemas(ns, provider, strict) if native else tool_schemas(ns, 'json_schema')
         # native: the names the provider saw, to map back; text: the tools' own names
-        return ns, schemas, (ToolNames(k for k in ns if isinstance(k, str)) if native else list(ns))
+        last[1] = ns, schemas, (ToolNames(k for k in ns if isinstance(k, str)) if native else list(ns))
+        # a schema dict may change in place before the next round: then the next round describes the tools again
+        last[0] = None if any(isinstance(f, abc.Mapping) for f in ns.values()) else items
+        return last[1]
     return offer
 
 
