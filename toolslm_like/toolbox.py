@@ -827,16 +827,13 @@ def tool_names(self:Toolbox)->ToolNames:
     return ToolNames(k for k in self.ns if isinstance(k, str))
 
 def _answer_dialect(response, calls:list, provider)->str|None:
-    "The dialect to answer in: `provider`, or, when no call has an id to remember its dialect by, `response`'s"
-    if provider is None and calls and all(c.get('id') is None for c in calls): return response_provider(response)
-    return provider
+    "The dialect to answer in: `provider`, or the one `response` is written in"
+    return provider or response_provider(response)
 
 def _reply(results:list, calls:list, provider, max_chars:int|None=MAX_RESULT_CHARS, images:bool=True):
     "Results formatted for `provider`; nothing to add when the model called no tools"
     if not calls: return []
-    for r,c in zip(results, calls): # a custom (free-text) tool's result is answered in its own shape
-        if isinstance(c, dict) and 'type' in c: r['type'] = c['type']
-    return format_tool_results(results, provider, max_result_chars=max_chars, images=images)
+    return format_tool_results(results, provider, calls=calls, max_result_chars=max_chars, images=images)
 
 # %% ../nbs/09_toolbox.ipynb #3130f9c8
 @patch
