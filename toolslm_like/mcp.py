@@ -29,7 +29,7 @@ from .schemawalk import (SchemaWalker, SchemaBudget, check_schema_bounds, resolv
                                      refs_into_defs, describe_schema, check_bounds, json_equal, is_number)
 from .schemawalk import TYPE_WORDS # a JSON type in words ('an integer'), as every message says it
 from .providers import check_mcp_name
-from .toolbox import Toolbox
+from .toolbox import Toolbox, background_loop
 from .limits import (MAX_CHECK_STEPS, MAX_CHECK_DEPTH, MAX_MCP_NAME_CHARS, MAX_DESCRIPTION_CHARS, MAX_MCP_TOOLS,
                                  MAX_LIST_PAGES, MAX_CALL_SECONDS, MAX_CALLS_PER_CLIENT)
 
@@ -725,17 +725,6 @@ def _tool_output(result:object, # What the server answered: an `mcp_types.CallTo
     return None if not vals else vals[0] if len(vals) == 1 else vals
 
 # %% ../nbs/14_mcp.ipynb #21be8a15
-_loop_lock,_loop = threading.Lock(),None
-
-def _background_loop()->asyncio.AbstractEventLoop:
-    "The event loop (started on first use, in a daemon thread) that all MCP client sessions live in"
-    global _loop
-    with _loop_lock:
-        if _loop is None or _loop.is_closed():
-            _loop = asyncio.new_event_loop()
-            threading.Thread(target=_loop.run_forever, name='toolslm_like-mcp-client', daemon=True).start()
-    return _loop
-
 def _in_loop(loop)->bool:
     try: return asyncio.get_running_loop() is loop
     except RuntimeError: return False
@@ -871,8 +860,8 @@ class MCPClient:
         "Send a call from a sync tool function"
         loop = self._running_loop(name)
         if _in_loop(loop):
-            raise UsageStateError(f"The sync MCP tool {name!r} was called from the MCP client's own event loop, "
-                                  "where it would wait for itself: use `client.async_tools`")
+            raise UsageStateError(f"The sync MCP tool {name!r} was called from the library's background event loop "
+                                  "(where MCP sessions live), where it would wait for itself: use `client.async_tools`")
         fut = asyncio.run_coroutine_threadsafe(self._send(name, arguments), loop)
         try: return fut.result(self.timeout)
         except concurrent.futures.TimeoutError:
@@ -936,9 +925,9 @@ def connect(self:MCPClient):
     "Connect, list the server's tools, and make them functions (`tools`, `async_tools`); returns `self`"
     if self._client is not None: return self
     _require_mcp_sdk('Connecting to an MCP server')
-    self._loop = _background_loop()
+    self._loop = background_loop()
     if _in_loop(self._loop):
-        raise UsageStateError("MCPClient.connect was called from the MCP client's own event loop: "
+        raise UsageStateError("MCPClient.connect was called from the library's background event loop: "
                               "use `await client.aconnect()`")
     ready = concurrent.futures.Future()
     self._task = asyncio.run_coroutine_threadsafe(self._session(ready), self._loop)
@@ -962,7 +951,7 @@ def connect(self:MCPClient):
 def refresh(self:MCPClient):
     "List the server's tools again (after it says they changed); `tools` and `async_tools` are updated in place"
     loop = self._running_loop('tools/list')
-    if _in_loop(loop): raise UsageStateError("MCPClient.refresh was called from the MCP client's own event loop")
+    if _in_loop(loop): raise UsageStateError("MCPClient.refresh was called from the library's background event loop")
     self._make_tools(asyncio.run_coroutine_threadsafe(_list_tools(self._client), loop).result(self.connect_timeout))
     return self
 
