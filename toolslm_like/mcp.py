@@ -17,7 +17,7 @@ from fastcore.basics import patch
 from fastcore.meta import delegates
 from . import __version__
 from .funccall import get_schema, mk_ns, prepare_call, call_func_async, tool_traceback, bind_arguments, using_globals
-from .funccall import ToolContext, output_schema, py_name
+from .funccall import ToolContext, output_schema, py_name, tool_call
 from .interpreter import ImagePart, ToolResult, as_tool_result, has_images
 from .errors import SchemaError, BadValue, MCPToolError, got_value, show_value
 from .errors import (MCPConnectionError, MissingExtra, ServerError, ServerTimeout, UsageStateError,
@@ -125,7 +125,7 @@ async def call_mcp_tool(name:str, # The tool's name, as the client sent it
     box = ns if isinstance(ns, Toolbox) else Toolbox(ns)
     try:
         with using_globals(glb):
-            call = [{'id': None, 'name': name, 'arguments': arguments or {}}]
+            call = [tool_call(None, name, arguments or {})]
             r, = await box.aexecute(call, timeout=timeout, context=context)
     finally:
         if box is not ns: box.close()
