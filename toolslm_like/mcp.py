@@ -22,7 +22,7 @@ from .interpreter import ImagePart, ToolResult, as_tool_result, has_images
 from .errors import SchemaError, BadValue, MCPToolError, got_value, show_value
 from .errors import (MCPConnectionError, MissingExtra, ServerError, ServerTimeout, UsageStateError,
                                  UsageTypeError, UsageValueError)
-from .typekinds import SchemaBuilder, TypeKind, Converter, add_type_kind, to_jsonable
+from .typekinds import SchemaBuilder, TypeKind, Converter, add_type_kind, to_jsonable, tool_info, ToolInfo
 # the `$defs` renaming done for pydantic models, used for a server's schemas too
 from .typekinds import rename_refs
 from .schemawalk import (SchemaWalker, SchemaBudget, check_schema_bounds, resolve_ref, refs_in, def_name,
@@ -85,32 +85,33 @@ def _utf8(text:str)->str:
     return _SURROGATE.sub('\ufffd', text) if _SURROGATE.search(text) else text
 
 # %% ../nbs/14_mcp.ipynb #bcbc2252
+_NO_JSON = object() # what `_json_form` gives for a value JSON cannot hold
+
+def _json_form(out)->tuple:
+    "`(text, value)`: what a client reads of `out` (a str as it is), and its JSON value (`_NO_JSON`: it has none)"
+    if isinstance(out, str): text,value = out,out
+    else:
+        try: value = to_jsonable(out)
+        except TypeError: value = _NO_JSON
+        text = repr(out) if value is _NO_JSON else json.dumps(value, ensure_ascii=False)
+    # a lone surrogate (a non-UTF-8 file name) cannot be sent: replaced, the result still goes out
+    if (safe := _utf8(text)) is not text:
+        text,value = safe,value if value is _NO_JSON else safe if isinstance(out, str) else json.loads(safe)
+    return text,value
+
 def _tool_result(out:Any, # What a tool returned
                  wrapped:bool=False # Does its outputSchema wrap the value (`{"result": value}`)?
                ): # `mcp_types.CallToolResult`
     "A tool's return value as an MCP result: text as is, images as images, else JSON text (and `structuredContent`)"
     import mcp_types as mt
     kinds = mt.ContentBlock.__args__
-    blocks = out if isinstance(out, list) and out and all(isinstance(o, kinds) for o in out) else None
-    if isinstance(out, mt.ContentBlock.__args__): blocks = [out]
-    if blocks is not None: return mt.CallToolResult(content=blocks)
+    if isinstance(out, kinds): return mt.CallToolResult(content=[out])
+    if isinstance(out, list) and out and all(isinstance(o, kinds) for o in out): return mt.CallToolResult(content=out)
     if has_images(out): return mt.CallToolResult(content=[_block(p) for p in as_tool_result(out)])
-    if wrapped:
-        r = _tool_result({'result': out})
-        return r.model_copy(update={'content': _tool_result(out).content})
-    structured = None
-    if not isinstance(out, str):
-        try: structured = to_jsonable(out)
-        except TypeError: pass
-    if isinstance(out, str): text = out
-    elif structured is not None or out is None: text = json.dumps(structured, ensure_ascii=False)
-    else: text = repr(out)
-    # a lone surrogate (a non-UTF-8 file name) cannot be sent: replaced, the result still goes out
-    if (safe := _utf8(text)) is not text:
-        text,structured = safe,json.loads(safe) if isinstance(structured, (dict, list)) else structured
-    return mt.CallToolResult(content=[mt.TextContent(text=text)],
-                             structured_content=structured if isinstance(structured, dict) else None)
-
+    text,value = _json_form(out)
+    if value is _NO_JSON: structured = None
+    else: structured = {'result': value} if wrapped else value if isinstance(value, dict) else None
+    return mt.CallToolResult(content=[mt.TextContent(text=text)], structured_content=structured)
 
 # %% ../nbs/14_mcp.ipynb #4a595d7e
 async def call_mcp_tool(name:str, # The tool's name, as the client sent it
@@ -123,13 +124,27 @@ async def call_mcp_tool(name:str, # The tool's name, as the client sent it
                        ): # `mcp_types.CallToolResult`
     "Run an MCP `tools/call` with a `Toolbox`; a bad name or arguments, a failing tool, a timeout: an `isError` result"
     box = ns if isinstance(ns, Toolbox) else Toolbox(ns)
+    call,info = [tool_call(None, name, arguments or {})],_info(box.ns.get(name))
+    if info is not None and not info.context: context = None # it takes none: no view of the toolbox is made for it
     try:
-        with using_globals(glb):
-            call = [tool_call(None, name, arguments or {})]
-            r, = await box.aexecute(call, timeout=timeout, context=context)
+        if timeout is None and info is not None and not (info.is_async or info.yields or info.policy):
+            import anyio.to_thread
+            r, = await anyio.to_thread.run_sync(_execute_here, box, call, glb, context, abandon_on_cancel=True)
+        else:
+            with using_globals(glb): r, = await box.aexecute(call, timeout=timeout, context=context)
     finally:
         if box is not ns: box.close()
     return _error_result(r['error']) if r['error'] is not None else _tool_result(r['output'], wrapped)
+
+def _info(f)->ToolInfo|None:
+    "What funccall knows of tool `f` (None: no such tool, or not one it can describe: `aexecute` says why)"
+    if f is None: return None
+    try: return tool_info(f)
+    except Exception: return None
+
+def _execute_here(box:Toolbox, call:list, glb:dict|None, context:ToolContext|None)->list:
+    "`box.execute(call)`, whose sync tool runs on this thread (a worker thread of the server's), in globals `glb`"
+    with using_globals(glb): return box.execute(call, context=context)
 
 class _ClientSlots:
     "Per-client semaphores of `n` slots each, keyed by MCP session id; an entry lives while its client's calls do"
@@ -253,15 +268,19 @@ def _handlers(ns:dict, defs:list, glb:dict, timeout, max_calls_per_client)->dict
     import mcp_types as mt
     box,slots = Toolbox(ns),_ClientSlots(max_calls_per_client)
     wrapped = {k for k,f in ns.items() if (s := output_schema(f)) is not None and _object_form(s) is None}
+    told = {k for k,f in ns.items() if (i := _info(f)) is not None and i.context} # tools that take a `ToolContext`
     async def on_call_tool(ctx, params):
         async with slots(_client_key(ctx)):
-            notices = _Notices(ctx.session, ctx.request_id, _connection_state(ctx).get('log_level'))
-            try: r = await call_mcp_tool(params.name, params.arguments, box, glb, timeout, notices.context(),
-                                         params.name in wrapped)
+            # a tool without a `ToolContext` has nothing to report and cannot be told: no notices for its call
+            notices = None
+            if params.name in told:
+                notices = _Notices(ctx.session, ctx.request_id, _connection_state(ctx).get('log_level'))
+            try: r = await call_mcp_tool(params.name, params.arguments, box, glb, timeout,
+                                         notices and notices.context(), params.name in wrapped)
             except BaseException: # cancelled: the tool is told, its messages are not sent
-                notices.cancel()
+                if notices is not None: notices.cancel()
                 raise
-            await notices.aclose()
+            if notices is not None: await notices.aclose()
             return _for_version(r, ctx.protocol_version)
     async def on_set_logging_level(ctx, params):
         _connection_state(ctx)['log_level'] = params.level
