@@ -11,18 +11,18 @@ call: the client's request, the server's run of the tool, the answer read back. 
 threads, from /proc) is per call too. Then the same calls in one process (the SDK's memory transport), which leaves out
 the pipes and the other processes' wake-ups: the servers' own work, less at the mercy of a loaded machine.
 """
-import argparse, asyncio, json, os, statistics, subprocess, sys, tempfile, time
+import argparse, asyncio, inspect, json, os, statistics, subprocess, sys, tempfile, time
 from contextlib import AsyncExitStack
 from pathlib import Path
 from mcp import Client, StdioServerParameters
 
-TOOLS = '''
 def add(a:int, # The first number
         b:int=0 # The second number
        )->int: # The sum
     "Add two numbers"
     return a+b
-'''
+
+TOOLS = inspect.getsource(add) # the servers' scripts define it too
 
 SDK_SERVER = TOOLS + '''
 from mcp.server.mcpserver import MCPServer
@@ -68,11 +68,9 @@ async def in_process(calls:int):
     transport: no pipes, no other process), one call to each in turn: the servers' own work per call"""
     from mcp.server.mcpserver import MCPServer
     from toolslm_like.mcp import mcp_server
-    ns = {}
-    exec(TOOLS, ns)
     sdk = MCPServer('sdk')
-    sdk.tool()(ns['add'])
-    async with Client(sdk) as a, Client(mcp_server([ns['add']])) as b:
+    sdk.tool()(add)
+    async with Client(sdk) as a, Client(mcp_server([add])) as b:
         clients = {'sdk': a, 'ours': b}
         for c in clients.values():
             for i in range(50): await one_call(c, i)

@@ -8,7 +8,8 @@ Docs: https://toolslm-like.github.io/toolslm_like/mcp.html.md"""
 __all__ = ['mcp_server', 'serve_mcp', 'MCPHTTPServer', 'MCPClient', 'connect_mcp', 'mcp_tools']
 
 # %% ../nbs/14_mcp.ipynb #3fd2c2dc
-import asyncio, atexit, base64, concurrent.futures, contextlib, dataclasses, inspect, json, keyword, os, re, shlex, sys
+import asyncio, atexit, base64, concurrent.futures, contextlib, dataclasses, functools, inspect, json, keyword, os, re
+import shlex, sys
 import threading
 import time, typing
 import warnings
@@ -232,6 +233,12 @@ class _Notices:
         await self.task
 
 # %% ../nbs/14_mcp.ipynb #801e88c0
+@functools.lru_cache(maxsize=16) # a handful of versions exist; a session asks on each call
+def _has_everything(version:str)->bool:
+    "Does protocol `version` carry all a result can hold (audio, resource links, structured content: 2025-06-18 on)?"
+    from mcp_types.version import is_version_at_least
+    return is_version_at_least(version, '2025-06-18')
+
 def _for_version(r, # What a tool call gives: an `mcp_types.CallToolResult`
                  version:str # The protocol version the session speaks
                 ): # `r`, or a copy with what `version` lacks converted
@@ -246,7 +253,7 @@ def _for_version(r, # What a tool call gives: an `mcp_types.CallToolResult`
             return mt.TextContent(text=f"[a link to the resource {b.uri} ({b.name}), which MCP {version} cannot carry "
                                        "as a link]")
         return b
-    if is_version_at_least(version, '2025-06-18'): return r
+    if _has_everything(version): return r
     return r.model_copy(update={'content': [block(b) for b in r.content], 'structured_content': None})
 
 # %% ../nbs/14_mcp.ipynb #b0532b29
