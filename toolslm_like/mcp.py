@@ -128,8 +128,8 @@ async def call_mcp_tool(name:str, # The tool's name, as the client sent it
     call,info = [tool_call(None, name, arguments or {})],_info(box.ns.get(name))
     if info is not None and not info.context: context = None # it takes none: no view of the toolbox is made for it
     try:
-        # a plain sync tool without a time limit: one hop, as in the SDK's server, to one of anyio's worker threads, where
-        # `execute` runs it (the loop stays free for other calls); anything else: `aexecute`, on this loop
+        # a plain sync tool without a time limit: one hop, as in the SDK's server, to one of anyio's worker threads,
+        # where `execute` runs it (the loop stays free for other calls); anything else: `aexecute`, on this loop
         if timeout is None and info is not None and not (info.is_async or info.yields or info.policy):
             import anyio.to_thread
             r, = await anyio.to_thread.run_sync(_execute_here, box, call, glb, context, abandon_on_cancel=True)
