@@ -1,6 +1,6 @@
 """Black-box checks of `toolslm_like.mcp` across processes: our server driven by the SDK's own client (stdio, HTTP),
 and our client against servers written with the SDK's `MCPServer` (FastMCP), all started and stopped by the tests"""
-import asyncio, importlib.util, json, os, socket, subprocess, sys, textwrap, time, warnings
+import asyncio, importlib.util, json, os, socket, subprocess, sys, textwrap, threading, time, warnings
 from pathlib import Path
 import pytest
 
@@ -313,11 +313,13 @@ def test_lone_surrogates_in_results_and_errors_keep_the_server_serving(tmp_path)
             assert r.content[0].text == '3'
     asyncio.run(asyncio.wait_for(main(), 60))
 
-def crawl(secs:float # How long it takes
+held,started = threading.Event(),threading.Semaphore(0) # what the tools below wait on, and say they reached
+
+def stuck(n:int # Anything
          )->str:
-    "A slow tool"
-    end = time.monotonic() + secs
-    while time.monotonic() < end: time.sleep(0.02)
+    "A tool that waits until the test lets it go (never before its call's time limit)"
+    started.release()
+    held.wait(60) # a generous limit, which only a hung test reaches
     return 'done'
 
 def quick(x:int # Anything
@@ -325,22 +327,39 @@ def quick(x:int # Anything
     "A fast tool"
     return x
 
-def test_http_calls_have_a_time_limit_and_one_client_cannot_starve_another():
-    with MCPHTTPServer([crawl, quick], port=0, timeout=1, max_calls_per_client=2) as srv:
-        async def greedy():
-            async with Client(srv.url) as c: return await asyncio.gather(*(c.call_tool('crawl', {'secs': 30}) for _ in range(6)))
-        async def polite():
-            await asyncio.sleep(0.3)
-            async with Client(srv.url) as c:
-                start = time.monotonic()
-                r = await c.call_tool('quick', {'x': 7})
-                return r, time.monotonic() - start
-        async def main(): return await asyncio.gather(greedy(), polite())
-        start = time.monotonic()
-        slow,(fast,took) = asyncio.run(asyncio.wait_for(main(), 60))
-        assert fast.content[0].text == '7' and took < 5, took # served while the greedy client's calls wait their turn
-        assert all(r.is_error and r.content[0].text.startswith('TimeoutError') and ' 1 seconds' in r.content[0].text for r in slow), slow[0].content
-        assert time.monotonic() - start < 20 # six 30 s calls, two at a time, each stopped at 1 s
+def test_http_calls_have_a_time_limit():
+    "Six calls of a tool that does not end by itself, two at a time: each is stopped at the server's time limit"
+    held.clear()
+    try:
+        with MCPHTTPServer([stuck], port=0, timeout=1, max_calls_per_client=2) as srv:
+            async def main():
+                async with Client(srv.url) as c: return await asyncio.gather(*(c.call_tool('stuck', {'n': i}) for i in range(6)))
+            slow = asyncio.run(asyncio.wait_for(main(), 120)) # only a server that never stops a call reaches this limit
+    finally: held.set()
+    assert all(r.is_error and r.content[0].text.startswith('TimeoutError') and ' 1 seconds' in r.content[0].text for r in slow), slow[0].content
+
+def test_one_client_cannot_starve_another():
+    """A greedy client's six calls hold its two slots; another client's call is served meanwhile, and the greedy one's finish
+    later. Both hold HTTP sessions (`legacy`): stateless (2026-07-28) clients at one address share one bound, on purpose"""
+    held.clear()
+    while started.acquire(blocking=False): pass
+    try:
+        with MCPHTTPServer([stuck, quick], port=0, timeout=120, max_calls_per_client=2) as srv:
+            async def greedy():
+                async with Client(srv.url, mode='legacy') as c:
+                    return await asyncio.gather(*(c.call_tool('stuck', {'n': i}) for i in range(6)))
+            async def polite():
+                for _ in range(2): assert await asyncio.to_thread(started.acquire, timeout=60), "the greedy calls did not start"
+                async with Client(srv.url, mode='legacy') as c: r = await c.call_tool('quick', {'x': 7})
+                more = started.acquire(blocking=False) # a third greedy call running: its bound did not hold
+                held.set() # now the greedy calls may end
+                return r,more
+            async def main(): return await asyncio.gather(greedy(), polite())
+            slow,(fast,more) = asyncio.run(asyncio.wait_for(main(), 120))
+    finally: held.set()
+    assert fast.content[0].text == '7' and not fast.is_error, fast # served while the greedy client's calls held their slots
+    assert not more # two of its calls ran, the rest waited their turn
+    assert [r.content[0].text for r in slow] == ['done'] * 6, slow
 
 
 # --- the TypeScript SDK's client (npm `@modelcontextprotocol/sdk`) against our server

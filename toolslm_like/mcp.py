@@ -8,7 +8,8 @@ Docs: https://toolslm-like.github.io/toolslm_like/mcp.html.md"""
 __all__ = ['mcp_server', 'serve_mcp', 'MCPHTTPServer', 'MCPClient', 'connect_mcp', 'mcp_tools']
 
 # %% ../nbs/14_mcp.ipynb #3fd2c2dc
-import asyncio, atexit, base64, concurrent.futures, contextlib, dataclasses, inspect, json, keyword, os, re, shlex, sys
+import asyncio, atexit, base64, concurrent.futures, contextlib, dataclasses, functools, inspect, json, keyword, os, re
+import shlex, sys
 import threading
 import time, typing
 import warnings
@@ -17,19 +18,19 @@ from fastcore.basics import patch
 from fastcore.meta import delegates
 from . import __version__
 from .funccall import get_schema, mk_ns, prepare_call, call_func_async, tool_traceback, bind_arguments, using_globals
-from .funccall import ToolContext, output_schema, py_name
+from .funccall import ToolContext, output_schema, py_name, tool_call
 from .interpreter import ImagePart, ToolResult, as_tool_result, has_images
 from .errors import SchemaError, BadValue, MCPToolError, got_value, show_value
 from .errors import (MCPConnectionError, MissingExtra, ServerError, ServerTimeout, UsageStateError,
                                  UsageTypeError, UsageValueError)
-from .typekinds import SchemaBuilder, TypeKind, Converter, add_type_kind, to_jsonable
+from .typekinds import SchemaBuilder, TypeKind, Converter, add_type_kind, to_jsonable, tool_info, ToolInfo
 # the `$defs` renaming done for pydantic models, used for a server's schemas too
 from .typekinds import rename_refs
 from .schemawalk import (SchemaWalker, SchemaBudget, check_schema_bounds, resolve_ref, refs_in, def_name,
                                      refs_into_defs, describe_schema, check_bounds, json_equal, is_number)
 from .schemawalk import TYPE_WORDS # a JSON type in words ('an integer'), as every message says it
 from .providers import check_mcp_name
-from .toolbox import Toolbox
+from .toolbox import Toolbox, background_loop
 from .limits import (MAX_CHECK_STEPS, MAX_CHECK_DEPTH, MAX_MCP_NAME_CHARS, MAX_DESCRIPTION_CHARS, MAX_MCP_TOOLS,
                                  MAX_LIST_PAGES, MAX_CALL_SECONDS, MAX_CALLS_PER_CLIENT)
 
@@ -85,32 +86,33 @@ def _utf8(text:str)->str:
     return _SURROGATE.sub('\ufffd', text) if _SURROGATE.search(text) else text
 
 # %% ../nbs/14_mcp.ipynb #bcbc2252
+_NO_JSON = object() # what `_json_form` gives for a value JSON cannot hold
+
+def _json_form(out)->tuple:
+    "`(text, value)`: what a client reads of `out` (a str as it is), and its JSON value (`_NO_JSON`: it has none)"
+    if isinstance(out, str): text,value = out,out
+    else:
+        try: value = to_jsonable(out)
+        except TypeError: value = _NO_JSON
+        text = repr(out) if value is _NO_JSON else json.dumps(value, ensure_ascii=False)
+    # a lone surrogate (a non-UTF-8 file name) cannot be sent: replaced, the result still goes out
+    if (safe := _utf8(text)) is not text:
+        text,value = safe,value if value is _NO_JSON else safe if isinstance(out, str) else json.loads(safe)
+    return text,value
+
 def _tool_result(out:Any, # What a tool returned
                  wrapped:bool=False # Does its outputSchema wrap the value (`{"result": value}`)?
                ): # `mcp_types.CallToolResult`
     "A tool's return value as an MCP result: text as is, images as images, else JSON text (and `structuredContent`)"
     import mcp_types as mt
     kinds = mt.ContentBlock.__args__
-    blocks = out if isinstance(out, list) and out and all(isinstance(o, kinds) for o in out) else None
-    if isinstance(out, mt.ContentBlock.__args__): blocks = [out]
-    if blocks is not None: return mt.CallToolResult(content=blocks)
+    if isinstance(out, kinds): return mt.CallToolResult(content=[out])
+    if isinstance(out, list) and out and all(isinstance(o, kinds) for o in out): return mt.CallToolResult(content=out)
     if has_images(out): return mt.CallToolResult(content=[_block(p) for p in as_tool_result(out)])
-    if wrapped:
-        r = _tool_result({'result': out})
-        return r.model_copy(update={'content': _tool_result(out).content})
-    structured = None
-    if not isinstance(out, str):
-        try: structured = to_jsonable(out)
-        except TypeError: pass
-    if isinstance(out, str): text = out
-    elif structured is not None or out is None: text = json.dumps(structured, ensure_ascii=False)
-    else: text = repr(out)
-    # a lone surrogate (a non-UTF-8 file name) cannot be sent: replaced, the result still goes out
-    if (safe := _utf8(text)) is not text:
-        text,structured = safe,json.loads(safe) if isinstance(structured, (dict, list)) else structured
-    return mt.CallToolResult(content=[mt.TextContent(text=text)],
-                             structured_content=structured if isinstance(structured, dict) else None)
-
+    text,value = _json_form(out)
+    if value is _NO_JSON: structured = None
+    else: structured = {'result': value} if wrapped else value if isinstance(value, dict) else None
+    return mt.CallToolResult(content=[mt.TextContent(text=text)], structured_content=structured)
 
 # %% ../nbs/14_mcp.ipynb #4a595d7e
 async def call_mcp_tool(name:str, # The tool's name, as the client sent it
@@ -123,13 +125,29 @@ async def call_mcp_tool(name:str, # The tool's name, as the client sent it
                        ): # `mcp_types.CallToolResult`
     "Run an MCP `tools/call` with a `Toolbox`; a bad name or arguments, a failing tool, a timeout: an `isError` result"
     box = ns if isinstance(ns, Toolbox) else Toolbox(ns)
+    call,info = [tool_call(None, name, arguments or {})],_info(box.ns.get(name))
+    if info is not None and not info.context: context = None # it takes none: no view of the toolbox is made for it
     try:
-        with using_globals(glb):
-            call = [{'id': None, 'name': name, 'arguments': arguments or {}}]
-            r, = await box.aexecute(call, timeout=timeout, context=context)
+        # a plain sync tool without a time limit: one hop, as in the SDK's server, to one of anyio's worker threads,
+        # where `execute` runs it (the loop stays free for other calls); anything else: `aexecute`, on this loop
+        if timeout is None and info is not None and not (info.is_async or info.yields or info.policy):
+            import anyio.to_thread
+            r, = await anyio.to_thread.run_sync(_execute_here, box, call, glb, context, abandon_on_cancel=True)
+        else:
+            with using_globals(glb): r, = await box.aexecute(call, timeout=timeout, context=context)
     finally:
         if box is not ns: box.close()
     return _error_result(r['error']) if r['error'] is not None else _tool_result(r['output'], wrapped)
+
+def _info(f)->ToolInfo|None:
+    "What funccall knows of tool `f` (None: no such tool, or not one it can describe: `aexecute` says why)"
+    if f is None: return None
+    try: return tool_info(f)
+    except Exception: return None
+
+def _execute_here(box:Toolbox, call:list, glb:dict|None, context:ToolContext|None)->list:
+    "`box.execute(call)`, whose sync tool runs on this thread (a worker thread of the server's), in globals `glb`"
+    with using_globals(glb): return box.execute(call, context=context)
 
 class _ClientSlots:
     "Per-client semaphores of `n` slots each, keyed by MCP session id; an entry lives while its client's calls do"
@@ -217,6 +235,12 @@ class _Notices:
         await self.task
 
 # %% ../nbs/14_mcp.ipynb #801e88c0
+@functools.lru_cache(maxsize=16) # a handful of versions exist; a session asks on each call
+def _has_everything(version:str)->bool:
+    "Does protocol `version` carry all a result can hold (audio, resource links, structured content: 2025-06-18 on)?"
+    from mcp_types.version import is_version_at_least
+    return is_version_at_least(version, '2025-06-18')
+
 def _for_version(r, # What a tool call gives: an `mcp_types.CallToolResult`
                  version:str # The protocol version the session speaks
                 ): # `r`, or a copy with what `version` lacks converted
@@ -231,7 +255,7 @@ def _for_version(r, # What a tool call gives: an `mcp_types.CallToolResult`
             return mt.TextContent(text=f"[a link to the resource {b.uri} ({b.name}), which MCP {version} cannot carry "
                                        "as a link]")
         return b
-    if is_version_at_least(version, '2025-06-18'): return r
+    if _has_everything(version): return r
     return r.model_copy(update={'content': [block(b) for b in r.content], 'structured_content': None})
 
 # %% ../nbs/14_mcp.ipynb #b0532b29
@@ -253,15 +277,19 @@ def _handlers(ns:dict, defs:list, glb:dict, timeout, max_calls_per_client)->dict
     import mcp_types as mt
     box,slots = Toolbox(ns),_ClientSlots(max_calls_per_client)
     wrapped = {k for k,f in ns.items() if (s := output_schema(f)) is not None and _object_form(s) is None}
+    told = {k for k,f in ns.items() if (i := _info(f)) is not None and i.context} # tools that take a `ToolContext`
     async def on_call_tool(ctx, params):
         async with slots(_client_key(ctx)):
-            notices = _Notices(ctx.session, ctx.request_id, _connection_state(ctx).get('log_level'))
-            try: r = await call_mcp_tool(params.name, params.arguments, box, glb, timeout, notices.context(),
-                                         params.name in wrapped)
+            # a tool without a `ToolContext` has nothing to report and cannot be told: no notices for its call
+            notices = None
+            if params.name in told:
+                notices = _Notices(ctx.session, ctx.request_id, _connection_state(ctx).get('log_level'))
+            try: r = await call_mcp_tool(params.name, params.arguments, box, glb, timeout,
+                                         notices and notices.context(), params.name in wrapped)
             except BaseException: # cancelled: the tool is told, its messages are not sent
-                notices.cancel()
+                if notices is not None: notices.cancel()
                 raise
-            await notices.aclose()
+            if notices is not None: await notices.aclose()
             return _for_version(r, ctx.protocol_version)
     async def on_set_logging_level(ctx, params):
         _connection_state(ctx)['log_level'] = params.level
@@ -725,17 +753,6 @@ def _tool_output(result:object, # What the server answered: an `mcp_types.CallTo
     return None if not vals else vals[0] if len(vals) == 1 else vals
 
 # %% ../nbs/14_mcp.ipynb #21be8a15
-_loop_lock,_loop = threading.Lock(),None
-
-def _background_loop()->asyncio.AbstractEventLoop:
-    "The event loop (started on first use, in a daemon thread) that all MCP client sessions live in"
-    global _loop
-    with _loop_lock:
-        if _loop is None or _loop.is_closed():
-            _loop = asyncio.new_event_loop()
-            threading.Thread(target=_loop.run_forever, name='toolslm_like-mcp-client', daemon=True).start()
-    return _loop
-
 def _in_loop(loop)->bool:
     try: return asyncio.get_running_loop() is loop
     except RuntimeError: return False
@@ -871,8 +888,8 @@ class MCPClient:
         "Send a call from a sync tool function"
         loop = self._running_loop(name)
         if _in_loop(loop):
-            raise UsageStateError(f"The sync MCP tool {name!r} was called from the MCP client's own event loop, "
-                                  "where it would wait for itself: use `client.async_tools`")
+            raise UsageStateError(f"The sync MCP tool {name!r} was called from the library's background event loop "
+                                  "(where MCP sessions live), where it would wait for itself: use `client.async_tools`")
         fut = asyncio.run_coroutine_threadsafe(self._send(name, arguments), loop)
         try: return fut.result(self.timeout)
         except concurrent.futures.TimeoutError:
@@ -936,9 +953,9 @@ def connect(self:MCPClient):
     "Connect, list the server's tools, and make them functions (`tools`, `async_tools`); returns `self`"
     if self._client is not None: return self
     _require_mcp_sdk('Connecting to an MCP server')
-    self._loop = _background_loop()
+    self._loop = background_loop()
     if _in_loop(self._loop):
-        raise UsageStateError("MCPClient.connect was called from the MCP client's own event loop: "
+        raise UsageStateError("MCPClient.connect was called from the library's background event loop: "
                               "use `await client.aconnect()`")
     ready = concurrent.futures.Future()
     self._task = asyncio.run_coroutine_threadsafe(self._session(ready), self._loop)
@@ -962,7 +979,7 @@ def connect(self:MCPClient):
 def refresh(self:MCPClient):
     "List the server's tools again (after it says they changed); `tools` and `async_tools` are updated in place"
     loop = self._running_loop('tools/list')
-    if _in_loop(loop): raise UsageStateError("MCPClient.refresh was called from the MCP client's own event loop")
+    if _in_loop(loop): raise UsageStateError("MCPClient.refresh was called from the library's background event loop")
     self._make_tools(asyncio.run_coroutine_threadsafe(_list_tools(self._client), loop).result(self.connect_timeout))
     return self
 
