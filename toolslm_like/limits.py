@@ -83,8 +83,6 @@ MAX_CALLS = 64 # calls run from one batch (a `Toolbox`'s `max_calls`); the rest 
 MAX_BATCH_ARGUMENT_CHARS = 1_000_000 # characters of one call's arguments in a `Toolbox` batch (as JSON, roughly): up to
                                      # `MAX_CALLS` are converted at once, each into a copy, so a turn stays at tens of
                                      # megabytes; a real call sends a path or an id, not the content
-MAX_REMEMBERED_CALLS = 10_000 # call ids remembered process-wide with their provider (so `format_tool_results` answers
-                              # in the call's dialect): a long-lived process must not grow without limit
 
 # %% ../nbs/00_limits.ipynb #b95b5dc1
 MAX_INDEX_TOOLS = 500 # tools one index lists: each is sent to a model as a schema, so a list longer than this is a

@@ -463,7 +463,6 @@ class WeakCache:
 
 _info_cache = WeakCache()
 _function_infos = _info_cache._fn
-function_infos = _function_infos # id(f) -> (weakref to f, its ToolInfo): read by runners' fast paths, never written
 
 # %% ../nbs/03_typekinds.ipynb #00d56b09
 def _yields(f)->bool:
