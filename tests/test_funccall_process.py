@@ -1,5 +1,6 @@
 "Black-box checks of the installed `toolslm_like.funccall` in a fresh interpreter, where the library's frames are real module frames"
 import subprocess, sys, textwrap
+import pytest
 
 def run(code, tmp_path):
     script = tmp_path/'script.py' # a real file, so tracebacks and docments have source lines
@@ -30,6 +31,7 @@ def test_tool_traceback_starts_at_the_tool(tmp_path):
     ''', tmp_path)
     assert 'toolslm_like' not in out and 'return 1/x' in out and out.endswith('ZeroDivisionError: division by zero'), out
 
+@pytest.mark.timing # a 1 s limit must neither stop the code early (0.9) nor late: 10 s is far past any scheduling delay
 def test_timeout_on_the_main_thread_restores_the_handler(tmp_path):
     out = run('''
         import signal, time
@@ -38,10 +40,11 @@ def test_timeout_on_the_main_thread_restores_the_handler(tmp_path):
         signal.signal(signal.SIGALRM, mine)
         t = time.monotonic()
         r = python('while True: pass', timeout=1)
-        print(r.startswith('TimeoutError'), 0.9 < time.monotonic()-t < 1.8, signal.getsignal(signal.SIGALRM) is mine)
+        print(r.startswith('TimeoutError'), 0.9 < time.monotonic()-t < 10, signal.getsignal(signal.SIGALRM) is mine)
     ''', tmp_path)
     assert out == 'True True True', out
 
+@pytest.mark.timing # the blocked code sleeps 30 s: coming back within 10 s shows the 0.5 s limit stopped it
 def test_python_in_a_worker_thread(tmp_path):
     "Off the main thread: the caller's globals, a traceback that starts at the model's code, and a blocking call back on time"
     out = run('''
@@ -55,7 +58,7 @@ def test_python_in_a_worker_thread(tmp_path):
             print(tb.splitlines()[1].strip(), '|', tb.strip().splitlines()[-1])
             t = time.monotonic()
             r = ex.submit(lambda: python('import time; time.sleep(30)', timeout=0.5)).result()
-            print(r.startswith('TimeoutError'), time.monotonic() - t < 2)
+            print(r.startswith('TimeoutError'), time.monotonic() - t < 10)
     ''', tmp_path)
     assert out.splitlines() == ['42', 'File "<python-tool-2>", line 3, in <module> | ValueError: bad', 'True True'], out
 
