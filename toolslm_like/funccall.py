@@ -579,9 +579,7 @@ def call_steps(run:CallRun, # How the calls of this batch run
             except Exception as e: return run.refused(call, e, start)
     try: timeout,retries = run.limits(info, approved)
     except Exception as e: return run.refused(call, e, start)
-    attempt = 0
-    while True:
-        attempt += 1
+    for attempt in itertools.count(1):
         if run.watched: run.emit('start', call_id, name, attempt)
         try: out = yield 'attempt', f, info, kw, name, timeout
         except (Exception, SystemExit) as e:
@@ -589,12 +587,10 @@ def call_steps(run:CallRun, # How the calls of this batch run
             if delay is None: res = run.failed(call_id, name, e, attempt, start); break
             yield 'sleep', delay
             continue
-        took = _clock() - start
-        if run.watched: run.emit('success', call_id, name, attempt, time=took)
-        res = call_result(call_id, name, out, None, attempts=attempt, time=took)
+        res = call_result(call_id, name, out, None, attempts=attempt, time=_clock()-start)
+        if run.watched: run.emit('success', call_id, name, attempt, time=res['time'])
         break
-    if edited is not None: res['edited_arguments'] = edited
-    return res
+    return res if edited is None else {**res, 'edited_arguments': edited}
 
 # %% ../nbs/05_funccall.ipynb #road0004
 def drive(steps, run:CallRun, effect=None, until:str|None=None):
@@ -637,7 +633,7 @@ def call_func_async(fc_name:str|typing.Callable,
                     context=None):
     "Awaitable: call `fc_name` in `ns`, awaiting coroutine functions; a sync tool runs on the calling thread"
     run = CallRun(ns, context, raise_on_err)
-    steps = call_steps(run, {'id': None, 'name': fc_name, 'arguments': fc_inputs})
+    steps = call_steps(run, tool_call(None, fc_name, fc_inputs))
     return _answer(run, steps, drive(steps, run, until='attempt')) # checked now, in the caller's frames
 call_func_async.__delwrap__ = call_func # its parameters are those of `call_func`
 

@@ -114,6 +114,27 @@ def _tool_result(out:Any, # What a tool returned
     else: structured = {'result': value} if wrapped else value if isinstance(value, dict) else None
     return mt.CallToolResult(content=[mt.TextContent(text=text)], structured_content=structured)
 
+# %% ../nbs/14_mcp.ipynb #mcp00101
+def _info(f)->ToolInfo|None:
+    "What funccall knows of tool `f` (None: no such tool, or not one it can describe: `aexecute` says why)"
+    if f is None: return None
+    try: return tool_info(f)
+    except Exception: return None
+
+def _execute_here(box:Toolbox, call:list, glb:dict|None, context:ToolContext|None)->list:
+    "`box.execute(call)`, whose sync tool runs on this thread (a worker thread of the server's), in globals `glb`"
+    with using_globals(glb): return box.execute(call, context=context)
+
+def _client_key(ctx)->str|None:
+    "Who sent request `ctx`: its HTTP session's id, else (stateless, 2026-07-28) its address; over stdio: the client"
+    req = getattr(ctx, 'request', None)
+    if req is None: return 'stdio'
+    if sid := getattr(req, 'headers', {}).get('mcp-session-id'): return f"session {sid}"
+    # no session to tell clients apart: those at one address share one bound, so no one client can take every worker
+    client = getattr(req, 'client', None)
+    return f"address {client.host}" if client is not None else None
+
+
 # %% ../nbs/14_mcp.ipynb #4a595d7e
 async def call_mcp_tool(name:str, # The tool's name, as the client sent it
                         arguments:dict|None, # The client's arguments
@@ -139,16 +160,6 @@ async def call_mcp_tool(name:str, # The tool's name, as the client sent it
         if box is not ns: box.close()
     return _error_result(r['error']) if r['error'] is not None else _tool_result(r['output'], wrapped)
 
-def _info(f)->ToolInfo|None:
-    "What funccall knows of tool `f` (None: no such tool, or not one it can describe: `aexecute` says why)"
-    if f is None: return None
-    try: return tool_info(f)
-    except Exception: return None
-
-def _execute_here(box:Toolbox, call:list, glb:dict|None, context:ToolContext|None)->list:
-    "`box.execute(call)`, whose sync tool runs on this thread (a worker thread of the server's), in globals `glb`"
-    with using_globals(glb): return box.execute(call, context=context)
-
 class _ClientSlots:
     "Per-client semaphores of `n` slots each, keyed by MCP session id; an entry lives while its client's calls do"
     def __init__(self, n:int|None): self.n,self.held = n,{}
@@ -166,15 +177,6 @@ class _ClientSlots:
             users = self.held[key][1] - 1
             if users: self.held[key] = sem,users
             else: del self.held[key]
-
-def _client_key(ctx)->str|None:
-    "Who sent request `ctx`: its HTTP session's id, else (stateless, 2026-07-28) its address; over stdio: the client"
-    req = getattr(ctx, 'request', None)
-    if req is None: return 'stdio'
-    if sid := getattr(req, 'headers', {}).get('mcp-session-id'): return f"session {sid}"
-    # no session to tell clients apart: those at one address share one bound, so no one client can take every worker
-    client = getattr(req, 'client', None)
-    return f"address {client.host}" if client is not None else None
 
 
 # %% ../nbs/14_mcp.ipynb #27997c8a

@@ -738,6 +738,8 @@ async def _at_once(batch:_Batch, paused:list):
     finally:
         for t in tasks: t.cancel()
 
+
+# %% ../nbs/09_toolbox.ipynb #road0112
 def _from_loop(agen):
     "An async generator run on the background loop, read from sync code (closing it early cancels it)"
     q = queue.SimpleQueue()
@@ -756,6 +758,8 @@ def _from_loop(agen):
             yield x
     finally: fut.cancel()
 
+
+# %% ../nbs/09_toolbox.ipynb #road0114
 def _pairs(tb, calls, parallel, timeout, retries, approve, context, on_piece):
     "`(place, result)` of each call of a batch run from sync code, as they come"
     if not (parallel and len(calls) > 1):
