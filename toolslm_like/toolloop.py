@@ -204,10 +204,9 @@ from toolslm_like.funccall import ToolContext, mk_ns
 from toolslm_like.providers import tool_schemas, ToolNames
 from toolslm_like.toolbox import toolbox_view, LATER
 
-def _not_offered(call:dict, ns)->dict|None:
-    "The result of a call to a tool not offered in its round (it does not run), or None if it was offered"
+def _not_offered(call:dict, ns)->dict:
+    "The result of a call to a tool not offered in its round (it does not run)"
     name = call.get('name')
-    if ns is None or (isinstance(name, str) and name in ns): return None
     offered = ', '.join(k for k in ns if isinstance(k, str)) or 'none'
     return {'id': call.get('id'), 'name': name, 'output': None, 'attempts': 0, 'time': 0.0,
             'error': f"ToolNotFoundError: the tool {name!r} was not offered in this round; "
@@ -245,10 +244,10 @@ class _Loop:
 
     def take_reply(self, response, iteration):
         "Append the model's reply to the history; the step it makes, with the calls it asked for"
-        added,text = self.dialect.assistant_messages(response),self.dialect.answer_text(response)
-        if self.native: # the provider reads its calls from the plain history items just made (the reply read once)
-            added,calls = self.dialect.with_call_ids(added, self.dialect.tool_calls(added, self.names), iteration)
-        else: calls = parse_text_tool_calls(text, self.names, id_prefix=f"call_{iteration}_", tools=self.schemas)
+        if self.native: added,text,calls = self.dialect.read_reply(response, self.names, iteration)
+        else:
+            added,text = self.dialect.assistant_messages(response),self.dialect.answer_text(response)
+            calls = parse_text_tool_calls(text, self.names, id_prefix=f"call_{iteration}_", tools=self.schemas)
         self.history.extend(added)
         return LoopStep(iteration, response, text, calls, [], list(added))
 
@@ -311,13 +310,14 @@ class _Loop:
     def run_calls(self, step, done=None):
         ("Run the step's calls (not those `done` before a pause), refusing calls to tools not offered this round, and "
          "add their results; False when some wait for a decision (the loop then pauses)")
-        results,going = list(done or [None]*len(step.calls)),[] # going: the places of the calls to run now
-        for k,r in enumerate(results):
-            if r is None or r.get('waiting'):
-                results[k] = _not_offered(step.calls[k], self.ns) # None: offered, so it runs
-                if results[k] is None: going.append(k)
+        results,going = list(done or [None]*len(step.calls)),{} # going: the calls to run now, by their place
+        for k,(call,r) in enumerate(zip(step.calls, results)):
+            if r is not None and not r.get('waiting'): continue # it ran before the pause
+            name = call.get('name') # `ns`: the tools offered this round (None: any of the toolbox's)
+            if self.ns is None or (isinstance(name, str) and name in self.ns): going[k] = call
+            else: results[k] = _not_offered(call, self.ns)
         if going:
-            got = yield 'execute', [step.calls[k] for k in going]
+            got = yield 'execute', list(going.values())
             for k,r in zip(going, got, strict=True): results[k] = r
         self.decisions = None # they were for the calls just run
         if paused := any([r.get('waiting') for r in results]): self.pause(step, results)
