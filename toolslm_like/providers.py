@@ -54,8 +54,9 @@ def check_mcp_name(name:str # A tool's name
 def provider_tool_name(name:str # A tool's own (Python or MCP) name
                       )->str: # A name matching `^[A-Za-z_][A-Za-z0-9_-]{0,63}$`
     "The tool name to show providers for the Python (or MCP) tool name `name`"
+    if isinstance(name, str) and _PORTABLE_NAME.fullmatch(name): return name # every provider takes it (and it is short)
     _check_name(name)
-    return name if _PORTABLE_NAME.fullmatch(name) else _encoded_name(name)
+    return _encoded_name(name)
 
 @functools.lru_cache(maxsize=4096)
 def _encoded_name(name:str)->str:
