@@ -54,8 +54,9 @@ def check_mcp_name(name:str # A tool's name
 def provider_tool_name(name:str # A tool's own (Python or MCP) name
                       )->str: # A name matching `^[A-Za-z_][A-Za-z0-9_-]{0,63}$`
     "The tool name to show providers for the Python (or MCP) tool name `name`"
+    if isinstance(name, str) and _PORTABLE_NAME.fullmatch(name): return name # every provider takes it (and it is short)
     _check_name(name)
-    return name if _PORTABLE_NAME.fullmatch(name) else _encoded_name(name)
+    return _encoded_name(name)
 
 @functools.lru_cache(maxsize=4096)
 def _encoded_name(name:str)->str:
@@ -568,6 +569,15 @@ class Provider:
         ("The reply's history items and calls, each call with an id (the default: as they are, for APIs whose calls "
          "carry ids)")
         return added, calls
+    def read_reply(self, response:Any, # The server's reply (an SDK object or a dict)
+                   names:ToolNames|None, # Maps provider names back
+                   iteration:int # The round, for the ids made here
+                  )->tuple[list,str,list]: # (history items, text, calls with an id for every call)
+        ("What the loop takes from a reply: its history items, its text, its calls (the base class: "
+         "`assistant_messages`, `tool_calls` on them, `with_call_ids`, `answer_text`)")
+        added = self.assistant_messages(response)
+        added,calls = self.with_call_ids(added, self.tool_calls(added, names), iteration)
+        return added, self.answer_text(response), calls
     def user_message(self, text:str # What the user says
                     )->dict: # A user message in this API's dialect
         "A user message"
@@ -710,6 +720,14 @@ class AnthropicMessages(Provider):
     _NO_CALLS = frozenset({'text', 'thinking', 'redacted_thinking', 'server_tool_use', 'web_search_tool_result',
                            'web_fetch_tool_result', 'code_execution_tool_result', 'mcp_tool_use', 'mcp_tool_result',
                            'container_upload', 'image', 'document', 'tool_result'})
+    def read_reply(self, response, names, iteration):
+        "Text and `tool_use` blocks read as they are; a block of another kind that may hold calls as any reply is read"
+        added,text,calls = self.assistant_messages(response),[],[]
+        for b in added[0]['content']:
+            if (t := b.get('type')) == 'text': text.append(b.get('text') or '')
+            elif t == 'tool_use': calls.append(_call(b.get('id'), b.get('name'), b.get('input'), False, names))
+            elif t not in self._NO_CALLS: return super().read_reply(response, names, iteration)
+        return added, ''.join(text), calls
     def read(self, d, out, hint, level):
         if level == 'item':
             if d.get('type') == 'tool_use': return self._tool_use(d, out)
@@ -816,6 +834,17 @@ class ChatCompletions(Provider):
         ids = [c.get('id') or f"call_{iteration}_{k}" for k,c in enumerate(calls)]
         msg = {**added[0], 'tool_calls': [{**tc, 'id': i} for tc,i in zip(tool_calls, ids)]}
         return [msg] + added[1:], [{**c, 'id': i} for c,i in zip(calls, ids)]
+    def read_reply(self, response, names, iteration):
+        "The message's function calls read as they are; a call of another shape (a custom one) as any reply is read"
+        added,calls,missing = self.assistant_messages(response),[],False # missing: a call without an id
+        for tc in added[0].get('tool_calls') or []:
+            fn = tc.get('function')
+            if tc.get('type') not in ('function', None) or not isinstance(fn, abc.Mapping):
+                return super().read_reply(response, names, iteration)
+            missing = missing or not tc.get('id')
+            calls.append(_call(tc.get('id'), fn.get('name'), fn.get('arguments'), False, names))
+        if missing: added,calls = self.with_call_ids(added, calls, iteration)
+        return added, added[0].get('content') or '', calls
     def read(self, d, out, hint, level):
         if level == 'reply':
             if 'choices' in d:
@@ -932,6 +961,19 @@ class Responses(Provider):
     _NO_CALLS = frozenset({'reasoning', 'web_search_call', 'file_search_call', 'computer_call', 'image_generation_call',
                            'code_interpreter_call', 'local_shell_call', 'mcp_call', 'mcp_list_tools',
                            'mcp_approval_request', 'function_call_output', 'output_text', 'refusal'})
+    def read_reply(self, response, names, iteration):
+        ("Messages' `output_text` and `function_call` items read as they are; an item of another kind that may hold "
+         "calls as any reply is read")
+        added,text,calls = self.assistant_messages(response),[],[]
+        for item in added:
+            if (t := item.get('type')) == 'function_call':
+                calls.append(_call(item.get('call_id') or item.get('id'), item.get('name'), item.get('arguments'),
+                                   False, names))
+            elif t == 'message':
+                text += [c.get('text') or '' for c in item.get('content') or []
+                         if isinstance(c, abc.Mapping) and c.get('type') == 'output_text']
+            elif t not in self._NO_CALLS: return super().read_reply(response, names, iteration)
+        return added, ''.join(text), calls
     def read(self, d, out, hint, level):
         whole = d.get('object') == 'response' or (isinstance(d.get('output'), list) and 'type' not in d)
         if level == 'reply' and whole:
@@ -1007,13 +1049,12 @@ class Gemini(Provider):
             config['tools'] = [{'function_declarations': schemas}]
             if final: config['tool_config'] = {'function_calling_config': {'mode': 'NONE'}}
         return {**options, 'model': model, 'contents': _user_turns_joined(history, 'parts'), 'config': config}
-    def _content(self, response): return self._first(response, 'candidates', 'content') # none: e.g. a blocked prompt
     def assistant_messages(self, response):
-        c = self._content(response)
+        c = self._first(response, 'candidates', 'content') # none: e.g. a blocked prompt
         c = _gemini_plain(c) if c is not None else {}
         return [{**c, 'role': c.get('role') or 'model'}] if c.get('parts') else []
     def answer_text(self, response):
-        parts = _get(self._content(response), 'parts') or []
+        parts = _get(self._first(response, 'candidates', 'content'), 'parts') or []
         return ''.join(_get(p, 'text') or '' for p in parts if not _get(p, 'thought'))
     def user_message(self, text): return {'role': 'user', 'parts': [{'text': text}]}
     def result_messages(self, results, calls, max_chars=MAX_RESULT_CHARS, images=True):
@@ -1023,6 +1064,14 @@ class Gemini(Provider):
         if isinstance(last, dict) and last.get('role') == 'user' and isinstance(last.get('parts'), list):
             return history[:-1] + [{**last, 'parts': last['parts'] + [{'text': text}]}]
         return list(history) + [self.user_message(text)]
+    def read_reply(self, response, names, iteration):
+        "Text and `function_call` parts read as they are (its other parts, thoughts and data, hold no calls)"
+        added,text,calls = self.assistant_messages(response),[],[]
+        for p in added[0]['parts'] if added else ():
+            if not p.get('thought'): text.append(p.get('text') or '')
+            if isinstance(fc := _g(p, 'function_call', 'functionCall'), abc.Mapping):
+                calls.append(_call(fc.get('id'), fc.get('name'), fc.get('args'), False, names))
+        return added, ''.join(text), calls
     def read(self, d, out, hint, level):
         if level == 'reply':
             if 'candidates' in d: # the first candidate, as `response.function_calls` does

@@ -204,10 +204,9 @@ from toolslm_like.funccall import ToolContext, mk_ns
 from toolslm_like.providers import tool_schemas, ToolNames
 from toolslm_like.toolbox import toolbox_view, LATER
 
-def _not_offered(call:dict, ns)->dict|None:
-    "The result of a call to a tool not offered in its round (it does not run), or None if it was offered"
+def _not_offered(call:dict, ns)->dict:
+    "The result of a call to a tool not offered in its round (it does not run)"
     name = call.get('name')
-    if ns is None or (isinstance(name, str) and name in ns): return None
     offered = ', '.join(k for k in ns if isinstance(k, str)) or 'none'
     return {'id': call.get('id'), 'name': name, 'output': None, 'attempts': 0, 'time': 0.0,
             'error': f"ToolNotFoundError: the tool {name!r} was not offered in this round; "
@@ -225,7 +224,10 @@ class _Loop:
     system:str|None; options:dict
     iteration:int = 0 # the round being asked for now
     text_format:str = 'json' # how calls are written when `native` is off (one of `TEXT_TOOL_FORMATS`)
-    offer:Callable|None = None # history -> (namespace, schemas, names) of the tools offered in a round
+    toolbox:Any = None # the loop's `Toolbox`, whose tools it offers (None: `schemas` and `names` as given, every round)
+    round_tools:Callable|None = None # history -> the tools to offer in a round (None: all of the toolbox's)
+    strict:Any = False # strict mode for the tools' schemas, as `tool_schemas` takes it
+    offered:tuple = (None, None) # the last round's tools (if all are functions) and its offer: same tools, same offer
     ns:Any = None # the tools offered in this round (None: any of the toolbox's)
     resume:dict|None = None # a paused loop's `history.paused`, to go on from
     decisions:dict|None = None # call id -> the decision on a call that waited (an approval hook's answer)
@@ -245,10 +247,10 @@ class _Loop:
 
     def take_reply(self, response, iteration):
         "Append the model's reply to the history; the step it makes, with the calls it asked for"
-        added,text = self.dialect.assistant_messages(response),self.dialect.answer_text(response)
-        if self.native: # the provider reads its calls from the plain history items just made (the reply read once)
-            added,calls = self.dialect.with_call_ids(added, self.dialect.tool_calls(added, self.names), iteration)
-        else: calls = parse_text_tool_calls(text, self.names, id_prefix=f"call_{iteration}_", tools=self.schemas)
+        if self.native: added,text,calls = self.dialect.read_reply(response, self.names, iteration)
+        else:
+            added,text = self.dialect.assistant_messages(response),self.dialect.answer_text(response)
+            calls = parse_text_tool_calls(text, self.names, id_prefix=f"call_{iteration}_", tools=self.schemas)
         self.history.extend(added)
         return LoopStep(iteration, response, text, calls, [], list(added))
 
@@ -305,19 +307,31 @@ class _Loop:
         return (yield from self._last_round())
 
     def offer_round(self):
-        "The tools offered in this round, their schemas and the names the model sees them by"
-        if self.offer is not None: self.ns,self.schemas,self.names = self.offer(self.history)
+        ("The tools offered in this round (`round_tools`' choice, else all), their schemas and the names the model "
+         "sees them by")
+        if self.toolbox is None: return
+        tools = self.toolbox.ns
+        ns = tools if self.round_tools is None else _round_ns(self.round_tools(self.history), tools)
+        if (items := list(ns.items())) != self.offered[0]:
+            native = self.native
+            schemas = tool_schemas(ns, self.dialect.name, self.strict) if native else tool_schemas(ns, 'json_schema')
+            # native: the names the provider saw, to map back; text: the tools' own names
+            offer = ns, schemas, (ToolNames(k for k in ns if isinstance(k, str)) if native else list(ns))
+            # a schema dict may change in place before the next round: then the next round describes the tools again
+            self.offered = (None if any(isinstance(f, abc.Mapping) for f in ns.values()) else items), offer
+        self.ns,self.schemas,self.names = self.offered[1]
 
     def run_calls(self, step, done=None):
         ("Run the step's calls (not those `done` before a pause), refusing calls to tools not offered this round, and "
          "add their results; False when some wait for a decision (the loop then pauses)")
-        results,going = list(done or [None]*len(step.calls)),[] # going: the places of the calls to run now
-        for k,r in enumerate(results):
-            if r is None or r.get('waiting'):
-                results[k] = _not_offered(step.calls[k], self.ns) # None: offered, so it runs
-                if results[k] is None: going.append(k)
+        results,going = list(done or [None]*len(step.calls)),{} # going: the calls to run now, by their place
+        for k,(call,r) in enumerate(zip(step.calls, results)):
+            if r is not None and not r.get('waiting'): continue # it ran before the pause
+            name = call.get('name') # `ns`: the tools offered this round (None: any of the toolbox's)
+            if self.ns is None or (isinstance(name, str) and name in self.ns): going[k] = call
+            else: results[k] = _not_offered(call, self.ns)
         if going:
-            got = yield 'execute', [step.calls[k] for k in going]
+            got = yield 'execute', list(going.values())
             for k,r in zip(going, got, strict=True): results[k] = r
         self.decisions = None # they were for the calls just run
         if paused := any([r.get('waiting') for r in results]): self.pause(step, results)
@@ -602,20 +616,6 @@ def _round_ns(offered, tools:abc.Mapping)->dict:
         ns[o] = tools[o]
     return ns
 
-def _offerer(toolbox, round_tools, provider:str, native:bool, strict)->Callable:
-    "A function of the history: the tools offered in a round (`round_tools`' choice, else all), their schemas, names"
-    last = [None, None] # the last round's tools (if all are functions) and its offer: the same tools, the same offer
-    def offer(history)->tuple:
-        ns = toolbox.ns if round_tools is None else _round_ns(round_tools(history), toolbox.ns)
-        if (items := list(ns.items())) == last[0]: return last[1]
-        schemas = tool_schemas(ns, provider, strict) if native else tool_schemas(ns, 'json_schema')
-        # native: the names the provider saw, to map back; text: the tools' own names
-        last[1] = ns, schemas, (ToolNames(k for k in ns if isinstance(k, str)) if native else list(ns))
-        # a schema dict may change in place before the next round: then the next round describes the tools again
-        last[0] = None if any(isinstance(f, abc.Mapping) for f in ns.values()) else items
-        return last[1]
-    return offer
-
 
 # %% ../nbs/10_toolloop.ipynb #c26a0405
 def _resumed(messages, provider:str, decisions)->tuple:
@@ -652,10 +652,9 @@ def _setup(client, messages, tools, model, max_iters, api, native, system, on_st
     toolbox = tools if isinstance(tools, Toolbox) else Toolbox(tools)
     if not toolbox.ns and round_tools is None:
         raise UsageValueError("tool_loop needs at least one tool: pass a function, a list of them, or a namespace dict")
-    offer = _offerer(toolbox, round_tools, provider, native, strict)
     loop = _Loop(dialect, model, ToolHistory(messages, provider), [], [], max_iters, native, system,
-                 dict(create_options), text_format=text_format, offer=offer, resume=resume, decisions=decisions,
-                 **loop_options)
+                 dict(create_options), text_format=text_format, toolbox=toolbox, round_tools=round_tools, strict=strict,
+                 resume=resume, decisions=decisions, **loop_options)
     loop.images = getattr(toolbox, 'images', True) if loop.images is None else checked_images(loop.images)
     options = {'parallel': parallel, **(execute_options or {}), **({'approve': approve} if approve is not None else {})}
     show = _NotebookProgress() if (_in_notebook() if progress is None else progress) else None
